@@ -1,0 +1,186 @@
+"""Hygiene settings and the mem0 config they ride in. Path resolution only; no other I/O.
+
+A mem0 config dict may carry an optional ``"hygiene"`` section. :func:`split_config` takes it out
+(mem0 never sees it) and turns it into :class:`HygieneSettings`; :func:`build_mem0_config` builds
+mem0's own ``MemoryConfig`` from the rest, accepting the ``"offline"`` embedder and LLM providers.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from dataclasses import dataclass, field, fields
+from datetime import timedelta
+from typing import Any
+
+from mem0.configs.base import MemoryConfig
+from mem0.embeddings.configs import EmbedderConfig
+from mem0.llms.configs import LlmConfig
+from mem0.utils.factory import EmbedderFactory, LlmFactory
+
+from .errors import ConfigError
+from .offline import DEFAULT_DIMS, OFFLINE_PROVIDER
+from .timeutil import Clock, parse_duration, system_clock
+
+LEDGER_FILENAME = "hygiene.db"
+ON_VOLATILE_CHOICES = ("warn", "relocate", "error")
+
+
+@dataclass
+class HygieneSettings:
+    """What the ``"hygiene"`` section of a config may hold.
+
+    Fields:
+        ledger_path: where the ledger lives; default ``hygiene.db`` beside mem0's history.db.
+            ``":memory:"`` keeps it in memory (tests).
+        clock: a zero-argument callable returning the current UTC datetime (tests move it).
+        trust_tool_output: store and extract from ``tool``/``function`` messages (quarantined).
+        require_source: a write without ``source=`` is an error.
+        retain_superseded: how long superseded/invalidated memories are kept before prune deletes them.
+        review_older_than: confirmations older than this are due for review.
+        on_volatile: what to do with a store on tmpfs/ramfs: "warn", "relocate" or "error";
+            None means "relocate" for a defaulted vector-store path and "warn" for an explicit one.
+        use_flush_every: how many read hits are buffered before last-use is written.
+        auto_prune: run prune at most once per this interval, in-process (None = off).
+    """
+
+    ledger_path: str | None = None
+    clock: Clock = system_clock
+    trust_tool_output: bool = False
+    require_source: bool = False
+    retain_superseded: timedelta = timedelta(days=180)
+    review_older_than: timedelta = timedelta(days=90)
+    on_volatile: str | None = None
+    use_flush_every: int = 64
+    auto_prune: timedelta | None = None
+
+    @classmethod
+    def from_dict(cls, section: dict[str, Any] | None) -> HygieneSettings:
+        section = dict(section or {})
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(section) - known)
+        if unknown:
+            raise ConfigError(
+                f"unknown hygiene setting(s) {', '.join(unknown)}; the known ones are {', '.join(sorted(known))}"
+            )
+        for name in ("retain_superseded", "review_older_than", "auto_prune"):
+            if section.get(name) is not None:
+                section[name] = parse_duration(section[name], what=f"hygiene.{name}")
+        if section.get("on_volatile") not in (None, *ON_VOLATILE_CHOICES):
+            raise ConfigError(
+                f"hygiene.on_volatile is {section['on_volatile']!r}; use one of {', '.join(ON_VOLATILE_CHOICES)}"
+            )
+        if "clock" in section and not callable(section["clock"]):
+            raise ConfigError("hygiene.clock must be a callable returning a UTC datetime")
+        return cls(**section)
+
+
+@dataclass
+class ConfigFacts:
+    """What the user's config said, before mem0 filled in defaults.
+
+    Fields:
+        vector_path_defaulted: True when the config named no vector-store location and mem0 picked
+            its default (``/tmp/qdrant`` for Qdrant).
+        raw: a deep copy of the mem0 part of the config dict as given.
+    """
+
+    vector_path_defaulted: bool = False
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+def split_config(config: dict[str, Any] | None) -> tuple[dict[str, Any], HygieneSettings, ConfigFacts]:
+    """Separate the hygiene section from the mem0 config. Objects in it (clients, clocks) are kept."""
+    if config is None:
+        config = {}
+    if not isinstance(config, dict):
+        raise ConfigError(f"a mem0 config must be a dict, not {type(config).__name__}")
+    mem0_part = {k: v for k, v in config.items() if k != "hygiene"}
+    settings = HygieneSettings.from_dict(config.get("hygiene"))
+    vs = mem0_part.get("vector_store") or {}
+    vs_conf = vs.get("config") or {}
+    provider = vs.get("provider", "qdrant")
+    defaulted = provider == "qdrant" and not any(
+        vs_conf.get(k) for k in ("path", "url", "host", "client")
+    )
+    try:
+        raw = copy.deepcopy(mem0_part)
+    except Exception:  # a live client object need not be copyable
+        raw = dict(mem0_part)
+    return mem0_part, settings, ConfigFacts(vector_path_defaulted=defaulted, raw=raw)
+
+
+def _register_offline_providers() -> None:
+    EmbedderFactory.provider_to_class.setdefault(OFFLINE_PROVIDER, "mem0_hygiene.offline.OfflineEmbedding")
+    if OFFLINE_PROVIDER not in LlmFactory.provider_to_class:
+        LlmFactory.register_provider(OFFLINE_PROVIDER, "mem0_hygiene.offline.OfflineLLM")
+
+
+def build_mem0_config(mem0_part: dict[str, Any]) -> MemoryConfig:
+    """mem0's ``MemoryConfig`` for a config dict, with the offline providers allowed.
+
+    mem0 validates provider names against a fixed list, so an ``"offline"`` embedder or LLM is set
+    on the validated config afterwards. With the offline embedder, the vector store's dimensions
+    default to the embedder's.
+    """
+    _register_offline_providers()
+    part = dict(mem0_part)
+    embedder = dict(part.pop("embedder", None) or {})
+    llm = dict(part.pop("llm", None) or {})
+    offline_embedder = embedder.get("provider") == OFFLINE_PROVIDER
+    if offline_embedder:
+        emb_conf = dict(embedder.get("config") or {})
+        dims = int(emb_conf.setdefault("embedding_dims", DEFAULT_DIMS))
+        vs = dict(part.get("vector_store") or {})
+        vs_conf = dict(vs.get("config") or {})
+        vs_conf.setdefault("embedding_model_dims", dims)
+        vs["config"] = vs_conf
+        part["vector_store"] = vs
+    try:
+        config = MemoryConfig(**part)
+        if offline_embedder:
+            config.embedder = EmbedderConfig.model_construct(provider=OFFLINE_PROVIDER, config=emb_conf)
+        elif embedder:
+            config.embedder = EmbedderConfig(**embedder)
+        if llm.get("provider") == OFFLINE_PROVIDER:
+            config.llm = LlmConfig.model_construct(provider=OFFLINE_PROVIDER, config=dict(llm.get("config") or {}))
+        elif llm:
+            config.llm = LlmConfig(**llm)
+    except ConfigError:
+        raise
+    except Exception as exc:
+        raise ConfigError(f"mem0 rejected the config: {exc}") from exc
+    return config
+
+
+def offline_config(
+    directory: str | os.PathLike[str],
+    *,
+    collection: str = "mem0",
+    hygiene: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A complete config dict for a local, offline deployment in one folder.
+
+    Qdrant in ``DIR/qdrant``, history in ``DIR/history.db``, the ledger beside it, the offline
+    embedder and LLM. Useful for examples, tests and the demo.
+    """
+    directory = os.fspath(directory)
+    config: dict[str, Any] = {
+        "vector_store": {
+            "provider": "qdrant",
+            "config": {"path": os.path.join(directory, "qdrant"), "collection_name": collection, "on_disk": True},
+        },
+        "embedder": {"provider": OFFLINE_PROVIDER},
+        "llm": {"provider": OFFLINE_PROVIDER},
+        "history_db_path": os.path.join(directory, "history.db"),
+    }
+    if hygiene:
+        config["hygiene"] = dict(hygiene)
+    return config
+
+
+def default_ledger_path(history_db_path: str) -> str:
+    """The ledger's default place: ``hygiene.db`` in the folder of mem0's history.db."""
+    if history_db_path == ":memory:":
+        return ":memory:"
+    return os.path.join(os.path.dirname(os.path.abspath(history_db_path)), LEDGER_FILENAME)
