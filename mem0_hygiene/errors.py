@@ -11,8 +11,8 @@ class ConfigError(HygieneError, ValueError):
     """A hygiene setting or a mem0 config value is malformed."""
 
 
-class MemoryNotFound(HygieneError, KeyError):
-    """No memory with that id exists in the store or the ledger."""
+class MemoryNotFound(HygieneError, ValueError):
+    """No memory with that id exists in the store or the ledger (a ValueError, as in mem0)."""
 
     def __init__(self, memory_id: str, hint: str = "") -> None:
         self.memory_id = memory_id
@@ -21,11 +21,12 @@ class MemoryNotFound(HygieneError, KeyError):
             msg += f"; {hint}"
         super().__init__(msg)
 
-    def __str__(self) -> str:  # KeyError quotes its message otherwise
-        return str(self.args[0])
+
+class StateError(HygieneError, ValueError):
+    """The memory is in a state that does not allow the operation (deleted, superseded, ...)."""
 
 
-class SupersedeError(HygieneError, ValueError):
+class SupersedeError(StateError):
     """A supersede request would break the chain (cycle, stale target, self link)."""
 
 
@@ -43,3 +44,7 @@ class VolatileStoreError(HygieneError):
 
 class StoreLocked(HygieneError):
     """A local Qdrant folder is held by another process (local Qdrant allows one)."""
+
+
+class RelocateError(HygieneError):
+    """A store cannot be moved: nothing to move, the destination is taken, or a copy failed verification."""

@@ -1,0 +1,434 @@
+"""The sidecar ledger: one SQLite row per mem0 memory_id with provenance, confirmation, expiry,
+supersession, invalidation, use and tombstone facts. Schema, migrations and queries live here.
+
+Every connection turns on foreign keys, WAL and a busy timeout. Times are UTC ISO strings in one
+format (see :func:`mem0_hygiene.timeutil.to_iso`), so they compare correctly as text.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from .errors import LedgerError, SupersedeError
+from .timeutil import parse_time, to_iso
+
+APPLICATION_ID = 0x4D304859  # "M0HY": marks a SQLite file as a mem0-hygiene ledger
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT_MS = 5000
+
+SOURCE_KINDS = ("user", "assistant", "tool", "system", "import", "unknown")
+STATES = ("live", "expired", "superseded", "invalidated", "quarantined", "deleted")
+
+_SCHEMA_V1 = """
+CREATE TABLE memories (
+    memory_id      TEXT PRIMARY KEY,
+    user_id        TEXT,
+    agent_id       TEXT,
+    run_id         TEXT,
+    source         TEXT,
+    source_kind    TEXT NOT NULL DEFAULT 'unknown'
+                   CHECK (source_kind IN ('user','assistant','tool','system','import','unknown')),
+    created_at     TEXT NOT NULL,
+    confirmed_at   TEXT,
+    expires_at     TEXT,
+    superseded_by  TEXT REFERENCES memories(memory_id) ON DELETE CASCADE,
+    superseded_at  TEXT,
+    invalid_at     TEXT,
+    invalid_reason TEXT,
+    quarantined    INTEGER NOT NULL DEFAULT 0,
+    last_used_at   TEXT,
+    use_count      INTEGER NOT NULL DEFAULT 0,
+    topic_key      TEXT,
+    deleted_at     TEXT,
+    adopted        INTEGER NOT NULL DEFAULT 0,
+    CHECK (superseded_by IS NULL OR superseded_by <> memory_id)
+);
+CREATE INDEX memories_superseded_by ON memories(superseded_by);
+CREATE INDEX memories_confirmed_at ON memories(confirmed_at);
+CREATE INDEX memories_expires_at ON memories(expires_at) WHERE expires_at IS NOT NULL;
+CREATE INDEX memories_user ON memories(user_id);
+CREATE INDEX memories_topic ON memories(topic_key) WHERE topic_key IS NOT NULL;
+"""
+
+# The live view: what reads may serve. A missed prune is harmless because of it.
+_LIVE_VIEW = """
+CREATE VIEW IF NOT EXISTS live_memories AS
+SELECT * FROM memories
+WHERE deleted_at IS NULL AND superseded_by IS NULL AND invalid_at IS NULL AND quarantined = 0
+  AND (expires_at IS NULL OR expires_at > strftime('%Y-%m-%dT%H:%M:%f000+00:00', 'now'));
+"""
+
+_MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1 + _LIVE_VIEW}
+
+COLUMNS = (
+    "memory_id", "user_id", "agent_id", "run_id", "source", "source_kind", "created_at",
+    "confirmed_at", "expires_at", "superseded_by", "superseded_at", "invalid_at", "invalid_reason",
+    "quarantined", "last_used_at", "use_count", "topic_key", "deleted_at", "adopted",
+)
+
+
+@dataclass(frozen=True)
+class LedgerRow:
+    """One memory's ledger facts.
+
+    Fields:
+        memory_id: mem0's id for the memory.
+        user_id, agent_id, run_id: the scope the memory was stored in.
+        source: free text saying where it came from ("chat 2026-08-08", "tool:web_fetch https://...").
+        source_kind: one of user, assistant, tool, system, import, unknown.
+        created_at, confirmed_at, expires_at: UTC ISO strings (expires_at None = drifts, review instead).
+        superseded_by, superseded_at: the replacement memory and when it replaced this one.
+        invalid_at, invalid_reason: when and why it was declared untrue (soft delete).
+        quarantined: from tool output or web content; not served until confirmed.
+        last_used_at, use_count: read bookkeeping.
+        topic_key: optional identity key (same key in the same scope = same fact).
+        deleted_at: tombstone for memories deleted through the wrapper.
+        adopted: the row was created for a memory written without the wrapper.
+    """
+
+    memory_id: str
+    user_id: str | None = None
+    agent_id: str | None = None
+    run_id: str | None = None
+    source: str | None = None
+    source_kind: str = "unknown"
+    created_at: str = ""
+    confirmed_at: str | None = None
+    expires_at: str | None = None
+    superseded_by: str | None = None
+    superseded_at: str | None = None
+    invalid_at: str | None = None
+    invalid_reason: str | None = None
+    quarantined: bool = False
+    last_used_at: str | None = None
+    use_count: int = 0
+    topic_key: str | None = None
+    deleted_at: str | None = None
+    adopted: bool = False
+
+    def state(self, now: datetime) -> str:
+        """deleted > superseded > invalidated > quarantined > expired > live."""
+        if self.deleted_at:
+            return "deleted"
+        if self.superseded_by:
+            return "superseded"
+        if self.invalid_at:
+            return "invalidated"
+        if self.quarantined:
+            return "quarantined"
+        if self.expires_at and self.expires_at <= to_iso(now):
+            return "expired"
+        return "live"
+
+    def as_tuple(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, c) for c in COLUMNS)
+
+    @property
+    def scope(self) -> dict[str, str]:
+        return {k: v for k, v in (("user_id", self.user_id), ("agent_id", self.agent_id), ("run_id", self.run_id)) if v}
+
+
+def _row(r: sqlite3.Row | tuple[Any, ...]) -> LedgerRow:
+    values = dict(zip(COLUMNS, tuple(r)))
+    values["quarantined"] = bool(values["quarantined"])
+    values["adopted"] = bool(values["adopted"])
+    return LedgerRow(**values)
+
+
+_SELECT = "SELECT " + ", ".join(COLUMNS) + " FROM memories"
+
+
+def connect(path: str, *, readonly: bool = False) -> sqlite3.Connection:
+    """A connection with foreign keys on, a busy timeout and (for files) WAL. Autocommit mode."""
+    if readonly:
+        if path == ":memory:":
+            raise LedgerError("an in-memory ledger cannot be opened read-only from elsewhere")
+        uri = "file:" + os.path.abspath(path) + "?mode=ro"
+        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                               check_same_thread=False)
+    else:
+        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                               check_same_thread=False)
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    if not readonly and path != ":memory:":
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+    return conn
+
+
+class Ledger:
+    """The ledger file and its queries. Thread-safe; one connection guarded by a lock."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._lock = threading.RLock()
+        if path != ":memory:":
+            folder = os.path.dirname(os.path.abspath(path))
+            if not os.path.isdir(folder):
+                try:
+                    os.makedirs(folder, exist_ok=True)
+                except OSError as exc:
+                    raise LedgerError(
+                        f"cannot create the ledger's folder {folder}: {exc.strerror}; "
+                        f"set hygiene.ledger_path to a writable place"
+                    ) from None
+        try:
+            self._conn = connect(path)
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise LedgerError(self._explain(exc)) from None
+
+    def _explain(self, exc: sqlite3.DatabaseError) -> str:
+        text = str(exc)
+        if "not a database" in text or "file is encrypted" in text:
+            return (f"{self.path} is not a SQLite database, so it cannot be the ledger; move it away or "
+                    f"set hygiene.ledger_path to another file")
+        if "readonly" in text or "unable to open" in text:
+            return (f"cannot write the ledger at {self.path} ({text}); make the folder writable or set "
+                    f"hygiene.ledger_path to a writable place")
+        return f"the ledger at {self.path} failed: {text}"
+
+    # -- schema -----------------------------------------------------------------------------
+    def _migrate(self) -> None:
+        conn = self._conn
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        if app_id != APPLICATION_ID:
+            if tables:
+                raise LedgerError(
+                    f"{self.path} is a SQLite database but not a mem0-hygiene ledger (it holds "
+                    f"{', '.join(sorted(tables)[:5])}); point hygiene.ledger_path at a new file"
+                )
+            version = 0
+        if version > SCHEMA_VERSION:
+            raise LedgerError(
+                f"the ledger at {self.path} has schema version {version}, newer than this mem0-hygiene "
+                f"understands ({SCHEMA_VERSION}); upgrade mem0-hygiene"
+            )
+        for target in range(version + 1, SCHEMA_VERSION + 1):
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                for stmt in _split_sql(_MIGRATIONS[target]):
+                    conn.execute(stmt)
+                conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                conn.execute(f"PRAGMA user_version = {target}")
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    # -- low level --------------------------------------------------------------------------
+    def _write(self, sql: str, params: Sequence[Any] | Iterable[Sequence[Any]], many: bool = False) -> int:
+        with self._lock:
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+                try:
+                    cur = (self._conn.executemany(sql, params) if many  # type: ignore[arg-type]
+                           else self._conn.execute(sql, params))  # type: ignore[arg-type]
+                    count = cur.rowcount
+                    self._conn.execute("COMMIT")
+                    return count
+                except BaseException:
+                    self._conn.execute("ROLLBACK")
+                    raise
+            except sqlite3.DatabaseError as exc:
+                raise LedgerError(self._explain(exc)) from None
+
+    def transaction(self) -> _Transaction:
+        """``with ledger.transaction() as conn:`` runs several writes atomically."""
+        return _Transaction(self)
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+    # -- reads ------------------------------------------------------------------------------
+    def get(self, memory_id: str) -> LedgerRow | None:
+        rows = self.query(_SELECT + " WHERE memory_id = ?", (memory_id,))
+        return _row(rows[0]) if rows else None
+
+    def get_many(self, memory_ids: Sequence[str]) -> dict[str, LedgerRow]:
+        out: dict[str, LedgerRow] = {}
+        ids = list(memory_ids)
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for r in self.query(_SELECT + f" WHERE memory_id IN ({marks})", chunk):
+                row = _row(r)
+                out[row.memory_id] = row
+        return out
+
+    def iter_rows(self, where: str = "", params: Sequence[Any] = (), order: str = "") -> Iterator[LedgerRow]:
+        sql = _SELECT + (f" WHERE {where}" if where else "") + (f" ORDER BY {order}" if order else "")
+        for r in self.query(sql, params):
+            yield _row(r)
+
+    def predecessors(self, memory_id: str) -> list[str]:
+        """Every memory that `memory_id` superseded, directly or through a chain (newest first)."""
+        rows = self.query(
+            """WITH RECURSIVE chain(id, depth) AS (
+                   SELECT memory_id, 1 FROM memories WHERE superseded_by = ?
+                   UNION
+                   SELECT m.memory_id, c.depth + 1 FROM memories m JOIN chain c ON m.superseded_by = c.id
+                   WHERE c.depth < 10000)
+               SELECT id FROM chain ORDER BY depth""",
+            (memory_id,),
+        )
+        return [r[0] for r in rows]
+
+    def successors(self, memory_id: str) -> list[str]:
+        """The chain of replacements after `memory_id`, oldest first (stops at a cycle)."""
+        out: list[str] = []
+        seen = {memory_id}
+        current = self.get(memory_id)
+        while current is not None and current.superseded_by:
+            nxt = current.superseded_by
+            if nxt in seen:
+                break
+            out.append(nxt)
+            seen.add(nxt)
+            current = self.get(nxt)
+        return out
+
+    def scope_ids(self, scope: dict[str, str]) -> list[str]:
+        where = " AND ".join(f"{k} = ?" for k in scope)
+        return [r[0] for r in self.query(f"SELECT memory_id FROM memories WHERE {where} AND deleted_at IS NULL",
+                                         list(scope.values()))]
+
+    # -- writes -----------------------------------------------------------------------------
+    def insert(self, rows: Sequence[LedgerRow], *, ignore_existing: bool = False) -> int:
+        if not rows:
+            return 0
+        verb = "INSERT OR IGNORE" if ignore_existing else "INSERT OR REPLACE"
+        sql = f"{verb} INTO memories ({', '.join(COLUMNS)}) VALUES ({','.join('?' * len(COLUMNS))})"
+        return self._write(sql, [r.as_tuple() for r in rows], many=True)
+
+    def confirm(self, memory_id: str, when: datetime) -> None:
+        self._write("UPDATE memories SET confirmed_at = ?, quarantined = 0 WHERE memory_id = ?",
+                    (to_iso(when), memory_id))
+
+    def set_expiry(self, memory_id: str, expires_at: datetime | None) -> None:
+        self._write("UPDATE memories SET expires_at = ? WHERE memory_id = ?",
+                    (to_iso(expires_at) if expires_at else None, memory_id))
+
+    def link_supersede(self, old_id: str, new_id: str, when: datetime) -> None:
+        """Point old -> new, refusing self links and cycles (checked inside the transaction)."""
+        if old_id == new_id:
+            raise SupersedeError(f"a memory cannot supersede itself ({old_id})")
+        with self.transaction() as conn:
+            walk: str | None = new_id
+            seen: set[str] = set()
+            while walk is not None and walk not in seen:
+                if walk == old_id:
+                    raise SupersedeError(
+                        f"superseding {old_id} by {new_id} would make a cycle: {new_id} already leads "
+                        f"back to {old_id} through its own chain"
+                    )
+                seen.add(walk)
+                nxt = conn.execute("SELECT superseded_by FROM memories WHERE memory_id = ?", (walk,)).fetchone()
+                walk = nxt[0] if nxt else None
+            conn.execute("UPDATE memories SET superseded_by = ?, superseded_at = ? WHERE memory_id = ?",
+                         (new_id, to_iso(when), old_id))
+
+    def invalidate(self, memory_id: str, reason: str, when: datetime) -> None:
+        self._write("UPDATE memories SET invalid_at = ?, invalid_reason = ? WHERE memory_id = ?",
+                    (to_iso(when), reason, memory_id))
+
+    def tombstone(self, memory_ids: Sequence[str], when: datetime) -> None:
+        stamp = to_iso(when)
+        self._write("UPDATE memories SET deleted_at = COALESCE(deleted_at, ?) WHERE memory_id = ?",
+                    [(stamp, mid) for mid in memory_ids], many=True)
+
+    def tombstone_all(self, when: datetime) -> None:
+        self._write("UPDATE memories SET deleted_at = COALESCE(deleted_at, ?)", (to_iso(when),))
+
+    def record_uses(self, uses: dict[str, tuple[int, datetime]]) -> None:
+        if not uses:
+            return
+        self._write(
+            "UPDATE memories SET use_count = use_count + ?, "
+            "last_used_at = MAX(COALESCE(last_used_at, ''), ?) WHERE memory_id = ?",
+            [(count, to_iso(when), mid) for mid, (count, when) in uses.items()],
+            many=True,
+        )
+
+    def purge_tombstones(self, older_than: datetime) -> int:
+        """Remove tombstoned rows deleted before `older_than` (their memories are gone from mem0)."""
+        return self._write("DELETE FROM memories WHERE deleted_at IS NOT NULL AND deleted_at < ? "
+                           "AND NOT EXISTS (SELECT 1 FROM memories s WHERE s.superseded_by = memories.memory_id "
+                           "AND s.deleted_at IS NULL)", (to_iso(older_than),))
+
+    # -- maintenance queries ----------------------------------------------------------------
+    def review_candidates(self, now: datetime, older_than: timedelta, limit: int,
+                          scope: dict[str, str] | None = None) -> list[LedgerRow]:
+        cutoff = to_iso(now - older_than)
+        where = ("deleted_at IS NULL AND superseded_by IS NULL AND invalid_at IS NULL AND quarantined = 0 "
+                 "AND expires_at IS NULL AND COALESCE(confirmed_at, created_at) < ?")
+        params: list[Any] = [cutoff]
+        for key, value in (scope or {}).items():
+            where += f" AND {key} = ?"
+            params.append(value)
+        sql = _SELECT + f" WHERE {where} ORDER BY COALESCE(confirmed_at, created_at) LIMIT ?"
+        return [_row(r) for r in self.query(sql, [*params, limit])]
+
+    def prune_candidates(self, now: datetime, retain: timedelta) -> list[tuple[LedgerRow, str]]:
+        """Rows prune should delete: expired now, or superseded/invalidated before now - retain."""
+        stamp, cutoff = to_iso(now), to_iso(now - retain)
+        out: list[tuple[LedgerRow, str]] = []
+        for row in self.iter_rows(
+            "deleted_at IS NULL AND ((expires_at IS NOT NULL AND expires_at <= ?) "
+            "OR (superseded_at IS NOT NULL AND superseded_at <= ?) OR (invalid_at IS NOT NULL AND invalid_at <= ?))",
+            (stamp, cutoff, cutoff), order="created_at",
+        ):
+            if row.expires_at and row.expires_at <= stamp:
+                reason = "expired"
+            elif row.superseded_by:
+                reason = "superseded"
+            else:
+                reason = "invalidated"
+            out.append((row, reason))
+        return out
+
+    def pragma_check(self) -> tuple[list[tuple[Any, ...]], bool, str]:
+        """(foreign_key_check rows, foreign_keys on?, journal mode) for this connection."""
+        fk = self.query("PRAGMA foreign_key_check")
+        on = bool(self.query("PRAGMA foreign_keys")[0][0])
+        mode = str(self.query("PRAGMA journal_mode")[0][0])
+        return fk, on, mode
+
+
+class _Transaction:
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.ledger._lock.acquire()
+        self.ledger._conn.execute("BEGIN IMMEDIATE")
+        return self.ledger._conn
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        try:
+            self.ledger._conn.execute("ROLLBACK" if exc_type else "COMMIT")
+        finally:
+            self.ledger._lock.release()
+
+
+def _split_sql(script: str) -> list[str]:
+    return [s.strip() for s in script.split(";\n") if s.strip()]
+
+
+def parse_stamp(value: str | None) -> datetime | None:
+    """A ledger time string back to a datetime (None stays None)."""
+    return parse_time(value) if value else None

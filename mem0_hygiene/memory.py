@@ -1,0 +1,657 @@
+"""The drop-in ``Memory``: mem0's ``Memory`` plus a ledger that knows how old, where from and whether
+still true each memory is.
+
+Everything stored or deleted goes through mem0's own public methods (``add``, ``update``, ``delete``,
+``delete_all``, ``reset``); this class never writes to the vector store or history.db itself. Reads
+hide what is no longer true: superseded, invalidated, quarantined, expired and deleted memories.
+Two payload keys (``hygiene_hidden``, ``hygiene_expires_ts``), written through mem0's ``add`` and
+``update``, let the vector store exclude stale rows inside the query; the ledger stays the authority
+and a post-filter with a widening re-query guarantees that ``top_k=k`` returns min(k, live matches).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from mem0 import Memory as Mem0Memory
+from mem0.configs.base import MemoryConfig
+
+from .config import ConfigFacts, HygieneSettings, build_mem0_config, default_ledger_path, split_config
+from .errors import (
+    ConfigError,
+    LedgerError,
+    MemoryNotFound,
+    MissingSource,
+    StateError,
+    SupersedeError,
+)
+from .ledger import Ledger, LedgerRow
+from .provenance import (
+    QUARANTINED_KINDS,
+    normalize_messages,
+    resolve_kind,
+    split_tool_messages,
+)
+from .prune import PrunedMemory, PruneResult
+from .timeutil import Clock, age_days, as_utc, parse_duration, parse_time, system_clock, to_iso
+from .vectorview import iter_points
+
+logger = logging.getLogger(__name__)
+
+HIDDEN_KEY = "hygiene_hidden"
+EXPIRES_KEY = "hygiene_expires_ts"
+PAYLOAD_KEYS = frozenset({HIDDEN_KEY, EXPIRES_KEY})
+_MISSING: Any = object()
+_SCOPE_KEYS = ("user_id", "agent_id", "run_id")
+
+
+class Memory(Mem0Memory):
+    """mem0's ``Memory`` with a hygiene ledger. Same constructor, ``from_config``, methods, arguments
+    and result shapes; result items carry one extra key, ``"hygiene"``.
+
+    Extra arguments: ``add(..., source=, source_kind=, ttl=, expires_at=, topic_key=)``,
+    ``search``/``get_all(..., include_stale=False)``. Extra operations: :meth:`confirm`,
+    :meth:`supersede`, :meth:`invalidate`, :meth:`review_queue`, :meth:`prune`, :meth:`adopt`.
+    """
+
+    def __init__(
+        self,
+        config: MemoryConfig | None = None,
+        *,
+        hygiene: HygieneSettings | dict[str, Any] | None = None,
+        clock: Clock | None = None,
+        config_facts: ConfigFacts | None = None,
+    ) -> None:
+        config = config if config is not None else MemoryConfig()
+        settings = hygiene if isinstance(hygiene, HygieneSettings) else HygieneSettings.from_dict(hygiene)
+        if clock is not None:
+            settings.clock = clock
+        self.hygiene_settings = settings
+        self.config_facts = config_facts or ConfigFacts()
+        self.ledger_path = settings.ledger_path or default_ledger_path(config.history_db_path)
+        self.ledger = Ledger(self.ledger_path)
+        self._uses: dict[str, tuple[int, datetime]] = {}
+        self._pending_adopt: dict[str, LedgerRow] = {}
+        self._last_prune: datetime | None = None
+        try:
+            super().__init__(config)
+        except BaseException:
+            self.ledger.close()
+            raise
+
+    @classmethod
+    def from_config(cls, config_dict: dict[str, Any]) -> Memory:  # type: ignore[override]
+        """Build from a mem0 config dict with an optional ``"hygiene"`` section."""
+        mem0_part, settings, facts = split_config(config_dict)
+        return cls(build_mem0_config(mem0_part), hygiene=settings, config_facts=facts)
+
+    # -- helpers ----------------------------------------------------------------------------
+    def now(self) -> datetime:
+        """The current time by this instance's clock (UTC)."""
+        return as_utc(self.hygiene_settings.clock())
+
+    def _resolve_expiry(self, now: datetime, ttl: Any, expires_at: Any, expiration_date: Any) -> datetime | None:
+        given = [n for n, v in (("ttl", ttl), ("expires_at", expires_at), ("expiration_date", expiration_date))
+                 if v is not None]
+        if len(given) > 1:
+            raise ConfigError(f"give only one of ttl, expires_at and expiration_date (got {', '.join(given)})")
+        if ttl is not None:
+            return now + parse_duration(ttl, what="ttl")
+        if expires_at is not None:
+            when = parse_time(expires_at, what="expires_at")
+        elif expiration_date is not None:
+            # mem0 shows a memory through its expiration date and hides it from the next day.
+            when = parse_time(str(expiration_date)[:10], what="expiration_date") + timedelta(days=1)
+        else:
+            return None
+        if when <= now:
+            raise ConfigError(
+                f"the expiry {to_iso(when)} is already past (now is {to_iso(now)}); give a future time, or "
+                f"use ttl='7d' for a relative one"
+            )
+        return when
+
+    def _adoption_row(self, item: dict[str, Any]) -> LedgerRow:
+        created = item.get("created_at")
+        try:
+            created_iso = to_iso(parse_time(created)) if created else to_iso(self.now())
+        except ConfigError:
+            created_iso = to_iso(self.now())
+        expires = None
+        exp_date = item.get("expiration_date")
+        if exp_date:
+            try:
+                expires = to_iso(parse_time(str(exp_date)[:10]) + timedelta(days=1))
+            except ConfigError:
+                expires = None
+        return LedgerRow(
+            memory_id=str(item["id"]),
+            user_id=item.get("user_id"),
+            agent_id=item.get("agent_id"),
+            run_id=item.get("run_id"),
+            source="unknown",
+            source_kind="unknown",
+            created_at=created_iso,
+            confirmed_at=created_iso,
+            expires_at=expires,
+            adopted=True,
+        )
+
+    def _row_for(self, item: dict[str, Any], rows: dict[str, LedgerRow]) -> LedgerRow:
+        mid = str(item["id"])
+        row = rows.get(mid) or self._pending_adopt.get(mid)
+        if row is None:
+            row = self._adoption_row(item)
+            self._pending_adopt[mid] = row
+        return row
+
+    @staticmethod
+    def hygiene_facts(row: LedgerRow, now: datetime) -> dict[str, Any]:
+        """The ``"hygiene"`` dict a result item carries."""
+        confirmed = row.confirmed_at or row.created_at
+        return {
+            "state": row.state(now),
+            "source": row.source,
+            "source_kind": row.source_kind,
+            "created_at": row.created_at,
+            "confirmed_at": row.confirmed_at,
+            "expires_at": row.expires_at,
+            "age_days": age_days(parse_time(confirmed), now) if confirmed else None,
+            "superseded_by": row.superseded_by,
+            "invalid_reason": row.invalid_reason,
+            "topic_key": row.topic_key,
+        }
+
+    @staticmethod
+    def _strip_payload_keys(item: dict[str, Any]) -> None:
+        meta = item.get("metadata")
+        if isinstance(meta, dict) and PAYLOAD_KEYS.intersection(meta):
+            for key in PAYLOAD_KEYS:
+                meta.pop(key, None)
+            if not meta:
+                item["metadata"] = None
+
+    def _live_filter(self, filters: dict[str, Any] | None, now: datetime, show_expired: bool) -> dict[str, Any]:
+        out = dict(filters or {})
+        exclude: list[dict[str, Any]] = [{HIDDEN_KEY: True}]
+        if not show_expired:
+            exclude.append({EXPIRES_KEY: {"lte": now.timestamp()}})
+        out["NOT"] = [*list(out.get("NOT") or []), *exclude]
+        return out
+
+    def _keep(self, items: list[dict[str, Any]], now: datetime, include_stale: bool,
+              show_expired: bool) -> list[dict[str, Any]]:
+        rows = self.ledger.get_many([str(i["id"]) for i in items]) if items else {}
+        kept = []
+        for item in items:
+            row = self._row_for(item, rows)
+            state = row.state(now)
+            if state == "deleted":
+                continue  # a tombstone hides a point that came back (an old snapshot restored)
+            if not include_stale and state != "live" and not (show_expired and state == "expired"):
+                continue
+            self._strip_payload_keys(item)
+            item["hygiene"] = self.hygiene_facts(row, now)
+            kept.append(item)
+        return kept
+
+    def _note_uses(self, items: Iterable[dict[str, Any]], now: datetime) -> None:
+        for item in items:
+            mid = str(item["id"])
+            count, _ = self._uses.get(mid, (0, now))
+            self._uses[mid] = (count + 1, now)
+        if len(self._uses) + len(self._pending_adopt) >= self.hygiene_settings.use_flush_every:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write buffered last-use counts and adoption rows to the ledger."""
+        adopt, uses = list(self._pending_adopt.values()), dict(self._uses)
+        if not adopt and not uses:
+            return
+        try:
+            self.ledger.insert(adopt, ignore_existing=True)
+            self.ledger.record_uses(uses)
+        except LedgerError as exc:
+            logger.warning("could not record memory use in the ledger (kept for the next flush): %s", exc)
+            return
+        for row in adopt:
+            self._pending_adopt.pop(row.memory_id, None)
+        for mid in uses:
+            self._uses.pop(mid, None)
+
+    def _require_row(self, memory_id: str) -> LedgerRow:
+        """The ledger row for a memory, adopting it if only the store knows it."""
+        self.flush()
+        row = self.ledger.get(memory_id)
+        if row is not None:
+            return row
+        item = super().get(memory_id)
+        if item is None:
+            raise MemoryNotFound(memory_id, "it is in neither the vector store nor the ledger; check the id")
+        row = self._adoption_row(item)
+        self.ledger.insert([row], ignore_existing=True)
+        return self.ledger.get(memory_id) or row
+
+    def _set_hidden(self, memory_id: str, hidden: bool) -> None:
+        if super().get(memory_id) is not None:
+            super().update(memory_id, metadata={HIDDEN_KEY: hidden})
+
+    def _maybe_auto_prune(self, now: datetime) -> None:
+        interval = self.hygiene_settings.auto_prune
+        if interval is None:
+            return
+        if self._last_prune is None:
+            self._last_prune = now
+            return
+        if now - self._last_prune >= interval:
+            self._last_prune = now
+            try:
+                self.prune()
+            except Exception as exc:  # maintenance must never break the app's own call
+                logger.warning("auto_prune failed (will retry after the interval): %s", exc)
+
+    # -- writes -----------------------------------------------------------------------------
+    def add(  # type: ignore[override]
+        self,
+        messages: Any,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        timestamp: Any = None,
+        expiration_date: Any = None,
+        infer: bool = True,
+        memory_type: str | None = None,
+        prompt: str | None = None,
+        source: str | None = None,
+        source_kind: str | None = None,
+        ttl: timedelta | str | None = None,
+        expires_at: datetime | str | None = None,
+        topic_key: str | None = None,
+    ) -> dict[str, Any]:
+        """mem0's ``add`` plus provenance and expiry.
+
+        ``source``: where the fact came from (free text); ``source_kind``: user, assistant, tool, system,
+        import or unknown (inferred from ``source`` prefixes such as ``tool:``/``https://``/``file:`` and
+        from message roles). ``ttl`` ("7d", "12h", a timedelta) or ``expires_at`` (datetime/ISO) set an
+        expiry; mem0's ``expiration_date`` is also set so plain mem0 hides it too. Messages with role
+        ``tool``/``function`` are dropped unless ``hygiene.trust_tool_output``; tool and web content is
+        quarantined until :meth:`confirm`.
+        """
+        now = self.now()
+        expiry = self._resolve_expiry(now, ttl, expires_at, expiration_date)
+        if self.hygiene_settings.require_source and not source:
+            raise MissingSource(
+                "hygiene.require_source is on and this add() has no source; pass source='chat 2026-08-08' "
+                "(or 'tool:NAME URL', 'file:PATH') saying where the fact came from"
+            )
+        msgs = normalize_messages(messages)
+        groups: list[tuple[Any, str]] = []
+        if isinstance(msgs, list):
+            msgs, dropped = split_tool_messages(msgs, self.hygiene_settings.trust_tool_output)
+            if dropped:
+                logger.info("dropped %d tool/function message(s): tool output is not a source of facts "
+                            "unless hygiene.trust_tool_output is true", dropped)
+            if not msgs:
+                return {"results": []}
+            roles = [str(m.get("role")) for m in msgs if isinstance(m, dict)]
+            if infer:
+                groups = [(msgs, resolve_kind(source_kind, source, roles))]
+            else:
+                for msg in msgs:
+                    role = [str(msg.get("role"))] if isinstance(msg, dict) else []
+                    kind = resolve_kind(source_kind, source, role)
+                    if groups and groups[-1][1] == kind:
+                        groups[-1][0].append(msg)
+                    else:
+                        groups.append(([msg], kind))
+        else:
+            groups = [(msgs, resolve_kind(source_kind, source, []))]
+
+        results: list[dict[str, Any]] = []
+        rows: list[LedgerRow] = []
+        scope = {k: v.strip() for k, v in (("user_id", user_id), ("agent_id", agent_id), ("run_id", run_id))
+                 if isinstance(v, str) and v.strip()}
+        extra: dict[str, Any] = {}
+        for group, kind in groups:
+            meta = dict(metadata or {})
+            quarantined = kind in QUARANTINED_KINDS
+            if quarantined:
+                meta[HIDDEN_KEY] = True
+            if expiry is not None:
+                meta[EXPIRES_KEY] = expiry.timestamp()
+            if self.hygiene_settings.clock is not system_clock:
+                meta.setdefault("created_at", to_iso(now))
+            res = super().add(
+                group,
+                user_id=user_id,
+                agent_id=agent_id,
+                run_id=run_id,
+                metadata=meta or None,
+                timestamp=timestamp,
+                expiration_date=expiration_date if expiration_date is not None
+                else (expiry.date().isoformat() if expiry is not None else None),
+                infer=infer,
+                memory_type=memory_type,
+                prompt=prompt,
+            )
+            extra.update({k: v for k, v in res.items() if k != "results"})
+            for item in res.get("results", []):
+                if item.get("event", "ADD") != "ADD":
+                    continue
+                row = LedgerRow(
+                    memory_id=str(item["id"]),
+                    user_id=scope.get("user_id"),
+                    agent_id=scope.get("agent_id"),
+                    run_id=scope.get("run_id"),
+                    source=source,
+                    source_kind=kind,
+                    created_at=to_iso(now),
+                    confirmed_at=to_iso(now),
+                    expires_at=to_iso(expiry) if expiry is not None else None,
+                    quarantined=quarantined,
+                    topic_key=topic_key,
+                )
+                rows.append(row)
+                item["hygiene"] = self.hygiene_facts(row, now)
+                results.append(item)
+        try:
+            self.ledger.insert(rows)
+        except LedgerError as exc:
+            ids = ", ".join(r.memory_id for r in rows)
+            raise LedgerError(
+                f"mem0 stored {ids} but the ledger could not record it ({exc}); its expiry and quarantine "
+                f"are in the vector-store payload, and `mem0-hygiene audit` lists it as untracked"
+            ) from exc
+        self._maybe_auto_prune(now)
+        return {**extra, "results": results}
+
+    def update(  # type: ignore[override]
+        self,
+        memory_id: str,
+        text: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        expiration_date: Any = _MISSING,
+        data: str | None = None,
+    ) -> dict[str, Any]:
+        """mem0's ``update``; a new text counts as a confirmation, an expiration date is recorded."""
+        row = self.ledger.get(memory_id)
+        if row is not None and row.deleted_at:
+            raise MemoryNotFound(memory_id, f"it was deleted on {row.deleted_at}")
+        kwargs: dict[str, Any] = {}
+        expiry: datetime | None = None
+        meta = dict(metadata) if metadata is not None else None
+        if expiration_date is not _MISSING:
+            kwargs["expiration_date"] = expiration_date
+            if expiration_date is not None:
+                expiry = self._resolve_expiry(self.now(), None, None, expiration_date)
+            meta = {**(meta or {}), EXPIRES_KEY: expiry.timestamp() if expiry else None}
+        result = super().update(memory_id, text=text, metadata=meta, data=data, **kwargs)
+        if row is None:
+            row = self._require_row(memory_id)
+        if expiration_date is not _MISSING:
+            self.ledger.set_expiry(memory_id, expiry)
+        if (text or data) is not None:
+            self.ledger.confirm(memory_id, self.now())
+        return result
+
+    def confirm(self, memory_id: str) -> dict[str, Any]:
+        """Mark a memory as re-checked against its source today; releases it from quarantine."""
+        row = self._require_row(memory_id)
+        state = row.state(self.now())
+        if state in ("deleted", "superseded", "invalidated"):
+            hint = {
+                "deleted": f"it was deleted on {row.deleted_at}",
+                "superseded": f"it was superseded by {row.superseded_by}; confirm that one instead",
+                "invalidated": f"it was invalidated ({row.invalid_reason}); add the fact again if it is true",
+            }[state]
+            raise StateError(f"cannot confirm {memory_id}: {hint}")
+        if row.quarantined:
+            self._set_hidden(memory_id, False)
+        self.ledger.confirm(memory_id, self.now())
+        return self.get(memory_id) or {}
+
+    def supersede(
+        self,
+        old_id: str,
+        text: str | None = None,
+        *,
+        new_id: str | None = None,
+        source: str | None = None,
+        source_kind: str | None = None,
+        ttl: timedelta | str | None = None,
+        expires_at: datetime | str | None = None,
+        topic_key: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> str:
+        """Replace ``old_id`` by a new fact (``text``, stored in the old memory's scope) or by an existing
+        memory (``new_id=``). The old one is hidden from reads and points at its replacement.
+        Returns the new memory's id."""
+        if (text is None) == (new_id is None):
+            raise ConfigError("supersede needs exactly one of text= (a new fact) or new_id= (an existing memory)")
+        now = self.now()
+        old = self._require_row(old_id)
+        old_state = old.state(now)
+        if old_state == "superseded":
+            raise SupersedeError(
+                f"{old_id} is already superseded by {old.superseded_by}; supersede {old.superseded_by} instead"
+            )
+        if old_state in ("deleted", "invalidated"):
+            raise SupersedeError(f"{old_id} is {old_state}; there is nothing live to supersede")
+        if new_id is not None:
+            target = self._require_row(new_id)
+            tstate = target.state(now)
+            if tstate in ("superseded", "invalidated", "deleted"):
+                raise SupersedeError(
+                    f"{new_id} is {tstate} and cannot be the replacement; use the live end of its chain"
+                    + (f" ({self.ledger.successors(new_id)[-1]})" if tstate == "superseded" else "")
+                )
+            self.ledger.link_supersede(old_id, new_id, now)
+        else:
+            scope = old.scope
+            if not scope:
+                item = super().get(old_id) or {}
+                scope = {k: item[k] for k in _SCOPE_KEYS if item.get(k)}
+            added = self.add(
+                text, **scope, infer=False, metadata=metadata, source=source, source_kind=source_kind,
+                ttl=ttl, expires_at=expires_at, topic_key=topic_key or old.topic_key,
+            )
+            if not added["results"]:
+                raise StateError(f"the replacement for {old_id} was not stored (was it tool output?)")
+            new_id = str(added["results"][0]["id"])
+            self.ledger.link_supersede(old_id, new_id, now)
+        self._set_hidden(old_id, True)
+        return new_id
+
+    def invalidate(self, memory_id: str, reason: str = "") -> None:
+        """Declare a memory untrue (soft delete with a date); kept for audit until prune."""
+        row = self._require_row(memory_id)
+        if row.deleted_at:
+            raise MemoryNotFound(memory_id, f"it was deleted on {row.deleted_at}")
+        self.ledger.invalidate(memory_id, reason or "invalidated", self.now())
+        self._set_hidden(memory_id, True)
+
+    def delete(self, memory_id: str) -> dict[str, Any]:  # type: ignore[override]
+        """mem0's ``delete``, plus the memories this one superseded (each through mem0's API) and a
+        tombstone that keeps them hidden if their points ever reappear."""
+        self.flush()
+        row = self.ledger.get(memory_id)
+        if super().get(memory_id) is None:
+            if row is None:
+                raise MemoryNotFound(memory_id, "it is in neither the vector store nor the ledger")
+            if row.deleted_at:
+                raise MemoryNotFound(memory_id, f"it was already deleted on {row.deleted_at}")
+        elif row is None:
+            self._require_row(memory_id)
+        self._delete_ids([memory_id])
+        return {"message": "Memory deleted successfully!"}
+
+    def _delete_ids(self, memory_ids: Sequence[str]) -> list[str]:
+        """Tombstone, then delete through mem0: the ids and everything they superseded."""
+        order: list[str] = []
+        for mid in memory_ids:
+            for pred in [*self.ledger.predecessors(mid), mid]:
+                if pred not in order:
+                    order.append(pred)
+        self.ledger.tombstone(order, self.now())
+        for mid in order:
+            try:
+                Mem0Memory.delete(self, mid)
+            except ValueError:
+                pass  # already gone from the store (pruned earlier); the tombstone is what matters
+        return order
+
+    def delete_all(self, user_id: str | None = None, agent_id: str | None = None,  # type: ignore[override]
+                   run_id: str | None = None) -> dict[str, Any]:
+        """mem0's ``delete_all``; the scope's ledger rows (and their chains) are tombstoned first."""
+        scope = {k: v.strip() for k, v in (("user_id", user_id), ("agent_id", agent_id), ("run_id", run_id))
+                 if isinstance(v, str) and v.strip()}
+        if scope:
+            self.flush()
+            ids = self.ledger.scope_ids(scope)
+            chain = [p for mid in ids for p in self.ledger.predecessors(mid)]
+            self.ledger.tombstone([*ids, *chain], self.now())
+        return super().delete_all(user_id=user_id, agent_id=agent_id, run_id=run_id)
+
+    def reset(self) -> None:
+        """mem0's ``reset``; every ledger row is tombstoned (prune later compacts them)."""
+        self.flush()
+        self.ledger.tombstone_all(self.now())
+        super().reset()
+
+    # -- reads ------------------------------------------------------------------------------
+    def search(  # type: ignore[override]
+        self,
+        query: str,
+        *,
+        top_k: int = 20,
+        filters: dict[str, Any] | None = None,
+        threshold: float = 0.1,
+        rerank: bool = False,
+        explain: bool = False,
+        reference_date: Any = None,
+        show_expired: bool = False,
+        include_stale: bool = False,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        """mem0's ``search`` over live memories only; ``top_k=k`` returns min(k, live matches).
+        ``include_stale=True`` returns every state, each item saying its own in ``["hygiene"]["state"]``."""
+        now = self.now()
+
+        def run(fetch: int) -> dict[str, Any]:
+            f = filters if include_stale else self._live_filter(filters, now, show_expired)
+            return Mem0Memory.search(
+                self, query, top_k=fetch, filters=f, threshold=threshold, rerank=rerank, explain=explain,
+                reference_date=reference_date, show_expired=True, **kwargs,
+            )
+
+        res = self._paged(run, top_k, now, include_stale, show_expired)
+        self._maybe_auto_prune(now)
+        return res
+
+    def get_all(  # type: ignore[override]
+        self,
+        *,
+        filters: dict[str, Any] | None = None,
+        top_k: int = 20,
+        show_expired: bool = False,
+        include_stale: bool = False,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        """mem0's ``get_all`` over live memories only (``include_stale=True`` for all, with states)."""
+        now = self.now()
+
+        def run(fetch: int) -> dict[str, Any]:
+            f = filters if include_stale else self._live_filter(filters, now, show_expired)
+            return Mem0Memory.get_all(self, filters=f, top_k=fetch, show_expired=True, **kwargs)
+
+        return self._paged(run, top_k, now, include_stale, show_expired)
+
+    def _paged(self, run: Any, top_k: int, now: datetime, include_stale: bool, show_expired: bool) -> dict[str, Any]:
+        fetch = top_k
+        while True:
+            res = run(fetch)
+            raw = res.get("results", [])
+            kept = self._keep(raw, now, include_stale, show_expired)
+            if len(kept) >= top_k or len(raw) < fetch or top_k == 0:
+                break
+            fetch = fetch * 2 + (top_k - len(kept))
+        res["results"] = kept[:top_k]
+        self._note_uses(res["results"], now)
+        return res
+
+    def get(self, memory_id: str) -> dict[str, Any] | None:  # type: ignore[override]
+        """mem0's ``get``, whatever the memory's state; ``["hygiene"]["state"]`` says which."""
+        item = super().get(memory_id)
+        if item is None:
+            return None
+        now = self.now()
+        row = self._row_for(item, self.ledger.get_many([memory_id]))
+        self._strip_payload_keys(item)
+        item["hygiene"] = self.hygiene_facts(row, now)
+        return item
+
+    def adopt(self) -> int:
+        """Give every memory in the store that has no ledger row one (source "unknown"). Returns how many."""
+        self.flush()
+        added = 0
+        for page in iter_points(self.vector_store):
+            ids = [str(p["id"]) for p in page]
+            known = self.ledger.get_many(ids)
+            fresh = [self._adoption_row(p) for p in page if str(p["id"]) not in known]
+            added += self.ledger.insert(fresh, ignore_existing=True) if fresh else 0
+        return added
+
+    def review_queue(self, older_than: timedelta | str | None = None, limit: int = 20,
+                     filters: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """Live, non-expiring memories whose last confirmation is older than ``older_than`` (default
+        ``hygiene.review_older_than``, 90 days), oldest first, at most ``limit`` (20: a week's review)."""
+        self.adopt()
+        now = self.now()
+        delta = parse_duration(older_than, what="older_than") if older_than is not None \
+            else self.hygiene_settings.review_older_than
+        scope = {k: v for k, v in (filters or {}).items() if k in _SCOPE_KEYS and v}
+        out = []
+        for row in self.ledger.review_candidates(now, delta, limit, scope):
+            item = super().get(row.memory_id)
+            if item is None:
+                continue  # in the ledger, gone from the store: the audit reports it
+            self._strip_payload_keys(item)
+            item["hygiene"] = self.hygiene_facts(row, now)
+            out.append(item)
+        return out
+
+    def prune(self, dry_run: bool = False) -> PruneResult:
+        """Delete (through mem0's API) expired memories and those superseded or invalidated more than
+        ``hygiene.retain_superseded`` ago. ``dry_run=True`` only lists them."""
+        self.flush()
+        now = self.now()
+        pruned: list[PrunedMemory] = []
+        for row, reason in self.ledger.prune_candidates(now, self.hygiene_settings.retain_superseded):
+            item = super().get(row.memory_id)
+            pruned.append(PrunedMemory(row.memory_id, reason, item["memory"] if item else None, row.scope))
+        deleted: list[str] = []
+        if not dry_run and pruned:
+            deleted = self._delete_ids([p.memory_id for p in pruned])
+        self._last_prune = now
+        return PruneResult(memories=tuple(pruned), dry_run=dry_run, at=to_iso(now),
+                           cascaded=tuple(d for d in deleted if d not in {p.memory_id for p in pruned}))
+
+    def close(self) -> None:
+        """Flush the ledger, close it, mem0's history db and the vector-store client (releases a local
+        Qdrant folder's lock)."""
+        try:
+            self.flush()
+        finally:
+            self.ledger.close()
+            super().close()
+            client = getattr(getattr(self, "vector_store", None), "client", None)
+            if client is not None and hasattr(client, "close"):
+                client.close()
+
+
+HygieneMemory = Memory
