@@ -1,0 +1,199 @@
+"""Helpers for a local (embedded) Qdrant folder: lock detection, point counts, copying, payload checks.
+
+Local Qdrant keeps a collection per sub-folder plus ``meta.json`` and takes an exclusive, non-blocking
+lock on ``PATH/.lock`` (portalocker, i.e. ``flock`` on POSIX) for as long as a client is open. A second
+client, in this process or another, cannot open the folder until the first one is closed. Everything
+here says so with :class:`~mem0_hygiene.errors.StoreLocked`, naming the remedies.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from collections.abc import Iterator
+from typing import Any
+
+from .errors import StoreLocked
+
+LOCK_FILENAME = ".lock"
+SCROLL_PAGE = 10_000
+
+
+def lock_file(path: str | os.PathLike[str]) -> str:
+    """The file local Qdrant locks while a client has the folder open."""
+    return os.path.join(os.fspath(path), LOCK_FILENAME)
+
+
+def locked_message(path: str | os.PathLike[str], action: str = "open") -> str:
+    """The explanation and remedies used by every :class:`StoreLocked` raised for ``path``."""
+    return (
+        f"cannot {action} the local Qdrant store at {os.fspath(path)}: another Qdrant client holds its "
+        f"lock ({lock_file(path)}), most likely the running app. Local Qdrant allows one client at a time. "
+        "Either stop the app and retry, or run the operation inside the app on its own Memory object "
+        "(e.g. m.backup(...), m.prune()), or move the store to a Qdrant server (vector_store.config "
+        "url/host), which any number of processes can share."
+    )
+
+
+def _try_flock(fd: int) -> bool:
+    """Take and release an exclusive non-blocking lock on ``fd``; False when someone else holds one."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: the same lock through portalocker, as local Qdrant takes it
+        import portalocker
+
+        with open(fd, closefd=False) as fh:
+            try:
+                portalocker.lock(fh, portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING)
+            except portalocker.exceptions.LockException:
+                return False
+            portalocker.unlock(fh)
+            return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    except OSError as exc:  # EWOULDBLOCK/EACCES on some systems
+        import errno
+
+        if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+            return False
+        raise
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    return True
+
+
+def is_locked(path: str | os.PathLike[str]) -> bool:
+    """True when a Qdrant client (in any process, this one included) has the folder open.
+
+    Tries the same exclusive non-blocking lock local Qdrant takes on ``PATH/.lock`` and releases it at
+    once. A folder without a lock file (or no folder at all) is not locked.
+    """
+    lock = lock_file(path)
+    try:
+        fd = os.open(lock, os.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        # Unreadable lock file: we could not open the store either; let opening it report the reason.
+        return False
+    try:
+        return not _try_flock(fd)
+    finally:
+        os.close(fd)
+
+
+def ensure_unlocked(path: str | os.PathLike[str], action: str = "open") -> None:
+    """Raise :class:`StoreLocked` when another client holds the folder."""
+    if is_locked(path):
+        raise StoreLocked(locked_message(path, action))
+
+
+def is_qdrant_folder(path: str | os.PathLike[str]) -> bool:
+    """True when ``path`` looks like a local Qdrant store (has ``meta.json`` or a ``collection`` folder)."""
+    p = os.fspath(path)
+    return os.path.isfile(os.path.join(p, "meta.json")) or os.path.isdir(os.path.join(p, "collection"))
+
+
+def open_client(path: str | os.PathLike[str], action: str = "open") -> Any:
+    """A ``QdrantClient`` on a local folder; :class:`StoreLocked` when another client holds it.
+
+    The caller closes it (``client.close()``) to release the lock; :func:`opened` does that for you.
+    """
+    from qdrant_client import QdrantClient
+
+    ensure_unlocked(path, action)
+    try:
+        return QdrantClient(path=os.fspath(path))
+    except RuntimeError as exc:
+        if "already accessed" in str(exc):
+            raise StoreLocked(locked_message(path, action)) from exc
+        raise
+
+
+@contextlib.contextmanager
+def opened(path: str | os.PathLike[str], action: str = "open") -> Iterator[Any]:
+    """``with opened(path) as client:`` a local client that is closed (and unlocked) afterwards."""
+    client = open_client(path, action)
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+def client_counts(client: Any) -> dict[str, int]:
+    """Exact point count per collection of an open client, sorted by collection name."""
+    names = sorted(c.name for c in client.get_collections().collections)
+    return {name: int(client.count(name, exact=True).count) for name in names}
+
+
+def collection_counts(path: str | os.PathLike[str]) -> dict[str, int]:
+    """Exact point count per collection of the local store at ``path`` ({} when there is no store).
+
+    Opens the folder (so it fails with :class:`StoreLocked` while another client holds it) and closes
+    it again. A missing folder is not created.
+    """
+    if not os.path.isdir(os.fspath(path)):
+        return {}
+    with opened(path, "count the points of") as client:
+        return client_counts(client)
+
+
+def all_ids(client: Any, collection: str) -> list[Any]:
+    """Every point id of a collection, paging through it without payloads or vectors."""
+    ids: list[Any] = []
+    offset = None
+    while True:
+        points, offset = client.scroll(
+            collection, limit=SCROLL_PAGE, offset=offset, with_payload=False, with_vectors=False
+        )
+        ids.extend(p.id for p in points)
+        if offset is None:
+            return ids
+
+
+def sample_ids(ids: list[Any], size: int) -> list[Any]:
+    """Up to ``size`` ids spread evenly over ``ids`` (first and last included): deterministic."""
+    if size <= 0 or not ids:
+        return []
+    if len(ids) <= size:
+        return list(ids)
+    if size == 1:
+        return [ids[0]]
+    step = (len(ids) - 1) / (size - 1)
+    return [ids[round(i * step)] for i in range(size)]
+
+
+def fetch_points(client: Any, collection: str, ids: list[Any]) -> dict[str, tuple[Any, Any]]:
+    """``{str(id): (payload, vector)}`` for the given ids (missing ids are absent)."""
+    if not ids:
+        return {}
+    records = client.retrieve(collection, ids=ids, with_payload=True, with_vectors=True)
+    return {str(r.id): (r.payload, r.vector) for r in records}
+
+
+def copy_store(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+    """Copy the folder ``src`` to ``dst`` (which must not exist), file by file, metadata included.
+
+    The caller makes sure no client writes to ``src`` meanwhile (holding its lock, e.g. with an open
+    client that only reads); the copy is then a consistent snapshot, SQLite journals included.
+    """
+    shutil.copytree(os.fspath(src), os.fspath(dst), symlinks=True)
+
+
+def folder_size(path: str | os.PathLike[str]) -> int:
+    """Bytes in all regular files under ``path`` (a file's own size when ``path`` is a file)."""
+    p = os.fspath(path)
+    if os.path.isfile(p):
+        return os.path.getsize(p)
+    total = 0
+    for root, _dirs, files in os.walk(p):
+        for name in files:
+            try:
+                st = os.lstat(os.path.join(root, name))
+            except OSError:
+                continue
+            if not os.path.islink(os.path.join(root, name)):
+                total += st.st_size
+    return total
