@@ -1,0 +1,26 @@
+"""Renderers of the audit :class:`~mem0_hygiene.report.Report`: terminal (rich), JSON and HTML.
+
+Each format is a small module with one ``format_*(report) -> str``; none of them prints. The same
+rich renderable backs the terminal text, ``Report.__rich__`` and therefore ``rich.print(report)``;
+the HTML fragment backs ``Report._repr_html_`` in Jupyter.
+
+- :func:`report_renderable`, :func:`format_text`, :func:`summary_line`: terminal output.
+- :func:`format_json`, :data:`JSON_SCHEMA`: the stable, versioned JSON document and its schema.
+- :func:`format_html`, :func:`report_html_fragment`: a standalone page and a notebook fragment.
+"""
+
+from __future__ import annotations
+
+from .html import format_html, report_html_fragment
+from .json import JSON_SCHEMA, format_json
+from .terminal import format_text, report_renderable, summary_line
+
+__all__ = [
+    "JSON_SCHEMA",
+    "format_html",
+    "format_json",
+    "format_text",
+    "report_html_fragment",
+    "report_renderable",
+    "summary_line",
+]
