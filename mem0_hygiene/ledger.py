@@ -48,11 +48,9 @@ CREATE TABLE memories (
     deleted_at     TEXT,
     adopted        INTEGER NOT NULL DEFAULT 0,
     CHECK (superseded_by IS NULL OR superseded_by <> memory_id)
-);
-CREATE INDEX memories_superseded_by ON memories(superseded_by);
-CREATE INDEX memories_confirmed_at ON memories(confirmed_at);
+) WITHOUT ROWID;
+CREATE INDEX memories_superseded_by ON memories(superseded_by) WHERE superseded_by IS NOT NULL;
 CREATE INDEX memories_expires_at ON memories(expires_at) WHERE expires_at IS NOT NULL;
-CREATE INDEX memories_user ON memories(user_id);
 CREATE INDEX memories_topic ON memories(topic_key) WHERE topic_key IS NOT NULL;
 """
 
@@ -231,18 +229,23 @@ class Ledger:
 
     # -- low level --------------------------------------------------------------------------
     def _write(self, sql: str, params: Sequence[Any] | Iterable[Sequence[Any]], many: bool = False) -> int:
+        """One write. A single statement commits on its own (autocommit); several rows go in one
+        transaction."""
         with self._lock:
             try:
-                self._conn.execute("BEGIN IMMEDIATE")
-                try:
-                    cur = (self._conn.executemany(sql, params) if many  # type: ignore[arg-type]
-                           else self._conn.execute(sql, params))  # type: ignore[arg-type]
-                    count = cur.rowcount
-                    self._conn.execute("COMMIT")
-                    return count
-                except BaseException:
-                    self._conn.execute("ROLLBACK")
-                    raise
+                if many:
+                    rows = list(params)  # type: ignore[arg-type]
+                    if len(rows) == 1:
+                        return self._conn.execute(sql, rows[0]).rowcount
+                    self._conn.execute("BEGIN IMMEDIATE")
+                    try:
+                        count = self._conn.executemany(sql, rows).rowcount
+                        self._conn.execute("COMMIT")
+                        return count
+                    except BaseException:
+                        self._conn.execute("ROLLBACK")
+                        raise
+                return self._conn.execute(sql, params).rowcount  # type: ignore[arg-type]
             except sqlite3.DatabaseError as exc:
                 raise LedgerError(self._explain(exc)) from None
 
@@ -350,6 +353,13 @@ class Ledger:
         stamp = to_iso(when)
         self._write("UPDATE memories SET deleted_at = COALESCE(deleted_at, ?) WHERE memory_id = ?",
                     [(stamp, mid) for mid in memory_ids], many=True)
+
+    def tombstone_with_chain(self, memory_id: str, when: datetime) -> list[str]:
+        """Tombstone a memory and everything it superseded, in one statement; returns the chain
+        (predecessors first, the memory last)."""
+        chain = [*reversed(self.predecessors(memory_id)), memory_id]
+        self.tombstone(chain, when)
+        return chain
 
     def tombstone_all(self, when: datetime) -> None:
         self._write("UPDATE memories SET deleted_at = COALESCE(deleted_at, ?)", (to_iso(when),))

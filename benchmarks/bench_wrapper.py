@@ -1,0 +1,154 @@
+"""Wrapper overhead over plain mem0, measured as ratios in one run on the same store.
+
+Builds (or reuses) an offline store of N memories (default 10k) of which 20% are stale
+(expired, superseded or invalidated through the wrapper), then times the same operations with
+plain ``mem0.Memory`` and with ``mem0_hygiene.Memory`` over that store, alternating rounds so
+machine noise hits both sides alike. Prints per-operation medians and the ratio wrapper/plain.
+
+    python benchmarks/bench_wrapper.py [--memories 10000] [--rounds 5] [--ops 100] [--dir DIR]
+
+Budgets (DESIGN.md): add <= 1.05, search <= 1.05, get_all <= 1.05, delete <= 1.10.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("MEM0_TELEMETRY", "False")
+import logging  # noqa: E402
+
+logging.disable(logging.WARNING)
+
+from mem0 import Memory as Mem0Memory  # noqa: E402
+
+from mem0_hygiene import Memory, offline_config  # noqa: E402
+from mem0_hygiene.config import build_mem0_config, split_config  # noqa: E402
+
+WORDS = ("deploy kubernetes docker compose postgres redis python go rust laravel pnpm npm yarn tea coffee "
+         "haifa berlin cairo monday friday standup review oncall staging prod billing search cache queue "
+         "terraform aws gcp azure linux mac windows vim emacs vscode tabs spaces dark light mode").split()
+USERS = [f"user{i}" for i in range(10)]
+BUDGET = {"add": 1.05, "search": 1.05, "get_all": 1.05, "delete": 1.10}
+
+
+def sentence(rng: random.Random) -> str:
+    return "prefers " + " ".join(rng.choice(WORDS) for _ in range(rng.randint(4, 9)))
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime.now(timezone.utc) - timedelta(days=30)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def build(folder: Path, n: int, seed: int = 7) -> None:
+    rng = random.Random(seed)
+    clock = Clock()
+    m = Memory.from_config(offline_config(folder, hygiene={"clock": clock, "use_flush_every": 1000}))
+    ids: list[str] = []
+    stale_target = n // 5
+    for i in range(n - stale_target):
+        ids.append(m.add(sentence(rng), user_id=USERS[i % len(USERS)], infer=False, source="bench")["results"][0]["id"])
+    # 20% stale: a third expired, a third superseded (old rows, each replaced by a new one), a third invalidated
+    for i in range(stale_target):
+        kind = i % 3
+        user = USERS[i % len(USERS)]
+        if kind == 0:
+            m.add(sentence(rng), user_id=user, infer=False, ttl="1d", source="bench")
+        elif kind == 1:
+            old = m.add(sentence(rng), user_id=user, infer=False, source="bench")["results"][0]["id"]
+            m.supersede(old, new_id=ids[rng.randrange(len(ids))])
+        else:
+            old = m.add(sentence(rng), user_id=user, infer=False, source="bench")["results"][0]["id"]
+            m.invalidate(old, "bench")
+    m.close()
+    (folder / "BUILT").write_text(str(n))
+
+
+def open_pair(folder: Path) -> tuple[Any, Any]:
+    """The wrapper and plain mem0 over the same store, sharing one Qdrant client (local Qdrant allows
+    one client per folder), so operations can alternate one by one."""
+    ours = Memory.from_config(offline_config(folder, hygiene={"use_flush_every": 64}))
+    cfg = offline_config(folder)
+    cfg["vector_store"]["config"] = {"client": ours.vector_store.client, "collection_name": "mem0",
+                                     "embedding_model_dims": 256}
+    plain = Mem0Memory(build_mem0_config(split_config(cfg)[0]))
+    return plain, ours
+
+
+def one_op(m: Any, op: str, arg: Any) -> float:
+    if op == "delete":
+        mid = m.add(arg[1], user_id=arg[0], infer=False)["results"][0]["id"]
+        t0 = time.perf_counter()
+        m.delete(mid)
+        return time.perf_counter() - t0
+    t0 = time.perf_counter()
+    if op == "add":
+        m.add(arg[1], user_id=arg[0], infer=False)
+    elif op == "search":
+        m.search(arg[1], filters={"user_id": arg[0]}, top_k=10)
+    elif op == "get_all":
+        m.get_all(filters={"user_id": arg[0]}, top_k=20)
+    return time.perf_counter() - t0
+
+
+def time_pairs(plain: Any, ours: Any, op: str, ops: int, rng: random.Random) -> tuple[float, float]:
+    """Total seconds for `ops` operations on each side, alternating which side goes first."""
+    totals = [0.0, 0.0]
+    for i in range(ops):
+        user = rng.choice(USERS)
+        text = " ".join(rng.choice(WORDS) for _ in range(3)) if op == "search" else sentence(rng)
+        sides = [(0, plain), (1, ours)] if i % 2 == 0 else [(1, ours), (0, plain)]
+        for idx, m in sides:
+            totals[idx] += one_op(m, op, (user, text))
+    return totals[0], totals[1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--memories", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--ops", type=int, default=100)
+    parser.add_argument("--dir", type=Path, default=None, help="store folder (reused when already built)")
+    args = parser.parse_args(argv)
+    folder = args.dir or Path(tempfile.mkdtemp(prefix="mem0-hygiene-bench-"))
+    if not (folder / "BUILT").exists() or (folder / "BUILT").read_text() != str(args.memories):
+        t0 = time.perf_counter()
+        build(folder, args.memories)
+        print(f"built {args.memories} memories (20% stale) in {time.perf_counter() - t0:.1f}s at {folder}")
+    plain_m, ours_m = open_pair(folder)
+    rng = random.Random(1000)
+    for op in BUDGET:  # warm-up: caches, lazy imports
+        time_pairs(plain_m, ours_m, op, 5, rng)
+    results: dict[str, dict[str, list[float]]] = {op: {"plain": [], "ours": []} for op in BUDGET}
+    for _ in range(args.rounds):
+        for op in BUDGET:
+            p, o = time_pairs(plain_m, ours_m, op, args.ops, rng)
+            results[op]["plain"].append(p / args.ops)
+            results[op]["ours"].append(o / args.ops)
+    plain_m.close()
+    ours_m.close()
+    print(f"{'operation':<10} {'plain ms':>10} {'wrapper ms':>11} {'ratio':>7} {'budget':>7}")
+    ok = True
+    for op, sides in results.items():
+        plain, ours = statistics.median(sides["plain"]), statistics.median(sides["ours"])
+        ratio = ours / plain
+        ok &= ratio <= BUDGET[op]
+        print(f"{op:<10} {plain * 1000:>10.3f} {ours * 1000:>11.3f} {ratio:>7.3f} {BUDGET[op]:>7.2f}"
+              f"{'' if ratio <= BUDGET[op] else '  OVER'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
