@@ -38,6 +38,7 @@ from .provenance import (
 )
 from .prune import PrunedMemory, PruneResult
 from .timeutil import Clock, age_days, as_utc, parse_duration, parse_time, system_clock, to_iso
+from .startup import guard_stores
 from .vectorview import iter_points
 
 logger = logging.getLogger(__name__)
@@ -68,8 +69,9 @@ class Memory(Mem0Memory):
         if clock is not None:
             settings.clock = clock
         self.hygiene_settings = settings
-        self.config_facts = config_facts or ConfigFacts()
         self.ledger_path = settings.ledger_path or default_ledger_path(config.history_db_path)
+        self.store_warnings = guard_stores(config, settings, config_facts, self.ledger_path)
+        self.config_facts = config_facts or ConfigFacts()
         self.ledger = Ledger(self.ledger_path)
         self._uses: dict[str, tuple[int, datetime]] = {}
         self._pending_adopt: dict[str, LedgerRow] = {}
