@@ -37,8 +37,8 @@ from .provenance import (
     split_tool_messages,
 )
 from .prune import PrunedMemory, PruneResult
-from .timeutil import Clock, age_days, as_utc, parse_duration, parse_time, system_clock, to_iso
 from .startup import guard_stores
+from .timeutil import Clock, age_days, as_utc, parse_duration, parse_time, system_clock, to_iso
 from .vectorview import iter_points
 
 logger = logging.getLogger(__name__)
