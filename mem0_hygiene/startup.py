@@ -62,7 +62,7 @@ def guard_stores(
     for loc in resolve_locations(view):
         if loc.role == "mem0_dir" or not loc.is_local or loc.path is None:
             continue
-        if not (loc.volatile or (loc.under_tmp and loc.defaulted)):
+        if not (loc.volatile or (loc.under_tmp and loc.defaulted and loc.role == "vector_store")):
             continue  # an explicit path under /tmp on a real disk: the audit reports it, no start-up noise
         policy = settings.on_volatile or ("relocate" if loc.defaulted and loc.role == "vector_store" else "warn")
         label = {"vector_store": "vector store", "history_db": "mem0's history.db", "ledger": "the ledger"}[loc.role]

@@ -73,3 +73,15 @@ def plain_mem0(folder: Path) -> Any:
 def close_plain(m: Any) -> None:
     m.close()
     m.vector_store.client.close()
+
+
+@pytest.fixture
+def persistent_dir() -> Iterator[Path]:
+    """A folder outside /tmp (like ~/.mem0 would be), so storage checks see a normal disk."""
+    import shutil
+    import uuid
+
+    folder = Path.home() / ".cache" / "mem0-hygiene-tests" / uuid.uuid4().hex[:10]
+    folder.mkdir(parents=True)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)

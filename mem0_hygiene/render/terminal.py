@@ -156,7 +156,11 @@ def location_fstype(loc: Mapping[str, Any]) -> str:
 
 
 def example_lines(finding: Finding) -> tuple[list[str], int]:
-    """The examples to show (made printable, shortened) and how many more there are."""
+    """The examples to show (made printable, shortened) and how many more there are.
+
+    A finding whose ``details["summary"]`` is true lists breakdown lines, not samples: all are shown."""
+    if finding.details.get("summary"):
+        return [printable(e, EXAMPLE_CHARS) for e in finding.examples], 0
     shown = [printable(e, EXAMPLE_CHARS) for e in finding.examples[:MAX_EXAMPLES]]
     total = max(finding.count, len(finding.examples))
     more = max(total - len(shown), 0) if shown else 0

@@ -1,0 +1,181 @@
+"""The audit's working database: one scratch SQLite file that sees every store at once, read-only.
+
+mem0's history.db is attached as ``h`` and the ledger as ``l`` (both ``mode=ro``); the vector store's
+points are streamed in pages into ``points`` (with the text scanners' hits in ``hits``), so every
+cross-store check is a SQL join and nothing is held in Python memory. The scratch file lives in a
+temporary folder and is removed afterwards; the stores themselves are never written.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from .checks.patterns import find_secrets, instruction_reason, normalize_for_duplicates
+from .ledger import APPLICATION_ID
+
+PAGE_SIZE = 10_000  # local Qdrant's scroll cost grows with the offset: big pages, few round trips
+
+_SCRATCH_SCHEMA = """
+CREATE TABLE points (
+    id TEXT PRIMARY KEY, text TEXT, norm TEXT, user_id TEXT, agent_id TEXT, run_id TEXT,
+    created_at TEXT, expiration_date TEXT
+) WITHOUT ROWID;
+CREATE TABLE hits (id TEXT, kind TEXT, label TEXT);
+CREATE TABLE hist (memory_id TEXT PRIMARY KEY, last_rowid INTEGER, n INTEGER, last_event TEXT) WITHOUT ROWID;
+"""
+
+
+@dataclass
+class Sources:
+    """Which stores the scratch database could see, and why not when it could not.
+
+    Fields:
+        points: the vector store's points were loaded.
+        history: history.db is attached as ``h``.
+        ledger: the ledger is attached as ``l``.
+        messages: history.db has mem0's ``messages`` table.
+        missing: source name -> reason it is unavailable ("points", "history", "ledger").
+        point_count: points loaded.
+    """
+
+    points: bool = False
+    history: bool = False
+    ledger: bool = False
+    messages: bool = False
+    missing: dict[str, str] = field(default_factory=dict)
+    point_count: int = 0
+
+
+def _ro_uri(path: str) -> str:
+    return "file:" + os.path.abspath(path).replace("?", "%3f").replace("#", "%23") + "?mode=ro"
+
+
+class ScratchDB:
+    """A temporary SQLite database with the stores attached. Use as a context manager."""
+
+    def __init__(self) -> None:
+        self._dir = tempfile.TemporaryDirectory(prefix="mem0-hygiene-audit-")
+        self.conn = sqlite3.connect(os.path.join(self._dir.name, "audit.db"), uri=True, isolation_level=None)
+        for pragma in ("journal_mode = OFF", "synchronous = OFF", "temp_store = FILE", "cache_size = -16000"):
+            self.conn.execute(f"PRAGMA {pragma}")
+        self.conn.executescript(_SCRATCH_SCHEMA)
+        self.sources = Sources()
+
+    def __enter__(self) -> ScratchDB:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.conn.close()
+        self._dir.cleanup()
+
+    # -- SQLite stores ----------------------------------------------------------------------
+    def attach_history(self, path: str | None) -> None:
+        if not path or path == ":memory:" or not os.path.isfile(path):
+            self.sources.missing["history"] = f"mem0's history.db was not found at {path}"
+            return
+        try:
+            self.conn.execute("ATTACH DATABASE ? AS h", (_ro_uri(path),))
+            tables = {r[0] for r in self.conn.execute("SELECT name FROM h.sqlite_master WHERE type='table'")}
+        except sqlite3.DatabaseError as exc:
+            self._detach("h")
+            self.sources.missing["history"] = f"{path} could not be read as SQLite ({exc})"
+            return
+        if "history" not in tables:
+            self._detach("h")
+            self.sources.missing["history"] = f"{path} has no 'history' table: it is not mem0's history.db"
+            return
+        self.sources.history = True
+        self.sources.messages = "messages" in tables
+        self.conn.execute("BEGIN")
+        self.conn.execute(
+            """INSERT INTO hist (memory_id, last_rowid, n)
+               SELECT memory_id, MAX(rowid), COUNT(*) FROM h.history WHERE memory_id IS NOT NULL GROUP BY memory_id"""
+        )
+        self.conn.execute(
+            "UPDATE hist SET last_event = (SELECT event FROM h.history WHERE h.history.rowid = hist.last_rowid)"
+        )
+        self.conn.execute("COMMIT")
+
+    def attach_ledger(self, path: str | None) -> None:
+        if not path or path == ":memory:" or not os.path.isfile(path):
+            self.sources.missing["ledger"] = (
+                f"no mem0-hygiene ledger at {path}: the app has not used mem0_hygiene.Memory on this store yet"
+            )
+            return
+        try:
+            self.conn.execute("ATTACH DATABASE ? AS l", (_ro_uri(path),))
+            app_id = self.conn.execute("PRAGMA l.application_id").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            self._detach("l")
+            self.sources.missing["ledger"] = f"{path} could not be read as SQLite ({exc})"
+            return
+        if app_id != APPLICATION_ID:
+            self._detach("l")
+            self.sources.missing["ledger"] = f"{path} is not a mem0-hygiene ledger"
+            return
+        self.sources.ledger = True
+
+    def _detach(self, name: str) -> None:
+        try:
+            self.conn.execute(f"DETACH DATABASE {name}")
+        except sqlite3.DatabaseError:
+            pass
+
+    # -- vector store -----------------------------------------------------------------------
+    def load_points(self, pages: Iterator[list[Any]]) -> None:
+        """Stream points (qdrant ``Record``s or dicts with id/payload) into ``points`` and scan their text."""
+        insert_points = "INSERT OR REPLACE INTO points VALUES (?,?,?,?,?,?,?,?)"
+        insert_hits = "INSERT INTO hits VALUES (?,?,?)"
+        count = 0
+        for page in pages:
+            rows, hits = [], []
+            for point in page:
+                pid = str(point.id if hasattr(point, "id") else point["id"])
+                payload = (point.payload if hasattr(point, "payload") else point.get("payload")) or {}
+                text = payload.get("data")
+                text = text if isinstance(text, str) else ""
+                rows.append((pid, text, normalize_for_duplicates(text), payload.get("user_id"),
+                             payload.get("agent_id"), payload.get("run_id"), payload.get("created_at"),
+                             payload.get("expiration_date")))
+                if text:
+                    for secret in find_secrets(text):
+                        hits.append((pid, "secret", f"{secret.kind}: {secret.redacted}"))
+                    reason = instruction_reason(text)
+                    if reason:
+                        hits.append((pid, "instruction", reason))
+            self.conn.execute("BEGIN")
+            self.conn.executemany(insert_points, rows)
+            if hits:
+                self.conn.executemany(insert_hits, hits)
+            self.conn.execute("COMMIT")
+            count += len(rows)
+        self.sources.points = True
+        self.sources.point_count = count
+
+    # -- queries ----------------------------------------------------------------------------
+    def one(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> Any:
+        row = self.conn.execute(sql, params).fetchone()
+        return row[0] if row else None
+
+    def rows(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> list[tuple[Any, ...]]:
+        return self.conn.execute(sql, params).fetchall()
+
+
+def qdrant_pages(client: Any, collection: str, page_size: int = PAGE_SIZE) -> Iterator[list[Any]]:
+    """Every point of a Qdrant collection, payloads only, in pages."""
+    offset = None
+    while True:
+        points, offset = client.scroll(collection_name=collection, limit=page_size, offset=offset,
+                                       with_payload=True, with_vectors=False)
+        if points:
+            yield points
+        if offset is None:
+            return

@@ -1,0 +1,102 @@
+"""What every check gets (the context) and how checks declare what they need (the registry)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from ..auditdb import ScratchDB
+from ..locations import StoreLocation
+from ..report import Finding, Severity, Skipped
+
+CheckResult = Iterable[Finding]
+
+
+@dataclass
+class Context:
+    """Everything a check may read.
+
+    Fields:
+        db: the scratch database (``points``, ``hits``, ``hist``; ``h`` = history.db, ``l`` = ledger).
+        now: the audit's time (UTC).
+        locations: every store location of the deployment.
+        examples: how many example ids/texts a finding shows.
+        review_older_than: confirmations older than this are due for review.
+        retain_superseded: superseded/invalidated rows older than this are prunable.
+        target: how the deployment was named (for fix commands).
+        config_hint: the ``--config ...`` part of fix commands.
+    """
+
+    db: ScratchDB
+    now: datetime
+    locations: list[StoreLocation]
+    examples: int = 5
+    review_older_than: timedelta = timedelta(days=90)
+    retain_superseded: timedelta = timedelta(days=180)
+    target: str = ""
+    config_hint: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def now_iso(self) -> str:
+        return self.now.isoformat(timespec="microseconds")
+
+    def cmd(self, command: str) -> str:
+        """A mem0-hygiene command line with this deployment's config options."""
+        return f"mem0-hygiene {command}{self.config_hint}"
+
+
+@dataclass(frozen=True)
+class Check:
+    """A registered check: its code, area, what sources it needs, and the function."""
+
+    code: str
+    area: str
+    needs: tuple[str, ...]
+    func: Callable[[Context], CheckResult]
+
+
+REGISTRY: list[Check] = []
+
+
+def check(code: str, area: str, needs: tuple[str, ...] = ()) -> Callable[[Callable[[Context], CheckResult]],
+                                                                          Callable[[Context], CheckResult]]:
+    """Register a check. ``needs`` names sources ("points", "history", "ledger", "messages"); when one is
+    unavailable the audit reports the check as skipped with the source's reason instead of running it."""
+
+    def register(func: Callable[[Context], CheckResult]) -> Callable[[Context], CheckResult]:
+        REGISTRY.append(Check(code, area, needs, func))
+        return func
+
+    return register
+
+
+def finding(code: str, severity: Severity, area: str, title: str, *, count: int = 0,
+            examples: Iterable[Any] = (), why: str = "", fix: str = "", **details: Any) -> Finding:
+    return Finding(code=code, severity=severity, area=area, title=title, count=count,
+                   examples=tuple(str(e) for e in examples), why=why, fix=fix, details=details)
+
+
+def skipped(chk: Check, reason: str) -> Skipped:
+    return Skipped(code=chk.code, area=chk.area, reason=reason)
+
+
+def clip(text: Any, width: int = 80) -> str:
+    text = " ".join(str(text or "").split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+LEDGER_LIVE = ("m.deleted_at IS NULL AND m.superseded_by IS NULL AND m.invalid_at IS NULL AND m.quarantined = 0 "
+               "AND (m.expires_at IS NULL OR m.expires_at > :now)")
+
+
+def live_points(ctx: Context) -> tuple[str, str, dict[str, Any]]:
+    """(FROM, WHERE, params) selecting the points reads would serve (``p`` = points, ``m`` = ledger row)."""
+    params = {"now": ctx.now_iso, "today": ctx.now.date().isoformat()}
+    unexpired = "(p.expiration_date IS NULL OR p.expiration_date = '' OR p.expiration_date >= :today)"
+    if ctx.db.sources.ledger:
+        return ("points p LEFT JOIN l.memories m ON m.memory_id = p.id",
+                f"((m.memory_id IS NULL AND {unexpired}) OR ({LEDGER_LIVE}))", params)
+    return "points p", unexpired, params

@@ -1,0 +1,150 @@
+"""history.db checks: mem0's changelog against the vector store, and deleted text that lingers."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from ..report import Severity
+from .base import CheckResult, Context, check, clip, finding
+
+MESSAGE_SAMPLE = 200
+
+
+@check("HISTORY_ACTIVITY", "history", needs=("history",))
+def activity(ctx: Context) -> CheckResult:
+    by_event = dict(ctx.db.rows("SELECT COALESCE(event, '?'), COUNT(*) FROM h.history GROUP BY 1 ORDER BY 2 DESC"))
+    since = (ctx.now - timedelta(days=7)).isoformat()
+    recent = ctx.db.one("SELECT COUNT(*) FROM h.history WHERE created_at >= ? OR updated_at >= ?", (since, since))
+    total = sum(by_event.values())
+    ctx.extra.setdefault("stats", {})["history_rows_by_event"] = by_event
+    ctx.extra["stats"]["history_rows_last_7_days"] = recent
+    yield finding(
+        "HISTORY_ACTIVITY", Severity.INFO, "history",
+        f"history.db holds {total} change rows; {recent} in the last 7 days",
+        count=total, examples=[f"{event}: {n}" for event, n in by_event.items()], summary=True,
+        why="The changelog is mem0's only record of what was added, updated and deleted, and when.",
+    )
+
+
+@check("HISTORY_MISSING_TIMESTAMPS", "history", needs=("history",))
+def missing_timestamps(ctx: Context) -> CheckResult:
+    n = ctx.db.one("SELECT COUNT(*) FROM h.history WHERE created_at IS NULL OR created_at = ''")
+    if n:
+        ids = [r[0] for r in ctx.db.rows(
+            "SELECT memory_id FROM h.history WHERE created_at IS NULL OR created_at = '' LIMIT ?", (ctx.examples,))]
+        yield finding(
+            "HISTORY_MISSING_TIMESTAMPS", Severity.WARNING, "history",
+            f"{n} history rows have no timestamp", count=n, examples=ids,
+            why="Without a time, nobody can tell how old a fact is or what the agent believed on a given day.",
+            fix="Write memories through mem0's API (it stamps every change); find the script that wrote these rows.",
+        )
+
+
+@check("MEMORIES_LOST", "history", needs=("history", "points"))
+def lost(ctx: Context) -> CheckResult:
+    where = "FROM hist WHERE last_event IS NOT 'DELETE' AND memory_id NOT IN (SELECT id FROM points)"
+    n = ctx.db.one(f"SELECT COUNT(*) {where}")
+    if n:
+        examples = [f"{mid}: {clip(text, 60)}" for mid, text in ctx.db.rows(
+            "SELECT hist.memory_id, COALESCE(hh.new_memory, hh.old_memory) FROM hist "
+            "JOIN h.history hh ON hh.rowid = hist.last_rowid WHERE hist.last_event IS NOT 'DELETE' "
+            "AND hist.memory_id NOT IN (SELECT id FROM points) LIMIT ?", (ctx.examples,))]
+        yield finding(
+            "MEMORIES_LOST", Severity.ERROR, "history",
+            f"{n} memories that history.db says exist are missing from the vector store",
+            count=n, examples=examples,
+            why="The vector store lost data that was never deleted through mem0, typically a /tmp wipe at reboot "
+                "or a vector store restored from an older snapshot than history.db.",
+            fix="Restore the vector store and history.db from the same backup, together; then move the store off "
+                "/tmp (" + ctx.cmd("relocate --to /var/lib/mem0") + ")",
+        )
+
+
+@check("POINTS_WITHOUT_HISTORY", "history", needs=("history", "points"))
+def without_history(ctx: Context) -> CheckResult:
+    where = "FROM points WHERE id NOT IN (SELECT memory_id FROM hist)"
+    n = ctx.db.one(f"SELECT COUNT(*) {where}")
+    if n:
+        examples = [f"{pid}: {clip(text, 60)}" for pid, text in ctx.db.rows(f"SELECT id, text {where} LIMIT ?",
+                                                                          (ctx.examples,))]
+        yield finding(
+            "POINTS_WITHOUT_HISTORY", Severity.WARNING, "history",
+            f"{n} memories in the vector store have no history at all",
+            count=n, examples=examples,
+            why="Something wrote to the vector store around mem0 (a script, a migration), so nothing records where "
+                "these came from or when.",
+            fix="Review them (" + ctx.cmd("review") + "); write only through mem0's API from now on.",
+        )
+
+
+@check("MEMORIES_RESURRECTED", "history", needs=("history", "points"))
+def resurrected(ctx: Context) -> CheckResult:
+    where = "FROM hist JOIN points p ON p.id = hist.memory_id WHERE hist.last_event = 'DELETE'"
+    n = ctx.db.one(f"SELECT COUNT(*) {where}")
+    if n:
+        examples = [f"{pid}: {clip(text, 60)}" for pid, text in ctx.db.rows(f"SELECT p.id, p.text {where} LIMIT ?",
+                                                                          (ctx.examples,))]
+        yield finding(
+            "MEMORIES_RESURRECTED", Severity.ERROR, "history",
+            f"{n} memories that were deleted are back in the vector store",
+            count=n, examples=examples,
+            why="A vector-store snapshot older than history.db was restored on its own, so deleted (often wrong or "
+                "private) facts are served again.",
+            fix="Delete them again through mem0 (m.delete(id) for each), and back up and restore both stores together.",
+        )
+
+
+@check("DELETED_TEXT_IN_HISTORY", "history", needs=("history",))
+def deleted_text(ctx: Context) -> CheckResult:
+    where = ("FROM h.history hh JOIN hist ON hist.memory_id = hh.memory_id WHERE hist.last_event = 'DELETE' "
+             "AND (COALESCE(hh.old_memory, '') <> '' OR COALESCE(hh.new_memory, '') <> '')")
+    rows = ctx.db.one(f"SELECT COUNT(*) {where}")
+    if rows:
+        memories = ctx.db.one(f"SELECT COUNT(DISTINCT hh.memory_id) {where}")
+        examples = [f"{mid}: {clip(text, 40)}" for mid, text in ctx.db.rows(
+            f"SELECT hh.memory_id, COALESCE(hh.old_memory, hh.new_memory) {where} GROUP BY hh.memory_id LIMIT ?",
+            (ctx.examples,))]
+        yield finding(
+            "DELETED_TEXT_IN_HISTORY", Severity.WARNING, "history",
+            f"The text of {memories} deleted memories is still readable in history.db ({rows} rows)",
+            count=memories, examples=examples,
+            why="mem0 keeps a deleted memory's text in history.old_memory; deleting a memory does not erase what "
+                "it said, which matters for private data and erasure requests.",
+            fix=ctx.cmd("forget MEMORY_ID --scrub") + "  # blanks the text, keeps the event rows",
+        )
+
+
+@check("DELETED_TEXT_IN_MESSAGES", "history", needs=("history", "messages"))
+def deleted_in_messages(ctx: Context) -> CheckResult:
+    sample = ctx.db.rows(
+        "SELECT hh.memory_id, hh.old_memory FROM h.history hh JOIN hist ON hist.memory_id = hh.memory_id "
+        "WHERE hist.last_event = 'DELETE' AND hh.event = 'DELETE' AND length(hh.old_memory) >= 12 "
+        "ORDER BY hh.rowid DESC LIMIT ?", (MESSAGE_SAMPLE,))
+    found = []
+    for mid, text in sample:
+        if ctx.db.one("SELECT 1 FROM h.messages WHERE instr(content, ?) > 0 LIMIT 1", (text,)):
+            found.append(f"{mid}: {clip(text, 40)}")
+    if found:
+        yield finding(
+            "DELETED_TEXT_IN_MESSAGES", Severity.WARNING, "history",
+            f"The text of {len(found)} deleted memories is still in mem0's raw messages table",
+            count=len(found), examples=found[: ctx.examples], checked=len(sample),
+            why="mem0 stores the raw conversation turns it extracted from; deleting the memory leaves them.",
+            fix=ctx.cmd("forget MEMORY_ID --scrub") + "  # also removes it from the messages table",
+        )
+
+
+@check("HISTORY_FREE_PAGES", "history", needs=("history",))
+def free_pages(ctx: Context) -> CheckResult:
+    free = ctx.db.one("PRAGMA h.freelist_count") or 0
+    page = ctx.db.one("PRAGMA h.page_size") or 4096
+    deletes = ctx.db.one("SELECT COUNT(*) FROM hist WHERE last_event = 'DELETE'")
+    if free and deletes:
+        yield finding(
+            "HISTORY_FREE_PAGES", Severity.INFO, "history",
+            f"history.db has {free} free pages ({free * page // 1024} KiB) that may still hold deleted text",
+            count=free, examples=[],
+            why="SQLite leaves deleted rows' bytes in free pages until they are reused; `strings history.db` "
+                "shows them.",
+            fix="sqlite3 history.db 'VACUUM'  # with the app stopped; or " + ctx.cmd("forget ID --scrub"),
+        )

@@ -1,0 +1,227 @@
+"""Ledger checks: prune backlog, broken or cyclic supersede chains, drift between ledger and store,
+the review queue, and where memories came from."""
+
+from __future__ import annotations
+
+from ..report import Severity
+from .base import LEDGER_LIVE, CheckResult, Context, check, clip, finding
+
+WEEKLY_REVIEW = 20
+
+
+@check("LEDGER_MISSING", "ledger")
+def ledger_missing(ctx: Context) -> CheckResult:
+    reason = ctx.db.sources.missing.get("ledger")
+    if reason:
+        absent = reason.startswith("no mem0-hygiene ledger")
+        yield finding(
+            "LEDGER_MISSING", Severity.INFO if absent else Severity.ERROR, "ledger",
+            "No mem0-hygiene ledger yet: memories have no provenance, expiry or supersession records" if absent
+            else "The ledger file cannot be used", examples=[reason],
+            why="Without the ledger nothing records where a memory came from or whether it is still true.",
+            fix="from mem0_hygiene import Memory  # instead of mem0's Memory; existing memories are adopted",
+        )
+
+
+@check("LEDGER_BACKLOG", "ledger", needs=("ledger",))
+def backlog(ctx: Context) -> CheckResult:
+    by_state = dict(ctx.db.rows(
+        """SELECT CASE WHEN deleted_at IS NOT NULL THEN 'deleted' WHEN superseded_by IS NOT NULL THEN 'superseded'
+                  WHEN invalid_at IS NOT NULL THEN 'invalidated' WHEN quarantined = 1 THEN 'quarantined'
+                  WHEN expires_at IS NOT NULL AND expires_at <= :now THEN 'expired' ELSE 'live' END, COUNT(*)
+           FROM l.memories GROUP BY 1""", {"now": ctx.now_iso}))
+    total = sum(by_state.values())
+    ctx.extra.setdefault("stats", {})["ledger_rows_by_state"] = by_state
+    cutoff = (ctx.now - ctx.retain_superseded).isoformat(timespec="microseconds")
+    prunable = ctx.db.one(
+        """SELECT COUNT(*) FROM l.memories WHERE deleted_at IS NULL AND ((expires_at IS NOT NULL AND expires_at <= ?)
+           OR superseded_at <= ? OR invalid_at <= ?)""", (ctx.now_iso, cutoff, cutoff))
+    live = by_state.get("live", 0)
+    if not total:
+        return
+    severity = Severity.WARNING if prunable > max(100, total // 5) else Severity.INFO
+    yield finding(
+        "LEDGER_BACKLOG", severity, "ledger",
+        f"{total} ledger rows, {live} live; {prunable} ready to prune",
+        count=prunable, examples=[f"{state}: {n}" for state, n in sorted(by_state.items())], summary=True,
+        why="Stale rows are hidden from reads, so a missed prune only costs disk and review load; a large "
+            "backlog means prune is not running.",
+        fix=ctx.cmd("prune --dry-run") + "  # then without --dry-run; or m.prune() in the app",
+    )
+
+
+@check("EXPIRED_NOT_PRUNED", "ledger", needs=("ledger",))
+def expired(ctx: Context) -> CheckResult:
+    where = "FROM l.memories WHERE deleted_at IS NULL AND expires_at IS NOT NULL AND expires_at <= ?"
+    n = ctx.db.one(f"SELECT COUNT(*) {where}", (ctx.now_iso,))
+    if n:
+        ids = [f"{mid} (expired {exp[:10]})" for mid, exp in ctx.db.rows(
+            f"SELECT memory_id, expires_at {where} ORDER BY expires_at LIMIT ?", (ctx.now_iso, ctx.examples))]
+        yield finding(
+            "EXPIRED_NOT_PRUNED", Severity.WARNING, "ledger",
+            f"{n} memories have expired but are still stored", count=n, examples=ids,
+            why="The drop-in hides them, but every other reader of the store (plain mem0, scripts, exports) still "
+                "sees facts that are no longer true.",
+            fix=ctx.cmd("prune") + "  # or set hygiene.auto_prune='24h' in the app",
+        )
+
+
+@check("CHAIN_BROKEN", "ledger", needs=("ledger",))
+def chain_broken(ctx: Context) -> CheckResult:
+    dangling = ctx.db.rows(
+        """SELECT m.memory_id, m.superseded_by FROM l.memories m LEFT JOIN l.memories n
+           ON n.memory_id = m.superseded_by WHERE m.superseded_by IS NOT NULL AND n.memory_id IS NULL""")
+    orphaned = ctx.db.rows(
+        """SELECT m.memory_id, m.superseded_by FROM l.memories m JOIN l.memories n ON n.memory_id = m.superseded_by
+           WHERE m.deleted_at IS NULL AND n.deleted_at IS NOT NULL""")
+    fk_rows = len(ctx.db.rows("PRAGMA l.foreign_key_check(memories)"))
+    n = len(dangling) + len(orphaned)
+    if n or fk_rows:
+        examples = [f"{a} -> {b} (missing)" for a, b in dangling] + [f"{a} -> {b} (deleted)" for a, b in orphaned]
+        yield finding(
+            "CHAIN_BROKEN", Severity.ERROR, "ledger",
+            f"{n} superseded memories point at a replacement that is gone",
+            count=n, examples=examples[: ctx.examples], foreign_key_check_rows=fk_rows,
+            why="The newer fact was deleted on a connection with foreign keys off, so the older, stale fact was "
+                "not deleted with it; the first script that 'fixes dangling pointers' makes it live again.",
+            fix="m.delete(OLD_ID)  # for each stale predecessor listed; never clear superseded_by by hand",
+        )
+
+
+@check("CHAIN_CYCLE", "ledger", needs=("ledger",))
+def chain_cycle(ctx: Context) -> CheckResult:
+    rows = ctx.db.rows(
+        """WITH RECURSIVE walk(start, cur, depth) AS (
+               SELECT memory_id, superseded_by, 1 FROM l.memories WHERE superseded_by IS NOT NULL
+               UNION ALL
+               SELECT w.start, m.superseded_by, w.depth + 1 FROM walk w JOIN l.memories m ON m.memory_id = w.cur
+               WHERE m.superseded_by IS NOT NULL AND w.cur <> w.start AND w.depth < 64)
+           SELECT DISTINCT start FROM walk WHERE cur = start""")
+    if rows:
+        yield finding(
+            "CHAIN_CYCLE", Severity.ERROR, "ledger",
+            f"{len(rows)} memories sit on a supersede cycle", count=len(rows), examples=[r[0] for r in rows],
+            why="In a cycle every fact is superseded by another, so none of them is ever served: the agent loses the "
+                "fact entirely.",
+            fix="m.invalidate(ID, reason='broken chain') for the wrong ones, then m.add the true fact again",
+        )
+
+
+@check("LEDGER_PRAGMAS", "ledger", needs=("ledger",))
+def pragmas(ctx: Context) -> CheckResult:
+    mode = str(ctx.db.one("PRAGMA l.journal_mode") or "").lower()
+    schema = ctx.db.one("SELECT sql FROM l.sqlite_master WHERE name = 'memories'") or ""
+    problems = []
+    if mode != "wal":
+        problems.append(f"journal_mode is {mode}, not wal")
+    if "REFERENCES" not in schema.upper():
+        problems.append("the supersede column has no foreign key")
+    if problems:
+        yield finding(
+            "LEDGER_PRAGMAS", Severity.WARNING, "ledger", "The ledger is not set up for safe concurrent use",
+            count=len(problems), examples=problems,
+            why="Readers and one writer only coexist under WAL; without the foreign key, deletes break chains.",
+            fix="Open the ledger only through mem0_hygiene (it sets WAL, foreign keys and a busy timeout).",
+        )
+
+
+@check("UNTRACKED_MEMORIES", "ledger", needs=("ledger", "points"))
+def untracked(ctx: Context) -> CheckResult:
+    where = "FROM points p WHERE NOT EXISTS (SELECT 1 FROM l.memories m WHERE m.memory_id = p.id)"
+    n = ctx.db.one(f"SELECT COUNT(*) {where}")
+    if n:
+        examples = [f"{pid}: {clip(text, 50)}" for pid, text in ctx.db.rows(f"SELECT p.id, p.text {where} LIMIT ?",
+                                                                          (ctx.examples,))]
+        yield finding(
+            "UNTRACKED_MEMORIES", Severity.WARNING, "ledger",
+            f"{n} memories have no ledger row (written by plain mem0 or before adoption)",
+            count=n, examples=examples,
+            why="They are served with no source, no confirmation date and no expiry.",
+            fix="m.adopt()  # in the app: records them with source 'unknown' for review",
+        )
+
+
+@check("LEDGER_ORPHANS", "ledger", needs=("ledger", "points"))
+def orphans(ctx: Context) -> CheckResult:
+    where = ("FROM l.memories m WHERE m.deleted_at IS NULL AND NOT EXISTS (SELECT 1 FROM points p "
+             "WHERE p.id = m.memory_id)")
+    n = ctx.db.one(f"SELECT COUNT(*) {where}")
+    if n:
+        ids = [r[0] for r in ctx.db.rows(f"SELECT m.memory_id {where} LIMIT ?", (ctx.examples,))]
+        yield finding(
+            "LEDGER_ORPHANS", Severity.WARNING, "ledger",
+            f"{n} ledger rows describe memories that are not in the vector store", count=n, examples=ids,
+            why="The memories were deleted around the wrapper, or lost with the vector store.",
+            fix="Check MEMORIES_LOST first; " + ctx.cmd("prune") + " compacts rows whose memories are gone.",
+        )
+
+
+@check("TOMBSTONED_PRESENT", "ledger", needs=("ledger", "points"))
+def tombstoned(ctx: Context) -> CheckResult:
+    where = "FROM l.memories m JOIN points p ON p.id = m.memory_id WHERE m.deleted_at IS NOT NULL"
+    n = ctx.db.one(f"SELECT COUNT(*) {where}")
+    if n:
+        examples = [f"{mid}: {clip(text, 50)}" for mid, text in ctx.db.rows(
+            f"SELECT m.memory_id, p.text {where} LIMIT ?", (ctx.examples,))]
+        yield finding(
+            "TOMBSTONED_PRESENT", Severity.ERROR, "ledger",
+            f"{n} memories deleted through mem0-hygiene are back in the vector store",
+            count=n, examples=examples,
+            why="An older vector snapshot was restored alone. mem0-hygiene keeps hiding them, but plain mem0 and "
+                "every other reader serve them again.",
+            fix="m.delete(ID) for each (the tombstone stays); restore vector store and SQLite files together.",
+        )
+
+
+@check("REVIEW_BACKLOG", "ledger", needs=("ledger",))
+def review(ctx: Context) -> CheckResult:
+    cutoff = (ctx.now - ctx.review_older_than).isoformat(timespec="microseconds")
+    where = (f"FROM l.memories m WHERE {LEDGER_LIVE} AND m.expires_at IS NULL "
+             "AND COALESCE(m.confirmed_at, m.created_at) < :cutoff")
+    params = {"now": ctx.now_iso, "cutoff": cutoff}
+    n = ctx.db.one(f"SELECT COUNT(*) {where}", params)
+    if n:
+        weeks = -(-n // WEEKLY_REVIEW)
+        oldest = ctx.db.rows(f"SELECT m.memory_id, COALESCE(m.confirmed_at, m.created_at) {where} "
+                             "ORDER BY 2 LIMIT :lim", {**params, "lim": ctx.examples})
+        yield finding(
+            "REVIEW_BACKLOG", Severity.WARNING if n > WEEKLY_REVIEW else Severity.INFO, "ledger",
+            f"{n} memories were last confirmed over {ctx.review_older_than.days} days ago "
+            f"({weeks} week{'s' if weeks != 1 else ''} of review at {WEEKLY_REVIEW} a week)",
+            count=n, examples=[f"{mid} (confirmed {when[:10]})" for mid, when in oldest],
+            why="Drift has no clock: a decision made elsewhere ('we moved to pnpm') leaves the old fact looking "
+                "fresh. Only re-confirmation or supersession catches it.",
+            fix=ctx.cmd("review --limit 20"),
+        )
+
+
+@check("UNSOURCED", "ledger", needs=("ledger",))
+def unsourced(ctx: Context) -> CheckResult:
+    where = f"FROM l.memories m WHERE {LEDGER_LIVE} AND (m.source IS NULL OR m.source IN ('', 'unknown'))"
+    n = ctx.db.one(f"SELECT COUNT(*) {where}", {"now": ctx.now_iso})
+    if n:
+        ids = [r[0] for r in ctx.db.rows(f"SELECT m.memory_id {where} LIMIT :lim",
+                                         {"now": ctx.now_iso, "lim": ctx.examples})]
+        yield finding(
+            "UNSOURCED", Severity.WARNING, "ledger", f"{n} live memories have no source",
+            count=n, examples=ids,
+            why="A fact nobody can trace cannot be re-checked, and an injected one looks like any other.",
+            fix="m.add(..., source='chat 2026-08-08')  # and hygiene.require_source: true",
+        )
+
+
+@check("TOOL_SOURCED", "ledger", needs=("ledger",))
+def tool_sourced(ctx: Context) -> CheckResult:
+    where = "FROM l.memories m WHERE m.deleted_at IS NULL AND m.source_kind = 'tool'"
+    n = ctx.db.one(f"SELECT COUNT(*) {where}")
+    if n:
+        live = ctx.db.one(f"SELECT COUNT(*) {where} AND m.quarantined = 0")
+        rows = ctx.db.rows(f"SELECT m.memory_id, m.source, m.quarantined {where} LIMIT ?", (ctx.examples,))
+        yield finding(
+            "TOOL_SOURCED", Severity.WARNING, "ledger",
+            f"{n} memories came from tool output or web content ({live} confirmed and served)",
+            count=n, examples=[f"{mid} from {clip(src, 50)}{' (quarantined)' if q else ''}" for mid, src, q in rows],
+            why="Text from web pages, files and command output that reads like a standing fact gets injected into "
+                "every later prompt as if the user had said it.",
+            fix=ctx.cmd("digest --since 7d") + "  # review them; m.invalidate(ID) the injected ones",
+        )
