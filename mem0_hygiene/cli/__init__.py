@@ -1,0 +1,138 @@
+"""The ``mem0-hygiene`` command line: a click group, each command thin over a library call.
+
+This module holds the group and the plumbing every command shares; the commands live in the
+modules beside it, one per family, and register themselves on import (see the bottom of this file)."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("MEM0_TELEMETRY", "False")
+
+import contextlib  # noqa: E402
+import functools  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+from typing import Any, TypeVar, cast  # noqa: E402
+
+import click  # noqa: E402
+from rich.console import Console  # noqa: E402
+
+from .. import __version__  # noqa: E402
+from ..errors import HygieneError  # noqa: E402
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="mem0-hygiene")
+def cli() -> None:
+    """Keep an agent's mem0 memory true: audit it, prune it, review it, back it up."""
+
+
+# --------------------------------------------------------------------------------------------- shared plumbing
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@contextlib.contextmanager
+def reported_errors() -> Iterator[None]:
+    """Turn the library's errors into a clean message and exit status 1 (no traceback)."""
+    try:
+        yield
+    except HygieneError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def hygiene_command(func: F) -> F:
+    """Decorator for a command body: a :class:`HygieneError` becomes ``Error: MESSAGE`` and exit 1."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with reported_errors():
+            return func(*args, **kwargs)
+
+    return cast(F, wrapper)
+
+
+@dataclass(frozen=True)
+class StoreOptions:
+    """The store-selecting options every store command shares (see :func:`store_options`)."""
+
+    config: str | None = None
+    qdrant_path: str | None = None
+    collection: str | None = None
+    history_db: str | None = None
+    ledger: str | None = None
+
+    def load(self) -> dict[str, Any]:
+        """The app's mem0 config dict with the shortcuts applied ({} = mem0's defaults)."""
+        from ..config_loader import load_config
+
+        return load_config(self.config, qdrant_path=self.qdrant_path, collection=self.collection,
+                           history_db=self.history_db, ledger=self.ledger)
+
+    def load_for_maintenance(self) -> dict[str, Any]:
+        """The same, with the offline embedder and LLM: for commands that only read or delete."""
+        from ..config_loader import for_maintenance
+
+        return for_maintenance(self.load())
+
+
+_STORE_OPTION_NAMES = ("config", "qdrant_path", "collection", "history_db", "ledger")
+
+
+def store_options(func: F) -> F:
+    """Add --config, --qdrant-path, --collection, --history-db, --ledger; pass them as ``store``."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        values = {name: kwargs.pop(name, None) for name in _STORE_OPTION_NAMES}
+        kwargs["store"] = StoreOptions(**values)
+        return func(*args, **kwargs)
+
+    options = [
+        click.option("--config", "config", metavar="FILE|MODULE:ATTR",
+                     help="The app's mem0 config: a JSON/YAML file, or module:ATTRIBUTE naming a dict "
+                          "(or a function returning one). Default: mem0's defaults."),
+        click.option("--qdrant-path", type=click.Path(), help="Local Qdrant folder (vector_store.config.path)."),
+        click.option("--collection", help="Vector-store collection (vector_store.config.collection_name)."),
+        click.option("--history-db", type=click.Path(dir_okay=False), help="mem0's history database."),
+        click.option("--ledger", type=click.Path(dir_okay=False), help="The hygiene ledger (hygiene.ledger_path)."),
+    ]
+    decorated: Any = wrapper
+    for option in reversed(options):
+        decorated = option(decorated)
+    return cast(F, decorated)
+
+
+def console_for_output() -> Console:
+    console = Console()
+    if not console.is_terminal:  # pipes and tests: do not cut paths at 80 columns
+        console = Console(width=max(console.width, 200))
+    return console
+
+
+def human_size(n: int | None) -> str:
+    if n is None:
+        return "-"
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"
+
+
+def yes_no(value: bool | None) -> str:
+    return "-" if value is None else ("yes" if value else "no")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    import logging
+
+    # mem0 warns about optional extras (spaCy, fastembed) that maintenance commands never use.
+    logging.getLogger("mem0").setLevel(logging.ERROR)
+    cli()
+
+
+from . import audit, store  # noqa: E402,F401  (register the commands)
