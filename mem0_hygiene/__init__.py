@@ -7,6 +7,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from .audit import AuditError, audit  # noqa: E402
 from .config import HygieneSettings, offline_config  # noqa: E402
 from .errors import (  # noqa: E402
     ConfigError,
@@ -24,6 +25,12 @@ from .prompt import format_for_prompt  # noqa: E402
 from .prune import PrunedMemory, PruneResult  # noqa: E402
 
 __all__ = [
+    "AuditError",
+    "Finding",
+    "Report",
+    "Severity",
+    "Skipped",
+    "audit",
     "ConfigError",
     "HygieneError",
     "HygieneMemory",

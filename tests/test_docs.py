@@ -1,0 +1,35 @@
+"""The README documents every finding code and every command has help text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from mem0_hygiene.checks.base import REGISTRY
+from mem0_hygiene.cli import cli
+
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+
+
+def test_every_finding_code_is_documented_in_the_readme():
+    missing = [chk.code for chk in REGISTRY if f"`{chk.code}`" not in README]
+    assert missing == []
+
+
+def test_every_command_has_help_text_and_a_working_help_option():
+    for name, command in cli.commands.items():
+        assert command.help and command.help.strip(), name
+        result = CliRunner().invoke(cli, [name, "--help"])
+        assert result.exit_code == 0, name
+
+
+def test_readme_has_exactly_two_set_up_commands_and_ci_runs_the_test_one():
+    setup = README.split("## Set up", 1)[1].split("\n## ", 1)[0]
+    commands = [line.strip() for line in setup.splitlines() if line.startswith("    ")]
+    assert len(commands) == 2
+    ci = (Path(__file__).resolve().parent.parent / ".ci" / "run").read_text()
+    test_command = commands[1]
+    install = test_command.split("&&")[1].strip().replace(".venv/bin/pip install ", "")
+    assert install in ci
+    assert ".venv/bin/pytest" in ci
