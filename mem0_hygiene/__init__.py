@@ -1,51 +1,76 @@
 """mem0-hygiene: provenance, expiry, supersession and audits for mem0 memories.
 
 ``from mem0_hygiene import Memory`` is a drop-in replacement for ``mem0.Memory``.
+
+The public names are loaded on first use, so importing the package (or running the CLI, which must
+switch mem0's telemetry off before mem0 is imported) does not import mem0 by itself.
 """
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
 
-from .audit import AuditError, audit  # noqa: E402
-from .config import HygieneSettings, offline_config  # noqa: E402
-from .errors import (  # noqa: E402
-    ConfigError,
-    HygieneError,
-    LedgerError,
-    MemoryNotFound,
-    MissingSource,
-    StateError,
-    StoreLocked,
-    SupersedeError,
-    VolatileStoreError,
-)
-from .memory import HygieneMemory, Memory  # noqa: E402
-from .prompt import format_for_prompt  # noqa: E402
-from .prune import PrunedMemory, PruneResult  # noqa: E402
+_EXPORTS = {
+    "AuditError": ".audit",
+    "audit": ".audit",
+    "HygieneSettings": ".config",
+    "offline_config": ".config",
+    "ConfigError": ".errors",
+    "HygieneError": ".errors",
+    "LedgerError": ".errors",
+    "MemoryNotFound": ".errors",
+    "MissingSource": ".errors",
+    "StateError": ".errors",
+    "StoreLocked": ".errors",
+    "SupersedeError": ".errors",
+    "VolatileStoreError": ".errors",
+    "inspect": ".inspection",
+    "HygieneMemory": ".memory",
+    "Memory": ".memory",
+    "format_for_prompt": ".prompt",
+    "PrunedMemory": ".prune",
+    "PruneResult": ".prune",
+    "Finding": ".report",
+    "Report": ".report",
+    "Severity": ".report",
+    "Skipped": ".report",
+}
 
-__all__ = [
-    "AuditError",
-    "Finding",
-    "Report",
-    "Severity",
-    "Skipped",
-    "audit",
-    "ConfigError",
-    "HygieneError",
-    "HygieneMemory",
-    "HygieneSettings",
-    "LedgerError",
-    "Memory",
-    "MemoryNotFound",
-    "MissingSource",
-    "PruneResult",
-    "PrunedMemory",
-    "StateError",
-    "StoreLocked",
-    "SupersedeError",
-    "VolatileStoreError",
-    "__version__",
-    "format_for_prompt",
-    "offline_config",
-]
+__all__ = sorted([*_EXPORTS, "__version__"])
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mem0_hygiene' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+if TYPE_CHECKING:
+    from .audit import AuditError, audit
+    from .config import HygieneSettings, offline_config
+    from .errors import (
+        ConfigError,
+        HygieneError,
+        LedgerError,
+        MemoryNotFound,
+        MissingSource,
+        StateError,
+        StoreLocked,
+        SupersedeError,
+        VolatileStoreError,
+    )
+    from .inspection import inspect
+    from .memory import HygieneMemory, Memory
+    from .prompt import format_for_prompt
+    from .prune import PrunedMemory, PruneResult
+    from .report import Finding, Report, Severity, Skipped

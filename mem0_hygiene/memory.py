@@ -632,9 +632,11 @@ class Memory(Mem0Memory):
         finally:
             self.ledger.close()
             super().close()
-            client = getattr(getattr(self, "vector_store", None), "client", None)
-            if client is not None and hasattr(client, "close"):
-                client.close()
+            # mem0 keeps a second local Qdrant store for telemetry when MEM0_TELEMETRY is on; release both locks
+            for store in (getattr(self, "vector_store", None), getattr(self, "_telemetry_vector_store", None)):
+                client = getattr(store, "client", None)
+                if client is not None and hasattr(client, "close"):
+                    client.close()
 
 
 HygieneMemory = Memory
