@@ -393,15 +393,24 @@ class Ledger:
         sql = _SELECT + f" WHERE {where} ORDER BY COALESCE(confirmed_at, created_at) LIMIT ?"
         return [_row(r) for r in self.query(sql, [*params, limit])]
 
-    def prune_candidates(self, now: datetime, retain: timedelta) -> list[tuple[LedgerRow, str]]:
-        """Rows prune should delete: expired now, or superseded/invalidated before now - retain."""
+    def prune_candidates(self, now: datetime, retain: timedelta,
+                         limit: int | None = None) -> list[tuple[LedgerRow, str]]:
+        """Rows prune should delete: expired now, or superseded/invalidated before now - retain.
+
+        All of them oldest first; with ``limit``, at most that many in key order, so the scan stops at
+        the first ``limit`` matches (the cheap query auto_prune runs inside the app's calls)."""
         stamp, cutoff = to_iso(now), to_iso(now - retain)
         out: list[tuple[LedgerRow, str]] = []
-        for row in self.iter_rows(
-            "deleted_at IS NULL AND ((expires_at IS NOT NULL AND expires_at <= ?) "
-            "OR (superseded_at IS NOT NULL AND superseded_at <= ?) OR (invalid_at IS NOT NULL AND invalid_at <= ?))",
-            (stamp, cutoff, cutoff), order="created_at",
-        ):
+        where = ("deleted_at IS NULL AND ((expires_at IS NOT NULL AND expires_at <= ?) "
+                 "OR (superseded_at IS NOT NULL AND superseded_at <= ?) "
+                 "OR (invalid_at IS NOT NULL AND invalid_at <= ?))")
+        params: tuple[Any, ...] = (stamp, cutoff, cutoff)
+        if limit is None:
+            rows: Iterable[LedgerRow] = self.iter_rows(where, params, order="created_at")
+        else:
+            rows = [_row(r) for r in self.query(_SELECT + f" WHERE {where} ORDER BY memory_id LIMIT ?",
+                                                (*params, int(limit)))]
+        for row in rows:
             if row.expires_at and row.expires_at <= stamp:
                 reason = "expired"
             elif row.superseded_by:
@@ -410,6 +419,84 @@ class Ledger:
                 reason = "invalidated"
             out.append((row, reason))
         return out
+
+    def unused_candidates(self, now: datetime, older_than: timedelta) -> list[LedgerRow]:
+        """Live memories neither used nor confirmed since ``now - older_than``, least recently touched
+        first. A never-used memory counts from its creation; a quarantined one is not live, so it is
+        left to review."""
+        cutoff, stamp = to_iso(now - older_than), to_iso(now)
+        where = ("deleted_at IS NULL AND superseded_by IS NULL AND invalid_at IS NULL AND quarantined = 0 "
+                 "AND (expires_at IS NULL OR expires_at > ?) "
+                 "AND COALESCE(last_used_at, created_at) < ? AND COALESCE(confirmed_at, created_at) < ?")
+        order = "MAX(COALESCE(last_used_at, created_at), COALESCE(confirmed_at, created_at)), memory_id"
+        return list(self.iter_rows(where, (stamp, cutoff, cutoff), order=order))
+
+    def purgeable_tombstones(self, older_than: datetime, limit: int | None = None) -> list[str]:
+        """Ids :meth:`purge_rows` may remove, oldest tombstone first (at most ``limit``): tombstoned
+        before ``older_than`` and not pointed at by a row that is still alive (removing a row cascades
+        to the rows it superseded)."""
+        rows = self.query(
+            "SELECT memory_id FROM memories WHERE deleted_at IS NOT NULL AND deleted_at < ? "
+            "AND NOT EXISTS (SELECT 1 FROM memories s WHERE s.superseded_by = memories.memory_id "
+            "AND s.deleted_at IS NULL) ORDER BY deleted_at, memory_id LIMIT ?",
+            (to_iso(older_than), -1 if limit is None else int(limit)),
+        )
+        return [r[0] for r in rows]
+
+    def purge_rows(self, memory_ids: Sequence[str]) -> int:
+        """Remove tombstoned rows for good (and, by the foreign key's cascade, the rows they superseded),
+        on this connection with ``secure_delete`` on, so the removed bytes are overwritten with zeros in
+        the file instead of staying readable in free pages; then checkpoint the WAL so the old page
+        images leave the ``-wal`` file too. Rows without a tombstone are never touched. Returns how many
+        rows went (cascaded ones included)."""
+        ids = list(dict.fromkeys(memory_ids))
+        if not ids:
+            return 0
+        with self._lock:
+            try:
+                before = self._conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+                previous = self._conn.execute("PRAGMA secure_delete").fetchone()[0]
+                self._conn.execute("PRAGMA secure_delete = ON")
+                try:
+                    self._conn.execute("BEGIN IMMEDIATE")
+                    try:
+                        for start in range(0, len(ids), 500):
+                            chunk = ids[start : start + 500]
+                            marks = ",".join("?" * len(chunk))
+                            self._conn.execute(
+                                f"DELETE FROM memories WHERE deleted_at IS NOT NULL AND memory_id IN ({marks})", chunk)
+                        self._conn.execute("COMMIT")
+                    except BaseException:
+                        self._conn.execute("ROLLBACK")
+                        raise
+                finally:
+                    self._conn.execute(f"PRAGMA secure_delete = {int(previous)}")
+                removed = before - self._conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+                if self.path != ":memory:":
+                    self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+                return removed
+            except sqlite3.DatabaseError as exc:
+                raise LedgerError(self._explain(exc)) from None
+
+    @classmethod
+    def open_readonly(cls, path: str) -> Ledger:
+        """The ledger at ``path`` opened read-only (no migration, nothing created): for reports that must
+        work while the app has the store open. Raises :class:`LedgerError` when it is missing or not a
+        ledger."""
+        if path == ":memory:" or not os.path.isfile(path):
+            raise LedgerError(f"no ledger at {path}: the drop-in Memory creates it on first start")
+        self = cls.__new__(cls)
+        self.path = path
+        self._lock = threading.RLock()
+        try:
+            self._conn = connect(path, readonly=True)
+            app_id = self._conn.execute("PRAGMA application_id").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            raise LedgerError(self._explain(exc)) from None
+        if app_id != APPLICATION_ID:
+            self._conn.close()
+            raise LedgerError(f"{path} is not a mem0-hygiene ledger; check hygiene.ledger_path")
+        return self
 
     def pragma_check(self) -> tuple[list[tuple[Any, ...]], bool, str]:
         """(foreign_key_check rows, foreign_keys on?, journal mode) for this connection."""

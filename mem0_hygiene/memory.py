@@ -13,6 +13,7 @@ Python point by point.)
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -75,7 +76,9 @@ class Memory(Mem0Memory):
         self.ledger = Ledger(self.ledger_path)
         self._uses: dict[str, tuple[int, datetime]] = {}
         self._pending_adopt: dict[str, LedgerRow] = {}
-        self._last_prune: datetime | None = None
+        self._last_prune: datetime | None = None  # when the current (or last) prune run started
+        self._prune_pending = False  # an auto_prune run has work left for the next calls
+        self._auto_prune_lock = threading.Lock()
         try:
             super().__init__(config)
         except BaseException:
@@ -217,19 +220,66 @@ class Memory(Mem0Memory):
         self.ledger.insert([row], ignore_existing=True)
         return self.ledger.get(memory_id) or row
 
+    AUTO_PRUNE_STEP = 1
+    """How many prunable memories (each with the chain it superseded) one add/search call deletes at
+    most while an auto_prune run has work left."""
+
+    AUTO_PRUNE_TOMBSTONES = 64
+    """How many old tombstones one call looks at once the memories are done (a lookup each, cheap)."""
+
     def _maybe_auto_prune(self, now: datetime) -> None:
+        """``hygiene.auto_prune``: a prune spread thinly over the app's own add/search calls.
+
+        A run starts at most once per interval (the first call after start-up starts one). While it
+        has work left, each add/search call does one bounded step after its own work is done: delete
+        at most :attr:`AUTO_PRUNE_STEP` prunable memories, then, once none are left, compact at most
+        :attr:`AUTO_PRUNE_TOMBSTONES` old tombstones; a step that finds nothing ends the run. Outside a
+        run the cost is one time comparison. A failure is logged and never reaches the app's call; the
+        run is then retried after the interval. A non-blocking lock keeps two threads (or a re-entered
+        call) from stepping at once: the second simply skips.
+
+        Synchronous on purpose, not a background thread: local Qdrant, the store that most needs
+        in-process pruning (no second process can open it), is not thread-safe. Its client keeps each
+        collection in numpy arrays that ``add`` replaces (``np.append``) without a lock, so a delete
+        from another thread can be lost or a concurrent search can see arrays of different lengths;
+        with SQLite builds where ``THREADSAFE=2`` (macOS) its storage connection even refuses other
+        threads; and mem0's entity store shares the same client. mem0's own history.db connection
+        would be fine (``check_same_thread=False`` and a lock), and so is the ledger. Making a thread
+        safe would mean a lock around every store call of the app, which would then wait for the
+        deletion anyway; one small step per call costs about the same and stays deterministic.
+        A large backlog is better cleared in one go with ``mem0_hygiene.maintenance.prune(m)``.
+        """
         interval = self.hygiene_settings.auto_prune
         if interval is None:
             return
-        if self._last_prune is None:
-            self._last_prune = now
+        if not self._prune_pending and self._last_prune is not None and now - self._last_prune < interval:
             return
-        if now - self._last_prune >= interval:
-            self._last_prune = now
-            try:
-                self.prune()
-            except Exception as exc:  # maintenance must never break the app's own call
-                logger.warning("auto_prune failed (will retry after the interval): %s", exc)
+        if not self._auto_prune_lock.acquire(blocking=False):
+            return
+        try:
+            if not self._prune_pending:
+                self._last_prune = now
+            self._prune_pending = self._auto_prune_step(now)
+        except Exception as exc:  # maintenance must never break the app's own call
+            self._prune_pending = False
+            logger.warning("auto_prune failed (will retry after the interval): %s", exc)
+        finally:
+            self._auto_prune_lock.release()
+
+    def _auto_prune_step(self, now: datetime) -> bool:
+        """One bounded piece of an auto_prune run. True when it did something (more may be left)."""
+        retain = self.hygiene_settings.retain_superseded
+        found = self.ledger.prune_candidates(now, retain, limit=self.AUTO_PRUNE_STEP)
+        if found:
+            self._delete_ids([row.memory_id for row, _reason in found])
+            logger.info("auto_prune deleted %s", ", ".join(f"{row.memory_id} ({why})" for row, why in found))
+            return True
+        from .compaction import compact_ledger
+
+        done = compact_ledger(self, now - retain, limit=self.AUTO_PRUNE_TOMBSTONES)
+        if done.purged or done.leftovers:
+            logger.info("auto_prune compacted the ledger: %d old tombstone row(s) removed", done.purged)
+        return done.more
 
     # -- writes -----------------------------------------------------------------------------
     def add(  # type: ignore[override]
@@ -622,6 +672,7 @@ class Memory(Mem0Memory):
                 cascaded += [c for c in self.ledger.predecessors(p.memory_id) if c not in targets]
             self._delete_ids([p.memory_id for p in pruned])
         self._last_prune = now
+        self._prune_pending = False
         return PruneResult(memories=tuple(pruned), dry_run=dry_run, at=to_iso(now), cascaded=tuple(cascaded))
 
     def close(self) -> None:

@@ -1,0 +1,102 @@
+"""Small tables for the maintenance results (prune, review queue, changes, digest, history).
+
+Each result object's ``__rich__`` returns :func:`rich_table` and its ``_repr_html_`` returns
+:func:`html_table`, so the CLI, ``rich.print(result)`` and a notebook show the same rows. The style
+follows the audit renderers: every value that comes from a store goes through
+:func:`~mem0_hygiene.render.terminal.printable` (control characters made visible) into ``Text``
+cells, never into console markup, and is escaped in HTML; colours are inline in HTML.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+from .html import _CELL, _TABLE
+from .terminal import printable
+
+TEXT_CHARS = 120
+"""Longest memory text shown in a table cell before it is shortened with an ellipsis."""
+
+STATE_STYLES: dict[str, str] = {
+    "live": "green",
+    "expired": "yellow",
+    "superseded": "magenta",
+    "invalidated": "red",
+    "quarantined": "bold yellow",
+    "deleted": "dim",
+    "untracked": "yellow",
+}
+"""Colour of each memory state (and of prune reasons with the same name)."""
+
+NO_WRAP = frozenset({"when", "written"})
+"""Columns kept on one line (times); other columns fold, memory texts get at least :data:`TEXT_MIN` columns."""
+
+TEXT_MIN = 16
+
+_HTML_COLOURS = {"green": "#2e7d32", "yellow": "#b26a00", "bold yellow": "#b26a00", "magenta": "#6a1b9a",
+                 "red": "#c62828", "dim": "#777777"}
+
+def short(value: object, limit: int = TEXT_CHARS) -> str:
+    """A value as one printable line, cut to ``limit`` characters ("-" for None)."""
+    if value is None:
+        return "-"
+    return printable(value, limit)
+
+
+def _split(cell: object) -> tuple[str, str]:
+    if isinstance(cell, tuple):
+        return str(cell[0]), str(cell[1] or "")
+    return ("-" if cell is None else str(cell)), ""
+
+
+def rich_table(title: str, headers: Sequence[str], rows: Iterable[Sequence[object]], *,
+               caption: str | None = None) -> Table:
+    """A rich Table; each cell is text or ``(text, style)`` with a style from :data:`STATE_STYLES`.
+    Texts are shown literally (no markup)."""
+    table = Table(title=Text(printable(title), style="bold"),
+                  caption=Text(printable(caption)) if caption else None, box=box.SIMPLE_HEAD,
+                  title_justify="left", caption_justify="left", show_lines=False)
+    for header in headers:
+        table.add_column(header, overflow="fold", no_wrap=header in NO_WRAP,
+                         min_width=TEXT_MIN if header == "text" else None)
+    for row in rows:
+        cells = []
+        for cell in row:
+            text, style = _split(cell)
+            cells.append(Text(printable(text), style=style))
+        table.add_row(*cells)
+    return table
+
+
+def html_table(title: str, headers: Sequence[str], rows: Iterable[Sequence[object]], *,
+               caption: str | None = None, cls: str = "m0h-result") -> str:
+    """The same rows as an HTML fragment: a heading, a table with inline styles, an optional note."""
+    head = "".join(f'<th style="{_CELL}">{html.escape(h)}</th>' for h in headers)
+    body = []
+    for row in rows:
+        cells = []
+        for cell in row:
+            text, style = _split(cell)
+            escaped = html.escape(printable(text), quote=True)
+            colour = _HTML_COLOURS.get(style)
+            if colour:
+                escaped = f'<span style="color:{colour}">{escaped}</span>'
+            cells.append(f'<td style="{_CELL}">{escaped}</td>')
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    parts = [f"<div class=\"{html.escape(cls)}\"><strong>{html.escape(printable(title))}</strong>",
+             f'<table style="{_TABLE}"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>']
+    if caption:
+        parts.append(f"<p>{html.escape(printable(caption))}</p>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def state_cell(state: str | None) -> tuple[str, str]:
+    """A memory state as a coloured cell."""
+    value = state or "-"
+    return value, STATE_STYLES.get(value, "")
