@@ -48,3 +48,26 @@ class StoreLocked(HygieneError):
 
 class RelocateError(HygieneError):
     """A store cannot be moved: nothing to move, the destination is taken, or a copy failed verification."""
+
+
+class MissingExtra(HygieneError, ImportError):
+    """An optional dependency is not installed; the message names the extra that brings it in.
+
+    Fields:
+        package: the missing import ("pandas", "matplotlib").
+        extra: the extra to install ("notebook").
+    """
+
+    def __init__(self, package: str, extra: str = "notebook", feature: str = "this") -> None:
+        self.package = package
+        self.extra = extra
+        super().__init__(
+            f"{feature} needs {package}, which is not installed; install the {extra} extra: "
+            f'pip install "mem0-hygiene[{extra}]"',
+            name=package,
+        )
+
+
+class BackupError(HygieneError):
+    """A backup, restore or erasure could not be completed: a copy failed its check, a backup set is
+    incomplete or damaged, or a step failed (what was changed is put back, and the message says so)."""
