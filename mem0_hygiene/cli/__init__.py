@@ -135,4 +135,4 @@ def main() -> None:
     cli()
 
 
-from . import audit, store  # noqa: E402,F401  (register the commands)
+from . import audit, maintenance, store  # noqa: E402,F401  (register the commands)

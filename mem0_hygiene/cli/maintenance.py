@@ -1,0 +1,342 @@
+"""The maintenance commands: ``prune``, ``schedule``, ``review``, ``confirm``, ``invalidate``,
+``supersede``, ``digest`` and ``history``.
+
+Each is a thin layer over the function of the same name in :mod:`mem0_hygiene.maintenance` (or
+:mod:`mem0_hygiene.schedule`) and prints the result object it returns (a rich table; ``--json`` for
+the same data as JSON). Commands that open the store refuse with exit status 1 and the remedies while
+a running app holds its local Qdrant folder; ``digest`` and ``history`` read only history.db and the
+ledger, so they work while the app runs.
+
+``review`` is interactive when stdin and stdout are terminals: for each memory it shows the text,
+source and age and asks c=confirm / s=supersede / i=invalidate / k=skip / q=quit, saving each answer
+at once. ``--list`` (or a pipe) only prints the queue; the hidden ``--interactive`` flag forces the
+prompts where there is no terminal (tests drive them through click's CliRunner input).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from datetime import date
+from typing import Any
+
+import click
+from rich.text import Text
+
+from ..config_loader import MODULE_REF
+from ..errors import HygieneError
+from . import StoreOptions, cli, console_for_output, hygiene_command, store_options
+
+
+def _emit(result: Any, as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        console_for_output().print(result)
+
+
+# --------------------------------------------------------------------------------------------- prune
+
+
+@cli.command()
+@store_options
+@click.option("--dry-run", is_flag=True, help="Only list what would be deleted and compacted.")
+@click.option("--unused", metavar="DURATION",
+              help="Also list live memories neither used nor confirmed for this long (e.g. 180d).")
+@click.option("--yes", is_flag=True, help="With --unused: delete those memories too.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@hygiene_command
+def prune(store: StoreOptions, dry_run: bool, unused: str | None, yes: bool, as_json: bool) -> None:
+    """Delete expired memories, and superseded or invalidated ones past retention; compact the ledger.
+
+    Everything is deleted through mem0's API (history.db records each DELETE). Afterwards old
+    tombstones are removed from the ledger with secure_delete on. --unused 180d lists long-unused,
+    unconfirmed memories too; add --yes to delete them. Needs no API key. While the app holds a local
+    Qdrant store, run it in the app instead: maintenance.prune(m), or hygiene.auto_prune.
+    """
+    from .. import maintenance
+
+    if yes and unused is None:
+        raise click.UsageError("--yes only applies to --unused DURATION (what to delete without asking)")
+    result = maintenance.prune(store.load(), dry_run=dry_run, unused=unused, delete_unused=yes)
+    _emit(result, as_json)
+    if result.unused and not result.unused_deleted and not dry_run:
+        click.echo(f"{len(result.unused)} unused memor{'y' if len(result.unused) == 1 else 'ies'} listed, not "
+                   f"deleted: run again with --yes to delete them (or confirm the ones still true)", err=True)
+
+
+# --------------------------------------------------------------------------------------------- schedule
+
+
+def _absolute_store_args(store: StoreOptions) -> list[str]:
+    args: list[str] = []
+    if store.config:
+        ref = store.config
+        if os.path.exists(ref) or not MODULE_REF.match(ref):  # a file; module:ATTR stays (WorkingDirectory)
+            ref = os.path.abspath(os.path.expanduser(ref))
+        args += ["--config", ref]
+    for name in ("qdrant_path", "collection", "history_db", "ledger"):
+        value = getattr(store, name)
+        if value is None:
+            continue
+        if name != "collection" and value != ":memory:":
+            value = os.path.abspath(os.path.expanduser(value))
+        args += [f"--{name.replace('_', '-')}", value]
+    return args
+
+
+@cli.command()
+@store_options
+@click.option("--systemd", "kind", flag_value="systemd", help="A systemd service + timer (Persistent=true).")
+@click.option("--cron", "kind", flag_value="cron", help="A crontab line.")
+@click.option("--every", default="24h", show_default=True,
+              help="How often: 15m, 30m, 1h, 6h, 12h, 24h (daily at --at) or 7d (Mondays at --at).")
+@click.option("--at", "at", default="03:30", show_default=True, help="Time of day (HH:MM) for daily/weekly runs.")
+@click.option("--backup-dir", type=click.Path(file_okay=False),
+              help="Also run `mem0-hygiene backup DIR` first (the prune runs only after a good backup).")
+@click.option("--keep", type=click.IntRange(1), help="With --backup-dir: keep this many backups.")
+@click.option("--unused", metavar="DURATION", help="Pass --unused DURATION to the scheduled prune (lists only).")
+@click.option("--name", default="mem0-hygiene", show_default=True, help="Unit name (NAME.service, NAME.timer).")
+@click.option("--user", help="Run the service as this user (default: you), so the store files keep their owner.")
+@click.option("--install", is_flag=True, help="Write the unit files (systemd only); prints the systemctl commands.")
+@click.option("--unit-dir", default="/etc/systemd/system", show_default=True, type=click.Path(file_okay=False),
+              help="Where --install writes the unit files.")
+@click.option("--json", "as_json", is_flag=True, help="Print the schedule as JSON.")
+@hygiene_command
+def schedule(store: StoreOptions, kind: str | None, every: str, at: str, backup_dir: str | None, keep: int | None,
+             unused: str | None, name: str, user: str | None, install: bool, unit_dir: str, as_json: bool) -> None:
+    """Print (or --install) a schedule that runs prune, and backup with --backup-dir, from outside the app.
+
+    The config path is baked in as an absolute path. A local Qdrant store cannot be opened while the
+    app runs (it holds the folder's lock): for such a store this warns and recommends maintenance inside
+    the app (hygiene.auto_prune, m.backup(...)). --install never runs systemctl; it says what to run.
+    """
+    from ..locations import location_of, resolve_locations
+    from ..schedule import build_schedule, install_units
+
+    if kind is None:
+        raise click.UsageError("choose --systemd or --cron")
+    if install and kind != "systemd":
+        raise click.UsageError("--install writes systemd units; for cron add the printed line with `crontab -e`")
+    if keep is not None and not backup_dir:
+        raise click.UsageError("--keep applies to the backup: give --backup-dir DIR too")
+    config = store.load()
+    vs = location_of(resolve_locations(config), "vector_store")
+    local_qdrant = vs.path if vs.provider == "qdrant" and vs.is_local else None
+    env = {k: os.environ[k] for k in ("MEM0_DIR",) if os.environ.get(k)}
+    plan = build_schedule(
+        kind, _absolute_store_args(store), every=every, at=at, backup_dir=backup_dir, keep=keep,
+        prune_args=["--unused", unused] if unused else [], name=name, user=user, environment=env,
+        local_qdrant=local_qdrant, unit_dir=unit_dir,
+    )
+    for warning in plan.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    if not store.config and not any(getattr(store, n) for n in ("qdrant_path", "history_db", "ledger")):
+        click.echo("warning: no --config given: the job will use mem0's defaults as its user sees them; pass "
+                   "--config FILE (the app's config) to be sure it maintains the app's store", err=True)
+    if as_json:
+        click.echo(json.dumps(plan.to_dict(), indent=2))
+        return
+    if install:
+        for path in install_units(plan, unit_dir):
+            click.echo(f"wrote {path}")
+        click.echo("now enable it (as root):")
+        for line in plan.enable:
+            click.echo(f"  {line}")
+        return
+    if kind == "cron":
+        click.echo("# mem0-hygiene maintenance; add with `crontab -e` (as the user that owns the store files)")
+        click.echo(plan.cron_line)
+        return
+    for unit in plan.files:
+        click.echo(f"# ---- {os.path.join(unit_dir, unit.name)}")
+        click.echo(unit.text)
+    click.echo("# ---- then (as root):")
+    for line in plan.enable:
+        click.echo(f"# {line}")
+
+
+# --------------------------------------------------------------------------------------------- review
+
+
+def _show_item(console: Any, index: int, total: int, item: Any) -> None:
+    from ..render.terminal import printable
+
+    console.print(Text(f"\n[{index}/{total}] {printable(item.text)}", style="bold"))
+    age = "-" if item.age_days is None else f"{item.age_days:g} days"
+    scope = ", ".join(f"{k}={v}" for k, v in item.scope.items()) or "-"
+    console.print(Text(f"  source: {printable(item.source or 'unknown')} ({item.source_kind})"))
+    console.print(Text(f"  last confirmed: {printable((item.confirmed_at or '-')[:10])} ({age} ago); "
+                       f"scope: {printable(scope)}"))
+    console.print(Text(f"  id: {item.memory_id}", style="dim"))
+
+
+def _open_for_review(config: dict[str, Any]) -> tuple[Any, str | None]:
+    """The Memory for an interactive review, and why supersede is off (None when it is on)."""
+    from .. import maintenance
+
+    try:
+        return maintenance.open_memory(config, for_writing_text=True, action="review"), None
+    except maintenance.EmbedderUnavailable as exc:
+        return maintenance.open_memory(config, action="review"), str(exc)
+
+
+@cli.command()
+@store_options
+@click.option("--older-than", metavar="DURATION", help="Due when last confirmed longer ago (default: the "
+              "config's hygiene.review_older_than, 90d).")
+@click.option("--limit", type=click.IntRange(1), default=20, show_default=True, help="How many at most.")
+@click.option("--source", "answer_source", metavar="TEXT",
+              help="Source recorded for facts typed in as supersedes (default: 'review YYYY-MM-DD').")
+@click.option("--list", "list_only", is_flag=True, help="Only print the queue, never ask.")
+@click.option("--interactive", is_flag=True, hidden=True, help="Ask even without a terminal (tests).")
+@click.option("--json", "as_json", is_flag=True, help="Print the queue as JSON (implies --list).")
+@hygiene_command
+def review(store: StoreOptions, older_than: str | None, limit: int, answer_source: str | None, list_only: bool,
+           interactive: bool, as_json: bool) -> None:
+    """Review the memories whose confirmation is oldest: confirm, supersede, invalidate or skip each.
+
+    In a terminal it asks, one memory at a time: c=confirm (still true), s=supersede (type the new
+    fact), i=invalidate (type why), k=skip, q=quit. Each answer is saved at once, so quitting halfway
+    loses nothing. Piped, or with --list/--json, it prints the queue. Non-interactive equivalents:
+    confirm ID..., invalidate ID --reason, supersede ID "new fact" --source.
+    """
+    from .. import maintenance
+
+    config = store.load()
+    asking = interactive or (sys.stdin.isatty() and sys.stdout.isatty())
+    if list_only or as_json or not asking:
+        _emit(maintenance.review_queue(config, older_than=older_than, limit=limit), as_json)
+        return
+    console = console_for_output()
+    m, no_supersede = _open_for_review(config)
+    source = answer_source or f"review {date.today().isoformat()}"
+    done = {"confirmed": 0, "superseded": 0, "invalidated": 0, "skipped": 0}
+    try:
+        queue = maintenance.review_queue(m, older_than=older_than, limit=limit)
+        if not queue.items:
+            click.echo(f"nothing to review: no memory has gone unconfirmed for {queue.older_than}")
+            return
+        if no_supersede:
+            click.echo(f"note: supersede is off in this session: {no_supersede}", err=True)
+        choices = ["c", "i", "k", "q"] if no_supersede else ["c", "s", "i", "k", "q"]
+        menu = "c=confirm" + ("" if no_supersede else " s=supersede") + " i=invalidate k=skip q=quit"
+        click.echo(f"{len(queue.items)} memories to review, oldest confirmation first; each answer is saved at once.")
+        seen = 0
+        for index, item in enumerate(queue.items, 1):
+            _show_item(console, index, len(queue.items), item)
+            try:
+                answer = click.prompt(menu, type=click.Choice(choices), show_choices=False)
+                if answer == "q":
+                    break
+                seen += 1
+                if answer == "k":
+                    done["skipped"] += 1
+                    continue
+                if answer == "c":
+                    maintenance.confirm(m, [item.memory_id])
+                    done["confirmed"] += 1
+                    click.echo("  confirmed")
+                elif answer == "s":
+                    text = click.prompt("  new fact").strip()
+                    result = maintenance.supersede(m, item.memory_id, text, source=source)
+                    done["superseded"] += 1
+                    click.echo(f"  superseded by {result.changes[0].new_id}")
+                else:
+                    reason = click.prompt("  reason").strip()
+                    maintenance.invalidate(m, item.memory_id, reason)
+                    done["invalidated"] += 1
+                    click.echo("  invalidated")
+            except click.Abort:
+                click.echo("")
+                break
+            except HygieneError as exc:
+                click.echo(f"  not saved: {exc}", err=True)
+        left = len(queue.items) - seen
+        answered = done["confirmed"] + done["superseded"] + done["invalidated"]
+        click.echo(f"saved {answered} answer{'s' if answered != 1 else ''} ({done['confirmed']} confirmed, "
+                   f"{done['superseded']} superseded, {done['invalidated']} invalidated), {done['skipped']} skipped, "
+                   f"{left} not reached")
+    finally:
+        m.close()
+
+
+@cli.command()
+@store_options
+@click.argument("memory_ids", nargs=-1, required=True, metavar="ID...")
+@click.option("--dry-run", is_flag=True, help="Check the ids, change nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@hygiene_command
+def confirm(store: StoreOptions, memory_ids: tuple[str, ...], dry_run: bool, as_json: bool) -> None:
+    """Mark memories as re-checked today (also releases quarantined ones). All ids are checked first."""
+    from .. import maintenance
+
+    _emit(maintenance.confirm(store.load(), list(memory_ids), dry_run=dry_run), as_json)
+
+
+@cli.command()
+@store_options
+@click.argument("memory_id", metavar="ID")
+@click.option("--reason", required=True, help="What is wrong with it (kept for audit).")
+@click.option("--dry-run", is_flag=True, help="Check the id, change nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@hygiene_command
+def invalidate(store: StoreOptions, memory_id: str, reason: str, dry_run: bool, as_json: bool) -> None:
+    """Declare a memory untrue: hidden from reads at once, kept for audit, deleted by a later prune."""
+    from .. import maintenance
+
+    _emit(maintenance.invalidate(store.load(), memory_id, reason, dry_run=dry_run), as_json)
+
+
+@cli.command()
+@store_options
+@click.argument("memory_id", metavar="ID")
+@click.argument("text", metavar='"NEW FACT"')
+@click.option("--source", help="Where the new fact comes from (default: 'review YYYY-MM-DD').")
+@click.option("--dry-run", is_flag=True, help="Check the id, store nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@hygiene_command
+def supersede(store: StoreOptions, memory_id: str, text: str, source: str | None, dry_run: bool,
+              as_json: bool) -> None:
+    """Replace a memory by a new fact, keeping the chain (the old one is hidden and points at the new).
+
+    The new fact is embedded with the app's own embedder (from --config), so this needs that
+    embedder's API key when it has one; it says so clearly when it is missing.
+    """
+    from .. import maintenance
+
+    result = maintenance.supersede(store.load(), memory_id, text,
+                                   source=source or f"review {date.today().isoformat()}", dry_run=dry_run)
+    _emit(result, as_json)
+
+
+# --------------------------------------------------------------------------------------------- digest, history
+
+
+@cli.command()
+@store_options
+@click.option("--since", default="1d", show_default=True,
+              help="The window: a duration back from now (1d, 12h, 2w) or an ISO time (2026-08-01).")
+@click.option("--json", "as_json", is_flag=True, help="Print the digest as JSON.")
+@hygiene_command
+def digest(store: StoreOptions, since: str, as_json: bool) -> None:
+    """The memories written in the window with their source, tool/web-sourced first (read these: an
+    injected "fact" from a web page or a file shows up here). Reads history.db and the ledger only, so
+    it works while the app runs."""
+    from .. import maintenance
+
+    _emit(maintenance.digest(store.load(), since=since), as_json)
+
+
+@cli.command()
+@store_options
+@click.argument("memory_id", metavar="MEMORY_ID")
+@click.option("--json", "as_json", is_flag=True, help="Print the story as JSON.")
+@hygiene_command
+def history(store: StoreOptions, memory_id: str, as_json: bool) -> None:
+    """A memory's full story, oldest first: what it replaced and what replaced it (the supersede chain
+    both ways), and every event from history.db and the ledger. Works while the app runs."""
+    from .. import maintenance
+
+    _emit(maintenance.memory_story(store.load(), memory_id), as_json)
