@@ -39,7 +39,12 @@ _EXPORTS = {
     "Skipped": ".report",
 }
 
-__all__ = sorted([*_EXPORTS, "__version__"])
+__all__ = [
+    "AuditError", "ConfigError", "Finding", "HygieneError", "HygieneMemory", "HygieneSettings", "LedgerError",
+    "Memory", "MemoryNotFound", "MissingSource", "PruneResult", "PrunedMemory", "Report", "Severity", "Skipped",
+    "StateError", "StoreLocked", "SupersedeError", "VolatileStoreError", "__version__", "audit",
+    "format_for_prompt", "inspect", "offline_config",
+]
 
 
 def __getattr__(name: str) -> Any:

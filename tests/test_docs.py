@@ -33,3 +33,11 @@ def test_readme_has_exactly_two_set_up_commands_and_ci_runs_the_test_one():
     install = test_command.split("&&")[1].strip().replace(".venv/bin/pip install ", "")
     assert install in ci
     assert ".venv/bin/pytest" in ci
+
+
+def test_every_public_name_resolves():
+    import mem0_hygiene
+
+    assert sorted(mem0_hygiene.__all__) == sorted([*mem0_hygiene._EXPORTS, "__version__"])
+    for name in mem0_hygiene.__all__:
+        assert getattr(mem0_hygiene, name) is not None
