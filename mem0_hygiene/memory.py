@@ -675,6 +675,25 @@ class Memory(Mem0Memory):
         self._prune_pending = False
         return PruneResult(memories=tuple(pruned), dry_run=dry_run, at=to_iso(now), cascaded=tuple(cascaded))
 
+    def backup(self, dest: Any, *, keep: int | None = None, dry_run: bool = False) -> Any:
+        """Back up this deployment into a new dated folder under ``dest`` (in-process: through this
+        Memory's own open vector-store client, so it works while the app runs and holds the local
+        Qdrant lock). Returns a :class:`mem0_hygiene.backup.BackupResult`; see
+        :func:`mem0_hygiene.backup.backup` (``keep=N`` rotates, ``dry_run`` writes nothing)."""
+        from .backup import backup
+
+        self.flush()
+        return backup(self, dest, keep=keep, dry_run=dry_run)
+
+    def forget(self, memory_ids: Sequence[str], *, scrub: bool = False, dry_run: bool = False) -> Any:
+        """Delete memories through :meth:`delete` (cascade as usual) and, with ``scrub``, erase their
+        text from every store file and verify it byte by byte. ``scrub`` edits mem0's history.db on
+        purpose (blanks the text, keeps the event rows). Returns a
+        :class:`mem0_hygiene.forget.ForgetResult`; see :func:`mem0_hygiene.forget.forget`."""
+        from .forget import forget
+
+        return forget(self, memory_ids, scrub=scrub, dry_run=dry_run)
+
     def close(self) -> None:
         """Flush the ledger, close it, mem0's history db and the vector-store client (releases a local
         Qdrant folder's lock)."""

@@ -1,0 +1,1176 @@
+"""Consistent backups of a mem0 deployment, their record, and restoring them all together.
+
+:func:`backup` writes one dated folder per run, ``DEST/mem0-backup-YYYYMMDDTHHMMSSZ/``, holding
+
+- ``history.db``: mem0's changelog, copied with ``VACUUM INTO`` and checked with ``PRAGMA integrity_check``;
+- ``hygiene.db``: the ledger, the same way (absent when the deployment has no ledger yet);
+- ``qdrant/``: the local Qdrant folder, copied while its lock is held (by a client of ours, or in-process
+  by the app's own client), every SQLite file in it checked, and the copy opened and its points counted;
+  for a Qdrant server, a server-side snapshot per collection instead (downloading it is out of scope:
+  the manifest says "server snapshot created: NAME");
+- ``manifest.json``: times, counts per store (points per collection, rows per table), the sha256 and size
+  of every other file, the integrity results, the mem0-hygiene version and the paths the set came from.
+
+All stores are taken at the same moment: every SQLite file involved (history.db, the ledger and
+Qdrant's own ``storage.sqlite`` files) is held with ``BEGIN IMMEDIATE`` (nothing written) while the
+copies are made, so no writer can slip in between them; a writer in the app waits (SQLite's busy
+timeout, 5 s) until the copy is taken. The set is built in a hidden temporary folder inside DEST and
+renamed into place only after every check passed; on any failure the partial set is removed and the
+earlier backups are left exactly as they were (:class:`~mem0_hygiene.errors.BackupError`).
+
+**The backup record.** Each verified backup is also listed in a small JSON file beside the ledger,
+named after it: ``hygiene.db`` -> ``hygiene.backups.json`` (beside history.db when the ledger is in
+memory). It lists the recent backups (path, time, counts) and the last restore. It is deliberately
+not a table in the ledger: a restore puts back an older ledger, and the record of the backups must
+survive that. The audit reads it (:func:`backup_status_for_paths`) for ``BACKUP_LAST_VERIFIED``;
+:func:`last_verified_backup` answers the same question for a config or a DEST folder.
+
+:func:`restore` checks a backup set (manifest, every file's checksum, nothing missing or extra),
+refuses while a local Qdrant store is open, moves what it replaces aside (``<store>.replaced-STAMP``,
+never deleted; SQLite sidecars keep their pairing, e.g. ``history.db.replaced-STAMP-wal``), puts all
+stores back together, verifies the counts, and undoes everything when a step fails.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import shutil
+import sqlite3
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from urllib.parse import quote
+
+from . import __version__, qdrant_local
+from .config import HygieneSettings, default_ledger_path, split_config
+from .errors import BackupError, ConfigError, HygieneError, StoreLocked
+from .locations import location_of, resolve_locations
+from .relocate import table_counts
+from .timeutil import Clock, as_utc, parse_time, system_clock, to_iso
+
+FORMAT = "mem0-hygiene-backup"
+MANIFEST_VERSION = 1
+MANIFEST = "manifest.json"
+PREFIX = "mem0-backup-"
+STAMP_FORMAT = "%Y%m%dT%H%M%SZ"
+HISTORY_FILE = "history.db"
+LEDGER_FILE = "hygiene.db"
+QDRANT_DIR = "qdrant"
+RECORD_SUFFIX = ".backups.json"
+RECORD_FORMAT = "mem0-hygiene-backup-record"
+RECORD_KEEP = 50  # entries kept in the record (rotation removes entries of deleted backups earlier)
+SQLITE_BUSY_MS = 5000
+SQLITE_SIDECARS = ("-wal", "-shm", "-journal")
+_NAME_RE = re.compile(r"^" + re.escape(PREFIX) + r"\d{8}T\d{6}Z(-\d+)?$")
+
+
+# ---------------------------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class BackupResult:
+    """What :func:`backup` did (or, with ``dry_run``, would do).
+
+    Fields:
+        path: the backup folder (in a dry run: the folder it would create).
+        dest: the DEST folder holding the dated backups.
+        dry_run: nothing was written; counts were read from the live stores.
+        created_at: the backup's time (UTC ISO), from the target's clock unless ``now`` was given.
+        source: where the set came from: vector store (path or server), collection, history.db, ledger.
+        counts: ``points`` (per collection), ``history`` and ``ledger`` (rows per table).
+        integrity: ``PRAGMA integrity_check`` result per copied SQLite file (relative path -> "ok").
+        vector_store: how the vector store was taken ("local folder copied while locked (N points)" or
+            "server snapshot created: NAME").
+        files: how many files the set holds (manifest excluded); 0 in a dry run.
+        size_bytes: their total size.
+        rotated: older backups removed by ``keep`` (in a dry run: that would be removed).
+        record_path: the backup record the audit reads (None when there is no place for one).
+        notes: anything else worth saying (a missing ledger, a record that could not be written, ...).
+        seconds: how long it took.
+    """
+
+    path: str
+    dest: str
+    dry_run: bool
+    created_at: str
+    source: dict[str, Any]
+    counts: dict[str, dict[str, int]]
+    integrity: dict[str, str]
+    vector_store: str
+    files: int = 0
+    size_bytes: int = 0
+    rotated: tuple[str, ...] = ()
+    record_path: str | None = None
+    notes: tuple[str, ...] = ()
+    seconds: float = 0.0
+
+    @property
+    def points(self) -> int:
+        return sum(self.counts.get("points", {}).values())
+
+    @property
+    def history_rows(self) -> int:
+        return int(self.counts.get("history", {}).get("history", 0))
+
+    @property
+    def ledger_rows(self) -> int:
+        return int(self.counts.get("ledger", {}).get("memories", 0))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "dest": self.dest,
+            "dry_run": self.dry_run,
+            "created_at": self.created_at,
+            "source": dict(self.source),
+            "counts": {k: dict(v) for k, v in self.counts.items()},
+            "integrity": dict(self.integrity),
+            "vector_store": self.vector_store,
+            "files": self.files,
+            "size_bytes": self.size_bytes,
+            "rotated": list(self.rotated),
+            "record_path": self.record_path,
+            "notes": list(self.notes),
+            "seconds": self.seconds,
+        }
+
+
+@dataclass(frozen=True)
+class RestoredStore:
+    """One store put back by :func:`restore`.
+
+    Fields:
+        role: "vector_store", "history_db" or "ledger".
+        target: where it now lives (the config's path).
+        source: the file or folder in the backup it came from (None: the backup had none, so the
+            current one was only moved aside).
+        replaced_to: where the store it replaced was moved (None when there was nothing there).
+        counts: points per collection or rows per table, as verified after the restore (in a dry
+            run: as the manifest says).
+    """
+
+    role: str
+    target: str
+    source: str | None
+    replaced_to: str | None
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"role": self.role, "target": self.target, "source": self.source,
+                "replaced_to": self.replaced_to, "counts": dict(self.counts)}
+
+
+@dataclass(frozen=True)
+class RestoreResult:
+    """What :func:`restore` did (or, with ``dry_run``, would do).
+
+    Fields:
+        src: the backup folder.
+        dry_run: the set was checked and the plan made; nothing was moved.
+        restored_at: when (UTC ISO).
+        backup_created_at: when the backup was taken.
+        checked_files: how many files of the set were checked against their sha256.
+        stores: each store restored (or to be restored), where it went and what it replaced.
+        notes: anything else worth saying.
+    """
+
+    src: str
+    dry_run: bool
+    restored_at: str
+    backup_created_at: str
+    checked_files: int
+    stores: tuple[RestoredStore, ...]
+    notes: tuple[str, ...] = ()
+
+    def store(self, role: str) -> RestoredStore | None:
+        for s in self.stores:
+            if s.role == role:
+                return s
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "src": self.src,
+            "dry_run": self.dry_run,
+            "restored_at": self.restored_at,
+            "backup_created_at": self.backup_created_at,
+            "checked_files": self.checked_files,
+            "stores": [s.to_dict() for s in self.stores],
+            "notes": list(self.notes),
+        }
+
+
+@dataclass(frozen=True)
+class BackupInfo:
+    """A backup that was verified when it was made and is still complete on disk.
+
+    Fields:
+        path: the backup folder.
+        created_at: when it was taken (UTC ISO).
+        counts: as in :attr:`BackupResult.counts`.
+        files: how many files its manifest lists.
+        size_bytes: their total size.
+        vector_store: how the vector store was taken.
+        checked: what was checked just now: "sizes" (every listed file present with its size) or
+            "checksums" (every file's sha256 recomputed).
+    """
+
+    path: str
+    created_at: str
+    counts: dict[str, dict[str, int]]
+    files: int
+    size_bytes: int
+    vector_store: str
+    checked: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "created_at": self.created_at,
+                "counts": {k: dict(v) for k, v in self.counts.items()}, "files": self.files,
+                "size_bytes": self.size_bytes, "vector_store": self.vector_store, "checked": self.checked}
+
+
+@dataclass(frozen=True)
+class BackupStatus:
+    """What the backup record of a deployment says, checked against the disk (read by the audit).
+
+    Fields:
+        record_path: the record file (``hygiene.backups.json`` beside the ledger).
+        recorded: how many backups the record lists.
+        last: the newest recorded backup that is still complete on disk (None: none is).
+        gone: recorded backups that are missing or incomplete now, each "PATH: reason".
+        last_restore: the record of the last restore (src, at, backup_created_at), if any.
+    """
+
+    record_path: str
+    recorded: int
+    last: BackupInfo | None
+    gone: tuple[str, ...] = ()
+    last_restore: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"record_path": self.record_path, "recorded": self.recorded,
+                "last": self.last.to_dict() if self.last else None, "gone": list(self.gone),
+                "last_restore": dict(self.last_restore) if self.last_restore else None}
+
+
+# ---------------------------------------------------------------------------------------------- the target
+
+
+@dataclass
+class _Target:
+    """What to back up or restore into, resolved from a config dict or a live Memory."""
+
+    description: str
+    kind: str  # "local" | "server"
+    qdrant_path: str | None
+    collection: str
+    history_path: str
+    ledger_path: str
+    clock: Clock
+    client: Any = None  # an open client to use (the app's, in-process); never closed by us
+    server_conf: dict[str, Any] = field(default_factory=dict)
+    in_process: bool = False
+
+    @property
+    def record_path(self) -> str | None:
+        return record_path_for(self.ledger_path, self.history_path)
+
+    def source_dict(self) -> dict[str, Any]:
+        return {
+            "vector_store": {"provider": "qdrant", "kind": self.kind, "path": self.qdrant_path,
+                             "server": self.server_conf.get("remote"), "collection": self.collection},
+            "history_db_path": self.history_path,
+            "ledger_path": self.ledger_path,
+        }
+
+
+def _is_memory(target: Any) -> bool:
+    return hasattr(target, "vector_store") and hasattr(target, "config")
+
+
+def _resolve(target: Any) -> _Target:
+    if target is not None and not isinstance(target, dict) and not _is_memory(target):
+        raise ConfigError(f"expected a mem0 config dict or a Memory, not {type(target).__name__}")
+    locations = resolve_locations(target)
+    vs = location_of(locations, "vector_store")
+    history = location_of(locations, "history_db").path or ""
+    ledger = location_of(locations, "ledger").path or default_ledger_path(history)
+    if vs.provider != "qdrant":
+        raise BackupError(
+            f"backups cover a Qdrant vector store (a local folder or a server); this deployment uses "
+            f"{vs.provider!r}, whose data mem0-hygiene cannot snapshot. Back it up with its own tools, "
+            "at the same moment as history.db and the ledger"
+        )
+    if _is_memory(target):
+        settings = getattr(target, "hygiene_settings", None)
+        clock: Clock = target.now if hasattr(target, "now") and settings is not None else system_clock
+        store = target.vector_store
+        return _Target(
+            description="in-process Memory", kind="local" if vs.is_local else "server",
+            qdrant_path=vs.path if vs.is_local else None,
+            collection=getattr(store, "collection_name", None) or vs.collection or "mem0",
+            history_path=history, ledger_path=ledger, clock=clock, client=store.client,
+            server_conf={"remote": vs.remote}, in_process=True,
+        )
+    mem0_part, settings, _ = split_config(target or {})
+    conf = dict(((mem0_part.get("vector_store") or {}).get("config")) or {})
+    server = {k: conf.get(k) for k in ("url", "host", "port", "api_key", "https")}
+    server["remote"] = vs.remote
+    return _Target(
+        description="config" if target else "mem0 defaults",
+        kind="local" if vs.is_local else "server",
+        qdrant_path=vs.path if vs.is_local else None,
+        collection=vs.collection or "mem0",
+        history_path=history, ledger_path=ledger,
+        clock=(settings or HygieneSettings()).clock,
+        client=conf.get("client"), server_conf=server,
+    )
+
+
+@contextlib.contextmanager
+def _vector_client(tgt: _Target, action: str) -> Iterator[Any]:
+    """The client to read the vector store with: the app's (in-process), or one of ours (closed after).
+
+    Ours on a local folder takes the folder's lock for as long as it is open, so nobody else writes it.
+    """
+    if tgt.client is not None:
+        yield tgt.client
+        return
+    if tgt.kind == "local":
+        path = tgt.qdrant_path or ""
+        if not qdrant_local.is_qdrant_folder(path):
+            raise BackupError(f"there is no local Qdrant store at {path}: nothing to {action}")
+        with qdrant_local.opened(path, action) as client:
+            yield client
+        return
+    from qdrant_client import QdrantClient
+
+    conf = tgt.server_conf
+    try:
+        client = QdrantClient(url=conf.get("url"), host=conf.get("host"), port=conf.get("port"),
+                              api_key=conf.get("api_key"), https=conf.get("https"))
+    except Exception as exc:
+        raise BackupError(f"cannot reach the Qdrant server {conf.get('remote')}: {exc}") from exc
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+def _point_counts(client: Any, tgt: _Target) -> dict[str, int]:
+    """Local: every collection of the folder (the whole folder is copied). Server: the app's collection."""
+    if tgt.kind == "local":
+        return qdrant_local.client_counts(client)
+    names = {c.name for c in client.get_collections().collections}
+    if tgt.collection not in names:
+        return {}
+    return {tgt.collection: int(client.count(tgt.collection, exact=True).count)}
+
+
+# ---------------------------------------------------------------------------------------------- SQLite helpers
+
+
+def _connect(path: str, *, create: bool = False) -> sqlite3.Connection:
+    """A plain connection with a busy timeout; never creates a missing file unless ``create``."""
+    if create:
+        conn = sqlite3.connect(path, timeout=SQLITE_BUSY_MS / 1000, isolation_level=None)
+    else:
+        conn = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=rw", uri=True,
+                               timeout=SQLITE_BUSY_MS / 1000, isolation_level=None)
+    conn.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_MS}")
+    return conn
+
+
+@contextlib.contextmanager
+def _held_still(paths: list[str]) -> Iterator[None]:
+    """Hold a write lock (``BEGIN IMMEDIATE``, nothing written) on each SQLite file: no writer gets in,
+    readers (our copies) are not blocked. Released (rolled back) on exit."""
+    conns: list[sqlite3.Connection] = []
+    try:
+        for path in paths:
+            conn = _connect(path)
+            conns.append(conn)
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise BackupError(
+                    f"cannot hold {path} still for the backup ({exc}): a writer kept it busy for more than "
+                    f"{SQLITE_BUSY_MS // 1000} s; retry, or run the backup when the app is quieter"
+                ) from exc
+        yield
+    finally:
+        for conn in reversed(conns):
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+            conn.close()
+
+
+def _snapshot_sqlite(path: str, dst: str) -> tuple[dict[str, int], str]:
+    """``VACUUM INTO`` a copy (the caller holds writers out); returns the source's rows per table and
+    journal mode (a restore puts the mode back: the ledger runs in WAL)."""
+    conn = _connect(path)
+    try:
+        counts = table_counts(conn)
+        mode = str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
+        conn.execute("VACUUM INTO ?", (dst,))
+    finally:
+        conn.close()
+    return counts, mode
+
+
+def _integrity_check(path: str) -> str:
+    """``PRAGMA integrity_check`` of a SQLite file: "ok", or what is wrong (a file SQLite cannot read
+    at all says so too)."""
+    try:
+        conn = _connect(path)
+        try:
+            rows = conn.execute("PRAGMA integrity_check").fetchall()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        return f"unreadable: {exc}"
+    return "; ".join(line for r in rows for line in str(r[0]).splitlines() if line.strip()) or "no result"
+
+
+def _settle_copy(path: str) -> dict[str, int]:
+    """Make a copy self-contained (rollback journal, no sidecars); returns its rows per table."""
+    conn = _connect(path)
+    try:
+        conn.execute("PRAGMA journal_mode = DELETE")
+        return table_counts(conn)
+    except sqlite3.DatabaseError as exc:
+        raise BackupError(f"the copy {path} cannot be read as SQLite: {exc}") from exc
+    finally:
+        conn.close()
+
+
+def _sqlite_files_under(folder: str) -> list[str]:
+    out = []
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            if name.endswith(".sqlite"):
+                out.append(os.path.join(root, name))
+    return sorted(out)
+
+
+def _sidecars(path: str) -> list[str]:
+    return [path + s for s in SQLITE_SIDECARS if os.path.lexists(path + s)]
+
+
+# ---------------------------------------------------------------------------------------------- files
+
+
+def sha256_of(path: str) -> str:
+    """The sha256 of a file, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _files_of(folder: str) -> dict[str, str]:
+    """relative posix path -> absolute path, for every file under ``folder`` but the manifest."""
+    out: dict[str, str] = {}
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            full = os.path.join(root, name)
+            rel = os.path.relpath(full, folder).replace(os.sep, "/")
+            if rel != MANIFEST:
+                out[rel] = full
+    return out
+
+
+def _checksums(folder: str) -> dict[str, dict[str, Any]]:
+    return {rel: {"sha256": sha256_of(full), "size": os.path.getsize(full)}
+            for rel, full in sorted(_files_of(folder).items())}
+
+
+def _stamp(moment: datetime) -> str:
+    return as_utc(moment).strftime(STAMP_FORMAT)
+
+
+def _free_name(folder: str, base: str) -> str:
+    name, n = base, 1
+    while os.path.lexists(os.path.join(folder, name)):
+        n += 1
+        name = f"{base}-{n}"
+    return name
+
+
+def _aside_name(path: str, stamp: str) -> str:
+    base = f"{path}.replaced-{stamp}"
+    name, n = base, 1
+    while os.path.lexists(name) or any(os.path.lexists(name + s) for s in SQLITE_SIDECARS):
+        n += 1
+        name = f"{base}-{n}"
+    return name
+
+
+# ---------------------------------------------------------------------------------------------- manifests
+
+
+def read_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
+    """The manifest of a backup folder; :class:`BackupError` when it is missing or not one of ours."""
+    path = os.path.join(os.fspath(folder), MANIFEST)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except FileNotFoundError:
+        raise BackupError(f"{os.fspath(folder)} is not a complete backup: it has no {MANIFEST}") from None
+    except (OSError, ValueError) as exc:
+        raise BackupError(f"cannot read the manifest {path}: {exc}") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise BackupError(f"{path} is not a mem0-hygiene backup manifest")
+    if not isinstance(doc.get("version"), int) or doc["version"] > MANIFEST_VERSION:
+        raise BackupError(
+            f"{path} has manifest version {doc.get('version')}, newer than this mem0-hygiene understands "
+            f"({MANIFEST_VERSION}); upgrade mem0-hygiene"
+        )
+    if not isinstance(doc.get("files"), dict) or not isinstance(doc.get("stores"), dict):
+        raise BackupError(f"{path} is damaged: it lacks the file list or the store list")
+    return doc
+
+
+def check_set(folder: str | os.PathLike[str], manifest: dict[str, Any] | None = None, *,
+              checksums: bool = True) -> list[str]:
+    """Problems with a backup set: files missing, extra, of another size or (with ``checksums``) another
+    sha256, and stores the manifest names whose files are not listed. Empty = complete and intact."""
+    folder = os.fspath(folder)
+    doc = manifest if manifest is not None else read_manifest(folder)
+    listed: dict[str, Any] = doc["files"]
+    present = _files_of(folder)
+    problems = [f"missing: {rel}" for rel in sorted(set(listed) - set(present))]
+    problems += [f"extra: {rel}" for rel in sorted(set(present) - set(listed))]
+    for rel in sorted(set(listed) & set(present)):
+        want = listed[rel] if isinstance(listed[rel], dict) else {}
+        full = present[rel]
+        if os.path.getsize(full) != want.get("size"):
+            problems.append(f"size differs: {rel} ({os.path.getsize(full)} bytes, manifest {want.get('size')})")
+        elif checksums and sha256_of(full) != want.get("sha256"):
+            problems.append(f"checksum mismatch: {rel}")
+    for role, store in doc["stores"].items():
+        if not isinstance(store, dict):
+            continue
+        if store.get("file") and store["file"] not in listed:
+            problems.append(f"the manifest names {role} ({store['file']}) but does not list its file")
+        if store.get("folder") and not any(r.startswith(store["folder"] + "/") for r in listed):
+            problems.append(f"the manifest names {role} ({store['folder']}/) but lists none of its files")
+    return problems
+
+
+def _info(folder: str, doc: dict[str, Any], checked: str) -> BackupInfo:
+    files = doc["files"]
+    return BackupInfo(
+        path=folder, created_at=str(doc.get("created_at", "")), counts=doc.get("counts") or {},
+        files=len(files), size_bytes=sum(int(f.get("size", 0)) for f in files.values() if isinstance(f, dict)),
+        vector_store=str((doc["stores"].get("vector_store") or {}).get("taken", "")), checked=checked,
+    )
+
+
+def _complete_backups(dest: str) -> list[tuple[str, dict[str, Any]]]:
+    """(folder, manifest) of every backup folder in DEST with a readable manifest, oldest first."""
+    found = []
+    try:
+        names = os.listdir(dest)
+    except FileNotFoundError:
+        return []
+    for name in names:
+        full = os.path.join(dest, name)
+        if not _NAME_RE.match(name) or not os.path.isdir(full):
+            continue
+        try:
+            found.append((full, read_manifest(full)))
+        except BackupError:
+            continue
+    found.sort(key=lambda item: (str(item[1].get("created_at", "")), os.path.basename(item[0])))
+    return found
+
+
+# ---------------------------------------------------------------------------------------------- the record
+
+
+def record_path_for(ledger_path: str | None, history_path: str | None) -> str | None:
+    """Where a deployment's backup record lives: beside the ledger and named after it
+    (``hygiene.db`` -> ``hygiene.backups.json``); beside history.db for an in-memory ledger; None when
+    both are in memory."""
+    for base in (ledger_path, history_path):
+        if base and base != ":memory:":
+            root, _ext = os.path.splitext(os.path.abspath(os.path.expanduser(base)))
+            return root + RECORD_SUFFIX
+    return None
+
+
+def _read_record(path: str) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except FileNotFoundError:
+        return {"format": RECORD_FORMAT, "version": 1, "backups": []}
+    except (OSError, ValueError) as exc:
+        raise BackupError(f"the backup record {path} cannot be read ({exc}); move it away, the next "
+                          "`mem0-hygiene backup` writes a new one") from None
+    if not isinstance(doc, dict) or doc.get("format") != RECORD_FORMAT or not isinstance(doc.get("backups"), list):
+        raise BackupError(f"{path} is not a mem0-hygiene backup record; move it away, the next "
+                          "`mem0-hygiene backup` writes a new one")
+    return doc
+
+
+def _write_record(path: str, doc: dict[str, Any]) -> None:
+    folder = os.path.dirname(path)
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(doc, fh, indent=2, sort_keys=True)
+            fh.write("\n")
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+def _update_record(path: str | None, add: dict[str, Any] | None = None, drop: tuple[str, ...] = (),
+                   restore: dict[str, Any] | None = None) -> str:
+    """Add/drop entries; returns "" or a note saying why the record could not be written."""
+    if path is None:
+        return "the stores are in memory: no backup record was written, so the audit cannot see this backup"
+    try:
+        try:
+            doc = _read_record(path)
+        except BackupError:
+            doc = {"format": RECORD_FORMAT, "version": 1, "backups": []}  # a damaged record is rewritten
+        entries = [e for e in doc["backups"] if isinstance(e, dict) and e.get("path") not in drop]
+        if add is not None:
+            entries = [e for e in entries if e.get("path") != add["path"]] + [add]
+        doc["backups"] = entries[-RECORD_KEEP:]
+        if restore is not None:
+            doc["last_restore"] = restore
+        _write_record(path, doc)
+    except OSError as exc:
+        return f"could not update the backup record {path} ({exc}); the audit will not see this backup"
+    return ""
+
+
+def backup_status_for_paths(ledger_path: str | None, history_path: str | None, *,
+                            verify: bool = False) -> BackupStatus:
+    """The backup record of the deployment with this ledger and history.db, checked against the disk.
+
+    Each recorded backup counts only while its folder still holds its manifest and every listed file
+    with the listed size (``verify=True``: the same sha256 too). Raises :class:`BackupError` when
+    there is no place for a record (in-memory stores) or the record cannot be read.
+    """
+    path = record_path_for(ledger_path, history_path)
+    if path is None:
+        raise BackupError("the ledger and history.db are in memory: there is no place for a backup record")
+    doc = _read_record(path)
+    entries = [e for e in doc["backups"] if isinstance(e, dict) and e.get("path")]
+    entries.sort(key=lambda e: (str(e.get("created_at", "")), str(e["path"])))
+    last: BackupInfo | None = None
+    gone: list[str] = []
+    for entry in reversed(entries):
+        folder = str(entry["path"])
+        try:
+            doc_b = read_manifest(folder)
+            problems = check_set(folder, doc_b, checksums=verify)
+        except BackupError as exc:
+            problems = [str(exc)]
+        if problems:
+            gone.append(f"{folder}: {'; '.join(problems[:3])}")
+            continue
+        if last is None:
+            last = _info(folder, doc_b, "checksums" if verify else "sizes")
+    restore = doc.get("last_restore")
+    return BackupStatus(record_path=path, recorded=len(entries), last=last, gone=tuple(gone),
+                        last_restore=restore if isinstance(restore, dict) else None)
+
+
+def last_verified_backup(dest_or_config: Any = None, *, verify: bool = False) -> BackupInfo | None:
+    """The newest backup that was verified when it was made and is still complete on disk, or None.
+
+    ``dest_or_config``: a DEST folder (a path: its ``mem0-backup-*`` folders are examined), or a mem0
+    config dict / live Memory / None for mem0's defaults (its backup record is read). Completeness
+    means the manifest and every listed file with its size; ``verify=True`` recomputes every sha256.
+    """
+    if isinstance(dest_or_config, (str, os.PathLike)):
+        dest = os.path.abspath(os.path.expanduser(os.fspath(dest_or_config)))
+        for folder, doc in reversed(_complete_backups(dest)):
+            if not check_set(folder, doc, checksums=verify):
+                return _info(folder, doc, "checksums" if verify else "sizes")
+        return None
+    tgt = _resolve(dest_or_config)
+    return backup_status_for_paths(tgt.ledger_path, tgt.history_path, verify=verify).last
+
+
+# ---------------------------------------------------------------------------------------------- backup
+
+
+def _rotation(dest: str, keep: int | None, new_path: str | None) -> list[str]:
+    """Complete backups to delete so that ``keep`` remain, counting the new one (never deleted)."""
+    if keep is None:
+        return []
+    others = [f for f, _ in _complete_backups(dest) if f != new_path]
+    room = keep - 1  # the new backup takes one place
+    return others[: max(0, len(others) - room)]
+
+
+def backup(
+    target: Any,
+    dest: str | os.PathLike[str],
+    *,
+    keep: int | None = None,
+    dry_run: bool = False,
+    now: datetime | None = None,
+) -> BackupResult:
+    """Back up a mem0 deployment into a new dated folder under ``dest``; see the module docstring.
+
+    ``target`` is a mem0 config dict (None: mem0's defaults) or a live ``Memory``. With a config, a
+    local Qdrant folder is opened by a client of ours, whose lock keeps everyone else out while it is
+    copied; :class:`~mem0_hygiene.errors.StoreLocked` says so when the app holds it. With a live
+    Memory (the in-process route, ``m.backup(dest)``), the app's own open client is used, so it works
+    while the app runs. ``keep=N`` then deletes the oldest complete backups in ``dest`` beyond N
+    (never the one just made). ``dry_run`` reads the counts and plans, writes nothing.
+
+    Raises :class:`~mem0_hygiene.errors.BackupError` when a copy fails its check (the partial set is
+    removed, earlier backups are untouched) or nothing can be backed up.
+    """
+    started = time.perf_counter()
+    if keep is not None and keep < 1:
+        raise BackupError(f"keep must be at least 1 (the backup just made is always kept), not {keep}")
+    tgt = _resolve(target)
+    dest_s = os.path.abspath(os.path.expanduser(os.fspath(dest)))
+    if os.path.exists(dest_s) and not os.path.isdir(dest_s):
+        raise BackupError(f"{dest_s} exists and is not a folder; give a folder to hold the dated backups")
+    if tgt.client is None and tgt.kind == "local":  # refuse before anything is written
+        if not qdrant_local.is_qdrant_folder(tgt.qdrant_path or ""):
+            raise BackupError(f"there is no local Qdrant store at {tgt.qdrant_path}: nothing to back up")
+        qdrant_local.ensure_unlocked(tgt.qdrant_path or "", "back up")
+    moment = as_utc(now or tgt.clock())
+    name = _free_name(dest_s, PREFIX + _stamp(moment))
+    final = os.path.join(dest_s, name)
+    history_exists = os.path.isfile(tgt.history_path)
+    ledger_exists = tgt.ledger_path != ":memory:" and os.path.isfile(tgt.ledger_path)
+    notes: list[str] = []
+    if not ledger_exists:
+        notes.append(f"no ledger at {tgt.ledger_path}: the set holds history.db and the vector store only")
+    if not history_exists:
+        notes.append(f"no history.db at {tgt.history_path}: the set holds no changelog")
+
+    if dry_run:
+        with _vector_client(tgt, "back up") as client:
+            points = _point_counts(client, tgt)
+        counts = {"points": points,
+                  "history": _ro_counts(tgt.history_path) if history_exists else {},
+                  "ledger": _ro_counts(tgt.ledger_path) if ledger_exists else {}}
+        taken = ("local folder would be copied while locked" if tgt.kind == "local"
+                 else "a server snapshot would be created")
+        return BackupResult(
+            path=final, dest=dest_s, dry_run=True, created_at=to_iso(moment), source=tgt.source_dict(),
+            counts=counts, integrity={}, vector_store=taken, rotated=tuple(_rotation(dest_s, keep, None)),
+            record_path=tgt.record_path, notes=tuple(notes), seconds=round(time.perf_counter() - started, 3),
+        )
+
+    os.makedirs(dest_s, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=f".{name}.partial-", dir=dest_s)
+    try:
+        manifest, integrity, counts, taken = _build_set(tgt, tmp, moment, history_exists, ledger_exists)
+        manifest["notes"] = list(notes)
+        manifest["seconds"] = round(time.perf_counter() - started, 3)
+        with open(os.path.join(tmp, MANIFEST), "w", encoding="utf-8") as fh:
+            json.dump(manifest, fh, indent=2, sort_keys=True)
+            fh.write("\n")
+        if os.path.lexists(final):
+            raise BackupError(f"{final} appeared while the backup was made; nothing was replaced")
+        os.rename(tmp, final)
+    except BaseException as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(exc, HygieneError) or not isinstance(exc, Exception):
+            raise
+        raise BackupError(f"the backup failed ({type(exc).__name__}: {exc}); the partial set was removed, "
+                          f"earlier backups in {dest_s} are untouched") from exc
+
+    rotated = _rotation(dest_s, keep, final)
+    for old in rotated:
+        shutil.rmtree(old)
+    entry = {"path": final, "created_at": to_iso(moment), "counts": counts,
+             "files": len(manifest["files"]),
+             "size_bytes": sum(f["size"] for f in manifest["files"].values()), "vector_store": taken}
+    note = _update_record(tgt.record_path, add=entry, drop=tuple(rotated))
+    if note:
+        notes.append(note)
+    return BackupResult(
+        path=final, dest=dest_s, dry_run=False, created_at=to_iso(moment), source=tgt.source_dict(),
+        counts=counts, integrity=integrity, vector_store=taken, files=len(manifest["files"]),
+        size_bytes=entry["size_bytes"], rotated=tuple(rotated), record_path=tgt.record_path,
+        notes=tuple(notes), seconds=round(time.perf_counter() - started, 3),
+    )
+
+
+def _ro_counts(path: str) -> dict[str, int]:
+    from .relocate import sqlite_counts
+
+    return sqlite_counts(path)
+
+
+def _build_set(tgt: _Target, tmp: str, moment: datetime, history_exists: bool,
+               ledger_exists: bool) -> tuple[dict[str, Any], dict[str, str], dict[str, dict[str, int]], str]:
+    """Copy every store into ``tmp`` at one moment, check each copy, and return the manifest's parts."""
+    counts: dict[str, dict[str, int]] = {"points": {}, "history": {}, "ledger": {}}
+    integrity: dict[str, str] = {}
+    stores: dict[str, Any] = {}
+    snapshots: dict[str, str] = {}
+    modes: dict[str, str] = {}
+    with _vector_client(tgt, "back up") as client:
+        points = _point_counts(client, tgt)
+        held = [p for p, ok in ((tgt.history_path, history_exists), (tgt.ledger_path, ledger_exists)) if ok]
+        if tgt.kind == "local" and tgt.qdrant_path:
+            held += _sqlite_files_under(tgt.qdrant_path)
+        with _held_still(held):
+            if history_exists:
+                counts["history"], modes["history_db"] = _snapshot_sqlite(
+                    tgt.history_path, os.path.join(tmp, HISTORY_FILE))
+            if ledger_exists:
+                counts["ledger"], modes["ledger"] = _snapshot_sqlite(tgt.ledger_path, os.path.join(tmp, LEDGER_FILE))
+            if tgt.kind == "local" and tgt.qdrant_path:
+                qdrant_local.copy_store(tgt.qdrant_path, os.path.join(tmp, QDRANT_DIR))
+            else:
+                for collection in points:
+                    try:
+                        snap = client.create_snapshot(collection_name=collection)
+                    except NotImplementedError as exc:
+                        raise BackupError(
+                            "the vector store's client is a local Qdrant passed in as an object; give its "
+                            "folder as vector_store.config.path instead so it can be copied"
+                        ) from exc
+                    snapshots[collection] = str(getattr(snap, "name", snap))
+        after = _point_counts(client, tgt)
+    if after != points:
+        raise BackupError(
+            f"the vector store changed while it was being backed up (points {points} before, {after} after); "
+            "the partial set was removed, retry"
+        )
+    counts["points"] = points
+
+    for role, fname, ok in (("history_db", HISTORY_FILE, history_exists), ("ledger", LEDGER_FILE, ledger_exists)):
+        if not ok:
+            stores[role] = None
+            continue
+        path = os.path.join(tmp, fname)
+        copied = _settle_copy(path)
+        result = _integrity_check(path)
+        integrity[fname] = result
+        if result != "ok":
+            raise BackupError(
+                f"the copy of {role} ({fname}) failed PRAGMA integrity_check: {result}; the partial set was "
+                "removed and earlier backups are untouched"
+            )
+        key = "history" if role == "history_db" else "ledger"
+        if copied != counts[key]:
+            raise BackupError(f"the copy of {role} has rows per table {copied}, the source had {counts[key]}; "
+                              "the partial set was removed")
+        stores[role] = {"file": fname, "source": tgt.history_path if role == "history_db" else tgt.ledger_path,
+                        "counts": copied, "integrity": result, "journal_mode": modes.get(role, "delete")}
+
+    if tgt.kind == "local":
+        taken = _check_qdrant_copy(os.path.join(tmp, QDRANT_DIR), points, integrity)
+        stores["vector_store"] = {"kind": "local_qdrant", "folder": QDRANT_DIR, "source": tgt.qdrant_path,
+                                  "collection": tgt.collection, "counts": points, "taken": taken}
+    else:
+        taken = "; ".join(f"server snapshot created: {name}" for name in snapshots.values()) \
+            or "server has no collection to snapshot"
+        stores["vector_store"] = {"kind": "qdrant_server", "server": tgt.server_conf.get("remote"),
+                                  "collection": tgt.collection, "counts": points, "snapshots": snapshots,
+                                  "taken": taken}
+
+    manifest: dict[str, Any] = {
+        "format": FORMAT,
+        "version": MANIFEST_VERSION,
+        "mem0_hygiene_version": __version__,
+        "created_at": to_iso(moment),
+        "finished_at": to_iso(as_utc(system_clock())),
+        "in_process": tgt.in_process,
+        "source": tgt.source_dict(),
+        "stores": stores,
+        "counts": counts,
+        "totals": {"points": sum(points.values()), "history_rows": counts["history"].get("history", 0),
+                   "ledger_rows": counts["ledger"].get("memories", 0)},
+        "integrity": integrity,
+        "files": _checksums(tmp),
+    }
+    return manifest, integrity, counts, taken
+
+
+def _check_qdrant_copy(folder: str, expected: dict[str, int], integrity: dict[str, str]) -> str:
+    """integrity_check every SQLite file of the copied folder, then open it and count its points."""
+    lock = qdrant_local.lock_file(folder)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(lock)  # the source's lock file came along; it is no part of the data
+    for path in _sqlite_files_under(folder):
+        rel = QDRANT_DIR + "/" + os.path.relpath(path, folder).replace(os.sep, "/")
+        result = _integrity_check(path)
+        integrity[rel] = result
+        if result != "ok":
+            raise BackupError(f"the copy of the vector store's {rel} failed PRAGMA integrity_check: {result}; "
+                              "the partial set was removed and earlier backups are untouched")
+    try:
+        with qdrant_local.opened(folder, "verify the copy of") as client:
+            got = qdrant_local.client_counts(client)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(lock)
+    if got != expected:
+        raise BackupError(f"the copy of the vector store holds {got} points per collection, the store {expected}; "
+                          "the partial set was removed")
+    return f"local folder copied while locked ({sum(got.values())} points, counts verified in the copy)"
+
+
+# ---------------------------------------------------------------------------------------------- restore
+
+
+@dataclass
+class _Step:
+    role: str
+    target: str
+    source: str | None  # absolute path in the backup
+    kind: str  # "folder" | "sqlite"
+    counts: dict[str, int]
+    journal_mode: str = "delete"
+    staged: str | None = None
+    aside: str | None = None
+    placed: bool = False
+    moved: list[tuple[str, str]] = field(default_factory=list)  # (original, aside) pairs moved
+
+
+def _restore_message(path: str) -> str:
+    return (
+        f"cannot restore into the local Qdrant store at {path}: another Qdrant client holds its lock "
+        f"({qdrant_local.lock_file(path)}), most likely the running app. A restore replaces the stores under "
+        "the app, so it has no in-process route: stop the app (close its Memory), then run the restore again"
+    )
+
+
+def restore(
+    target_config: dict[str, Any] | None,
+    src: str | os.PathLike[str],
+    *,
+    dry_run: bool = False,
+    now: datetime | None = None,
+) -> RestoreResult:
+    """Put a backup set made by :func:`backup` back in place of the stores of ``target_config``.
+
+    Steps: read the manifest and check every file (sha256 and size; anything missing, extra or
+    different refuses the whole set: :class:`~mem0_hygiene.errors.BackupError`); refuse while a
+    Qdrant client holds the local store (:class:`~mem0_hygiene.errors.StoreLocked`: stop the app;
+    there is no in-process route); copy each store next to its target and check the copy; move each
+    current store aside to ``<store>.replaced-STAMP`` (kept, never deleted; SQLite ``-wal``/``-shm``
+    files go with their database) and move the copies in; open the restored stores and compare their
+    counts with the manifest. If any step fails, everything moved is put back as it was. Backups of a
+    Qdrant server (a server-side snapshot) cannot be restored from here. ``dry_run`` checks the set
+    and returns the plan.
+    """
+    if _is_memory(target_config):
+        raise BackupError("restore replaces the stores under the app: pass the app's config dict (not a live "
+                          "Memory), with the app stopped")
+    src_s = os.path.abspath(os.path.expanduser(os.fspath(src)))
+    if not os.path.isdir(src_s):
+        raise BackupError(f"there is no backup folder at {src_s}")
+    doc = read_manifest(src_s)
+    problems = check_set(src_s, doc)
+    if problems:
+        raise BackupError(
+            f"refusing to restore {src_s}: the backup set is incomplete or damaged ("
+            + "; ".join(problems[:10]) + (f"; and {len(problems) - 10} more" if len(problems) > 10 else "")
+            + "). Nothing was changed; pick another backup"
+        )
+    vs = doc["stores"].get("vector_store") or {}
+    if vs.get("kind") != "local_qdrant":
+        raise BackupError(
+            f"{src_s} holds a Qdrant server snapshot ({vs.get('taken', 'no vector store')}), not a copy of a "
+            "local folder; recover the snapshot on the server, then restore history.db and the ledger by hand "
+            "(nothing was changed)"
+        )
+    tgt = _resolve(target_config)
+    if tgt.kind != "local" or not tgt.qdrant_path:
+        raise BackupError("the target config's vector store is a Qdrant server; this backup holds a local "
+                          "folder. Point vector_store.config.path at the folder to restore into")
+    if qdrant_local.is_locked(tgt.qdrant_path):
+        raise StoreLocked(_restore_message(tgt.qdrant_path))
+    moment = as_utc(now or tgt.clock())
+    stamp = _stamp(moment)
+    notes: list[str] = []
+    steps = [_Step("vector_store", tgt.qdrant_path, os.path.join(src_s, vs["folder"]), "folder",
+                   dict(vs.get("counts") or {}))]
+    if str(tgt.collection) not in (vs.get("counts") or {}) and vs.get("counts"):
+        notes.append(f"the backup has collections {sorted(vs['counts'])}, the config uses {tgt.collection!r}")
+    for role, path in (("history_db", tgt.history_path), ("ledger", tgt.ledger_path)):
+        store = doc["stores"].get(role)
+        if path == ":memory:":
+            notes.append(f"{role} is in memory in the target config: not restored")
+            continue
+        if store is None:
+            notes.append(f"the backup has no {role}: the current one (if any) is moved aside, none is put back")
+        steps.append(_Step(role, path, os.path.join(src_s, store["file"]) if store else None, "sqlite",
+                           dict((store or {}).get("counts") or {}),
+                           journal_mode=str((store or {}).get("journal_mode") or "delete").lower()))
+    for step in steps:
+        if step.kind == "folder" and os.path.lexists(step.target):
+            step.aside = _aside_name(step.target, stamp)
+        elif step.kind == "sqlite" and (os.path.lexists(step.target) or _sidecars(step.target)):
+            step.aside = _aside_name(step.target, stamp)
+
+    if dry_run:
+        return RestoreResult(
+            src=src_s, dry_run=True, restored_at=to_iso(moment), backup_created_at=str(doc.get("created_at", "")),
+            checked_files=len(doc["files"]),
+            stores=tuple(RestoredStore(s.role, s.target, s.source, s.aside, s.counts) for s in steps),
+            notes=tuple(notes),
+        )
+
+    try:
+        for step in steps:  # stage: copies beside their targets (same filesystem: renames are atomic)
+            if step.source is None:
+                continue
+            parent = os.path.dirname(step.target)
+            os.makedirs(parent, exist_ok=True)
+            step.staged = _free_name(parent, f".{os.path.basename(step.target)}.restoring-{stamp}")
+            step.staged = os.path.join(parent, step.staged)
+            if step.kind == "folder":
+                shutil.copytree(step.source, step.staged, symlinks=True)
+            else:
+                shutil.copyfile(step.source, step.staged)
+            _check_staged(step, src_s, doc)
+            if step.kind == "sqlite" and step.journal_mode == "wal":
+                _set_wal(step.staged)
+        if qdrant_local.is_locked(tgt.qdrant_path):
+            raise StoreLocked(_restore_message(tgt.qdrant_path))
+        for step in steps:  # swap: current aside, copy in
+            if step.aside is not None:
+                for original in [step.target, *_sidecars(step.target)] if step.kind == "sqlite" else [step.target]:
+                    if not os.path.lexists(original):
+                        continue
+                    aside = step.aside + original[len(step.target):]
+                    os.rename(original, aside)
+                    step.moved.append((original, aside))
+            if step.staged is not None:
+                os.rename(step.staged, step.target)
+                step.staged = None
+                step.placed = True
+        verified = _verify_restored(steps)
+    except BaseException as exc:
+        undo_problems = _undo(steps)
+        if undo_problems:
+            raise BackupError(
+                f"the restore failed ({exc}) and putting the replaced stores back also failed: "
+                + "; ".join(undo_problems) + ". The replaced stores are in the *.replaced-" + stamp + " paths"
+            ) from exc
+        if isinstance(exc, HygieneError) or not isinstance(exc, Exception):
+            raise
+        raise BackupError(f"the restore failed ({type(exc).__name__}: {exc}); everything was put back as it "
+                          "was") from exc
+    note = _update_record(tgt.record_path, restore={"src": src_s, "at": to_iso(moment),
+                                                    "backup_created_at": doc.get("created_at")})
+    if note:
+        notes.append(note.replace("this backup", "this restore"))
+    return RestoreResult(
+        src=src_s, dry_run=False, restored_at=to_iso(moment), backup_created_at=str(doc.get("created_at", "")),
+        checked_files=len(doc["files"]),
+        stores=tuple(RestoredStore(s.role, s.target, s.source, s.aside if s.moved else None, verified[s.role])
+                     for s in steps),
+        notes=tuple(notes),
+    )
+
+
+def _check_staged(step: _Step, src: str, doc: dict[str, Any]) -> None:
+    """The staged copy holds exactly the backup's bytes."""
+    assert step.staged is not None and step.source is not None
+    rel_root = os.path.relpath(step.source, src).replace(os.sep, "/")
+    if step.kind == "folder":
+        want = {rel[len(rel_root) + 1:]: meta for rel, meta in doc["files"].items() if rel.startswith(rel_root + "/")}
+        got = _files_of(step.staged)
+        if set(got) != set(want):
+            raise BackupError(f"the staged copy of {step.role} does not hold the backup's files")
+        for rel, full in got.items():
+            if sha256_of(full) != want[rel]["sha256"]:
+                raise BackupError(f"the staged copy of {step.role}/{rel} differs from the backup")
+    elif sha256_of(step.staged) != doc["files"][rel_root]["sha256"]:
+        raise BackupError(f"the staged copy of {step.role} differs from the backup")
+
+
+def _set_wal(path: str) -> None:
+    """Put a restored copy back in WAL mode, as its source was (the ledger: readers beside one writer)."""
+    conn = _connect(path)
+    try:
+        conn.execute("PRAGMA journal_mode = WAL")
+    finally:
+        conn.close()
+
+
+def _verify_restored(steps: list[_Step]) -> dict[str, dict[str, int]]:
+    """Open every restored store and compare its counts with the manifest's."""
+    got: dict[str, dict[str, int]] = {}
+    for step in steps:
+        if not step.placed:
+            got[step.role] = {}
+            continue
+        if step.kind == "folder":
+            try:
+                with qdrant_local.opened(step.target, "verify the restored") as client:
+                    counts = qdrant_local.client_counts(client)
+            except StoreLocked:
+                raise
+            except Exception as exc:
+                raise BackupError(f"the restored vector store at {step.target} cannot be opened: {exc}") from exc
+        else:
+            result = _integrity_check(step.target)
+            if result != "ok":
+                raise BackupError(f"the restored {step.role} at {step.target} failed PRAGMA integrity_check: {result}")
+            conn = _connect(step.target)
+            try:
+                counts = table_counts(conn)
+            finally:
+                conn.close()
+        if counts != step.counts:
+            raise BackupError(f"the restored {step.role} holds {counts}, the backup's manifest says {step.counts}")
+        got[step.role] = counts
+    return got
+
+
+def _undo(steps: list[_Step]) -> list[str]:
+    """Put back what a failed restore moved; returns what could not be put back."""
+    problems: list[str] = []
+    for step in reversed(steps):
+        try:
+            if step.placed:
+                if step.kind == "folder":
+                    shutil.rmtree(step.target)
+                else:
+                    for path in [step.target, *_sidecars(step.target)]:
+                        os.unlink(path)
+                step.placed = False
+            for original, aside in reversed(step.moved):
+                os.rename(aside, original)
+            step.moved.clear()
+        except OSError as exc:
+            problems.append(f"{step.role}: {exc}")
+        if step.staged is not None:
+            if os.path.isdir(step.staged):
+                shutil.rmtree(step.staged, ignore_errors=True)
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(step.staged)
+    return problems
+
+
+def parse_backup_time(value: str) -> datetime | None:
+    """A manifest/record time back to a datetime (None when it cannot be read)."""
+    try:
+        return parse_time(value)
+    except (ConfigError, ValueError, TypeError):
+        return None
