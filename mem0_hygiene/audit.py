@@ -158,9 +158,13 @@ def audit(
         db.attach_history(tgt.history_path)
         db.attach_ledger(tgt.ledger_path)
         _load_vector_points(db, tgt, extra, page_size)
-        db.sources.missing.setdefault(
-            "backups", "backups are not implemented yet; `mem0-hygiene backup` will record verified backups"
-        )
+        try:  # the backup record beside the ledger (see mem0_hygiene.backup); absent = no backup yet
+            from .backup import backup_status_for_paths
+
+            db.sources.backup_status = backup_status_for_paths(tgt.ledger_path, tgt.history_path)
+            db.sources.backups = True
+        except HygieneError as exc:
+            db.sources.missing["backups"] = str(exc)
         if not (db.sources.points or db.sources.history or db.sources.ledger):
             raise AuditError(
                 "found no mem0 store to audit: "

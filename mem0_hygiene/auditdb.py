@@ -39,16 +39,21 @@ class Sources:
         history: history.db is attached as ``h``.
         ledger: the ledger is attached as ``l``.
         messages: history.db has mem0's ``messages`` table.
-        missing: source name -> reason it is unavailable ("points", "history", "ledger").
+        backups: the backup record beside the ledger could be read (present or not yet written).
+        missing: source name -> reason it is unavailable ("points", "history", "ledger", "backups").
         point_count: points loaded.
+        backup_status: what the backup record says (:class:`mem0_hygiene.backup.BackupStatus`), when
+            ``backups`` is true.
     """
 
     points: bool = False
     history: bool = False
     ledger: bool = False
     messages: bool = False
+    backups: bool = False
     missing: dict[str, str] = field(default_factory=dict)
     point_count: int = 0
+    backup_status: Any = None
 
 
 def _ro_uri(path: str) -> str:

@@ -17,6 +17,7 @@ from qdrant_client.models import PointStruct
 
 from mem0_hygiene import Memory, offline_config
 from mem0_hygiene.audit import AuditError, audit
+from mem0_hygiene.backup import backup
 from mem0_hygiene.offline import embed_text
 from mem0_hygiene.report import Severity
 
@@ -48,13 +49,18 @@ def codes(report, at_least=Severity.INFO):
     return {f.code for f in report.findings if f.severity >= at_least}
 
 
-def test_clean_store_has_no_warnings_and_only_the_backup_check_skipped(deploy):
+def test_clean_store_only_warns_that_it_has_no_backup_until_one_is_made(deploy):
     cfg, m = deploy
     report = run(cfg, m)
-    assert codes(report, Severity.WARNING) == set()
-    assert codes(report) == {"HISTORY_ACTIVITY", "LEDGER_BACKLOG"}
-    assert [s.code for s in report.skipped] == ["BACKUP_LAST_VERIFIED"]
+    assert codes(report, Severity.WARNING) == {"BACKUP_LAST_VERIFIED"}
+    assert report.get("BACKUP_LAST_VERIFIED").title == "No verified backup"
+    assert codes(report) == {"HISTORY_ACTIVITY", "LEDGER_BACKLOG", "BACKUP_LAST_VERIFIED"}
+    assert report.skipped == ()
     assert report.stats["memories_in_vector_store"] == 3
+    backup(cfg, Path(cfg["history_db_path"]).parent / "backups")
+    report = audit(cfg)
+    assert codes(report, Severity.WARNING) == set()
+    assert report.get("BACKUP_LAST_VERIFIED").severity is Severity.INFO
 
 
 def test_store_volatile(persistent_dir, clock):
