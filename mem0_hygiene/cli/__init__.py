@@ -135,4 +135,4 @@ def main() -> None:
     cli()
 
 
-from . import audit, maintenance, store  # noqa: E402,F401  (register the commands)
+from . import audit, backup, maintenance, store  # noqa: E402,F401  (register the commands)
