@@ -35,7 +35,7 @@ from mem0 import Memory as Mem0Memory
 from .compaction import compact_ledger
 from .config import default_ledger_path, split_config
 from .config_loader import for_maintenance
-from .errors import ConfigError, LedgerError, MemoryNotFound, StateError, StoreLocked
+from .errors import ConfigError, HygieneError, LedgerError, MemoryNotFound, StateError, StoreLocked
 from .ledger import BUSY_TIMEOUT_MS, Ledger, LedgerRow
 from .locations import default_history_db_path, location_of, resolve_locations
 from .maintenance_results import (
@@ -53,7 +53,7 @@ from .memory import Memory
 from .offline import OFFLINE_PROVIDER
 from .provenance import kind_from_source
 from .prune import PrunedMemory, PruneResult
-from .qdrant_local import is_locked, locked_message
+from .qdrant_local import is_locked, is_qdrant_folder, locked_message
 from .timeutil import as_utc, parse_duration, parse_time, to_iso
 
 __all__ = [
@@ -66,6 +66,7 @@ __all__ = [
     "ReviewItem",
     "ReviewQueue",
     "Story",
+    "StoreMissing",
     "StoryEvent",
     "confirm",
     "digest",
@@ -98,6 +99,10 @@ _KEY_HINTS = {
     "gemini": "GOOGLE_API_KEY",
     "together": "TOGETHER_API_KEY",
 }
+
+
+class StoreMissing(HygieneError):
+    """The config names a local Qdrant folder that holds no store."""
 
 
 class EmbedderUnavailable(ConfigError):
@@ -164,7 +169,8 @@ def _embedder_check(config: dict[str, Any]) -> None:
         ) from exc
 
 
-def open_memory(config: dict[str, Any] | None, *, for_writing_text: bool = False, action: str = "open") -> Memory:
+def open_memory(config: dict[str, Any] | None, *, for_writing_text: bool = False, action: str = "open",
+                must_exist: bool = True) -> Memory:
     """The drop-in Memory over the stores ``config`` names, for maintenance from outside the app.
 
     Refuses with :class:`~mem0_hygiene.errors.StoreLocked` (naming the remedies, and the in-process
@@ -174,12 +180,21 @@ def open_memory(config: dict[str, Any] | None, *, for_writing_text: bool = False
     real embedder, which new text must be embedded with, and raises :class:`EmbedderUnavailable` when it
     cannot start (its API key is missing); only the LLM is swapped (nothing here infers). Automatic
     pruning (``hygiene.auto_prune``) is turned off in the returned instance: a maintenance command does
-    only what it is asked. The caller closes it (``m.close()``), which releases the folder.
+    only what it is asked. With ``must_exist`` (the default) a local Qdrant store that is not there is
+    an error rather than created empty (a wrong path, or a store on /tmp wiped at reboot). The caller
+    closes it (``m.close()``), which releases the folder.
     """
     cfg: dict[str, Any] = dict(config or {})
     holder = store_lock_holder(cfg)
     if holder:
         raise _locked(holder, action)
+    paths = _vector_paths(cfg)
+    if must_exist and paths and not any(is_qdrant_folder(p) for p in paths):
+        raise StoreMissing(
+            f"no local Qdrant store at {paths[0]}, so there is nothing to {action}. Pass the app's config "
+            "with --config FILE (or --qdrant-path/--history-db); if the store should be there, run "
+            "`mem0-hygiene audit` with the same options (a store under /tmp may have been wiped at reboot)"
+        )
     if for_writing_text:
         cfg["llm"] = {"provider": OFFLINE_PROVIDER}
         _embedder_check(cfg)

@@ -151,6 +151,15 @@ def test_prune_is_refused_from_the_cli_while_the_app_prunes_in_process(store, pa
     assert gone in delete_events(store) and keep not in delete_events(store)
 
 
+def test_store_commands_refuse_a_missing_store_instead_of_creating_one(tmp_path):
+    args = ["--qdrant-path", str(tmp_path / "gone" / "qdrant"), "--history-db", str(tmp_path / "gone" / "history.db")]
+    for command in (["prune"], ["review", "--list"], ["confirm", "some-id"]):
+        result = run(*command, *args)
+        assert result.exit_code == 1, result.output
+        assert "no local Qdrant store" in result.output and "mem0-hygiene audit" in result.output
+    assert not (tmp_path / "gone").exists()
+
+
 def test_prune_unused_lists_then_deletes_with_yes(store, past):
     stale, fresh = write(store, past, ("Prefers tabs", {}), ("placeholder", {}))
     past.current = datetime.now(timezone.utc) - timedelta(days=2)
@@ -383,3 +392,16 @@ def test_schedule_install_writes_to_the_unit_dir(store, tmp_path):
     assert "systemctl daemon-reload" in result.output
     assert run("schedule", "--cron", "--install", "--config", store["path"]).exit_code == 2
     assert run("schedule", "--config", store["path"]).exit_code == 2
+
+
+def test_scheduled_commands_run_as_written(store, past, tmp_path):
+    write(store, past, ("On call that week", {"ttl": "7d"}))
+    plan = json.loads(run("schedule", "--systemd", "--json", "--config", store["path"], "--backup-dir",
+                          str(tmp_path / "backups"), "--keep", "3").stdout)
+    assert [c[3] for c in plan["commands"]] == ["backup", "prune"]
+    assert all(c[:3] == [sys.executable, "-m", "mem0_hygiene"] for c in plan["commands"])
+    for command in plan["commands"]:  # what the timer will run, through the same CLI
+        result = run(*command[3:])
+        assert result.exit_code == 0, result.output
+    assert any(name.startswith("mem0-backup-") for name in os.listdir(tmp_path / "backups"))
+    assert served(store) == set()  # the expired memory was pruned

@@ -93,10 +93,13 @@ def test_open_memory_for_new_text_needs_the_apps_embedder(tmp_path, monkeypatch)
     config = offline_config(tmp_path / "store")
     config["embedder"] = {"provider": "openai", "config": {"model": "text-embedding-3-small"}}
     with pytest.raises(maintenance.EmbedderUnavailable) as err:
-        maintenance.open_memory(config, for_writing_text=True)
+        maintenance.open_memory(config, for_writing_text=True, must_exist=False)
     assert "OPENAI_API_KEY" in str(err.value) and "openai text-embedding-3-small" in str(err.value)
     assert not (tmp_path / "store").exists()  # refused before any store was opened or created
-    m = maintenance.open_memory(config)  # reading and deleting: no key needed
+    with pytest.raises(maintenance.StoreMissing, match="no local Qdrant store"):
+        maintenance.open_memory(config)
+    assert not (tmp_path / "store").exists()
+    m = maintenance.open_memory(config, must_exist=False)  # reading and deleting: no key needed
     try:
         assert m.hygiene_settings.auto_prune is None
     finally:
@@ -263,7 +266,7 @@ def test_auto_prune_skips_when_another_step_is_running(make_memory, clock):
 
 def test_maintenance_opened_memory_never_auto_prunes(tmp_path, clock):
     config = offline_config(tmp_path / "store", hygiene={"auto_prune": "1h", "clock": clock})
-    m = maintenance.open_memory(config)
+    m = maintenance.open_memory(config, must_exist=False)
     try:
         mid = add(m, "Parking", ttl="1h")
         clock.advance(hours=5)
