@@ -18,12 +18,153 @@ from mem0.embeddings.configs import EmbedderConfig
 from mem0.llms.configs import LlmConfig
 from mem0.utils.factory import EmbedderFactory, LlmFactory
 
+from .decision import EMBEDDER_DEFAULTS, FALLBACK_FAMILY, Thresholds
 from .errors import ConfigError
 from .offline import DEFAULT_DIMS, OFFLINE_PROVIDER
 from .timeutil import Clock, parse_duration, system_clock
 
 LEDGER_FILENAME = "hygiene.db"
 ON_VOLATILE_CHOICES = ("warn", "relocate", "error")
+
+
+def _number(value: Any, what: str, low: float, high: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f"{what} must be a number from {low} to {high}, not {value!r}")
+    if not low <= float(value) <= high:
+        raise ConfigError(f"{what} is {value}; it must be from {low} to {high}")
+    return float(value)
+
+
+def _options(value: Any, what: str, known: set[str]) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{what} must be true, false or a dict of options, not {type(value).__name__}")
+    unknown = sorted(set(value) - known)
+    if unknown:
+        raise ConfigError(
+            f"unknown {what} option(s) {', '.join(unknown)}; the known ones are {', '.join(sorted(known))}"
+        )
+    return dict(value)
+
+
+@dataclass(frozen=True)
+class WriteDecisionSettings:
+    """``hygiene.write_decision``: decide at ``add`` time whether each new memory is a duplicate of, an
+    update to, a contradiction of, or unrelated to the nearest live memory in its scope (see
+    :mod:`mem0_hygiene.decision`). ``True`` turns it on with the defaults; a dict sets options.
+
+    Fields:
+        duplicate, update, contradiction: cosine-similarity thresholds; None takes the measured default
+            for the configured embedder (:data:`mem0_hygiene.decision.EMBEDDER_DEFAULTS`: the offline
+            embedder 0.835/0.525/0.375, all-MiniLM-L6-v2 0.845/0.565/0.515; other embedders get MiniLM's
+            and should be measured with ``benchmarks/eval_staleness.py``).
+        candidates: how many nearest memories the one vector search per new memory returns (stale
+            ones among them are skipped).
+        identity_keys: metadata keys that name a fact's identity, besides ``add(topic_key=)``. The
+            same key in the same scope always supersedes, whatever the similarity; different keys
+            never merge.
+    """
+
+    duplicate: float | None = None
+    update: float | None = None
+    contradiction: float | None = None
+    candidates: int = 5
+    identity_keys: tuple[str, ...] = ("topic_key", "source_ref")
+
+    @classmethod
+    def parse(cls, value: Any) -> WriteDecisionSettings | None:
+        """None (off) from False/None, the defaults from True, options from a dict."""
+        if isinstance(value, cls):
+            return value
+        if value is None or value is False:
+            return None
+        if value is True:
+            return cls()
+        opts = _options(value, "hygiene.write_decision", {f.name for f in fields(cls)})
+        for name in ("duplicate", "update", "contradiction"):
+            if opts.get(name) is not None:
+                opts[name] = _number(opts[name], f"hygiene.write_decision.{name}", -1.0, 1.0)
+        if "candidates" in opts:
+            if isinstance(opts["candidates"], bool) or not isinstance(opts["candidates"], int) \
+                    or not 1 <= opts["candidates"] <= 100:
+                raise ConfigError(f"hygiene.write_decision.candidates is {opts['candidates']!r}; use a whole "
+                                  f"number from 1 to 100")
+        if "identity_keys" in opts:
+            keys = opts["identity_keys"]
+            if isinstance(keys, str) or not all(isinstance(k, str) and k for k in keys):
+                raise ConfigError("hygiene.write_decision.identity_keys must be a list of metadata key names")
+            opts["identity_keys"] = tuple(keys)
+        settings = cls(**opts)
+        if settings.duplicate is not None and settings.update is not None and settings.update > settings.duplicate:
+            raise ConfigError(f"hygiene.write_decision.update ({settings.update}) is above duplicate "
+                              f"({settings.duplicate}); an update must be less similar than a duplicate")
+        return settings
+
+    def thresholds(self, family: str | None) -> Thresholds:
+        """The thresholds in force for an embedder family (None: not measured, MiniLM's scale)."""
+        base = EMBEDDER_DEFAULTS.get(family or FALLBACK_FAMILY, EMBEDDER_DEFAULTS[FALLBACK_FAMILY])
+        found = Thresholds(
+            duplicate=base.duplicate if self.duplicate is None else self.duplicate,
+            update=base.update if self.update is None else self.update,
+            contradiction=base.contradiction if self.contradiction is None else self.contradiction,
+        )
+        if found.update > found.duplicate:
+            raise ConfigError(f"hygiene.write_decision: update ({found.update}) is above duplicate "
+                              f"({found.duplicate}) for this embedder; set both")
+        return found
+
+
+@dataclass(frozen=True)
+class RankSettings:
+    """``hygiene.rank``: re-rank search results by relevance, recency and importance (Generative Agents).
+
+    score = (relevance_w * relevance + recency_w * recency + importance_w * importance) / (sum of weights),
+    each term in 0..1: relevance is mem0's score; recency is ``decay ** hours`` since the memory was last
+    used or confirmed (0.995 per hour: a day ~0.89, a week ~0.43, a month ~0.03); importance comes from
+    ``metadata[importance_key]`` (0..1, or 1..10 as in the paper, divided by 10) or ``default_importance``.
+    Ranking reorders the page that relevance alone returns: it never hides a memory and never decides
+    between contradicting ones (that is the write-time decision's job).
+
+    Fields:
+        relevance, recency, importance: the weights (>= 0, not all 0).
+        decay: recency factor per hour, in (0, 1].
+        default_importance: importance of a memory without one in its metadata (0..1).
+        importance_key: the metadata key holding importance.
+    """
+
+    relevance: float = 1.0
+    recency: float = 0.5
+    importance: float = 0.5
+    decay: float = 0.995
+    default_importance: float = 0.5
+    importance_key: str = "importance"
+
+    @classmethod
+    def parse(cls, value: Any) -> RankSettings | None:
+        """None (off) from False/None, the defaults from True, options from a dict."""
+        if isinstance(value, cls):
+            return value
+        if value is None or value is False:
+            return None
+        if value is True:
+            return cls()
+        opts = _options(value, "hygiene.rank", {f.name for f in fields(cls)})
+        for name in ("relevance", "recency", "importance"):
+            if name in opts:
+                opts[name] = _number(opts[name], f"hygiene.rank.{name}", 0.0, 1e6)
+        if "decay" in opts:
+            opts["decay"] = _number(opts["decay"], "hygiene.rank.decay", 0.0, 1.0)
+            if opts["decay"] == 0.0:
+                raise ConfigError("hygiene.rank.decay must be above 0 (0.995 per hour is the usual value)")
+        if "default_importance" in opts:
+            opts["default_importance"] = _number(opts["default_importance"], "hygiene.rank.default_importance",
+                                                 0.0, 1.0)
+        if "importance_key" in opts and not (isinstance(opts["importance_key"], str) and opts["importance_key"]):
+            raise ConfigError("hygiene.rank.importance_key must be a metadata key name")
+        settings = cls(**opts)
+        if settings.relevance + settings.recency + settings.importance <= 0:
+            raise ConfigError("hygiene.rank: at least one of the weights relevance, recency, importance "
+                              "must be above 0")
+        return settings
 
 
 @dataclass
@@ -42,6 +183,10 @@ class HygieneSettings:
             None means "relocate" for a defaulted vector-store path and "warn" for an explicit one.
         use_flush_every: how many read hits are buffered before last-use is written.
         auto_prune: run prune at most once per this interval, in-process (None = off).
+        write_decision: decide duplicate/update/contradiction/add for each new memory at ``add`` time
+            (False = off, mem0's behaviour; True or a dict: :class:`WriteDecisionSettings`).
+        rank: re-rank search results by relevance, recency and importance (False = off; True or a
+            dict: :class:`RankSettings`).
     """
 
     ledger_path: str | None = None
@@ -53,6 +198,12 @@ class HygieneSettings:
     on_volatile: str | None = None
     use_flush_every: int = 64
     auto_prune: timedelta | None = None
+    write_decision: WriteDecisionSettings | bool | dict[str, Any] | None = None
+    rank: RankSettings | bool | dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        self.write_decision = WriteDecisionSettings.parse(self.write_decision)
+        self.rank = RankSettings.parse(self.rank)
 
     @classmethod
     def from_dict(cls, section: dict[str, Any] | None) -> HygieneSettings:
