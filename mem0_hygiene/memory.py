@@ -15,13 +15,23 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
 from mem0 import Memory as Mem0Memory
 from mem0.configs.base import MemoryConfig
 
-from .config import ConfigFacts, HygieneSettings, build_mem0_config, default_ledger_path, split_config
+from .config import (
+    ConfigFacts,
+    HygieneSettings,
+    RankSettings,
+    WriteDecisionSettings,
+    build_mem0_config,
+    default_ledger_path,
+    split_config,
+)
+from .decision import CONTRADICTION, DUPLICATE, UNRELATED, UPDATE, Thresholds, classify, embedder_family, normalize_text
 from .errors import (
     ConfigError,
     LedgerError,
@@ -38,7 +48,9 @@ from .provenance import (
     split_tool_messages,
 )
 from .prune import PrunedMemory, PruneResult
+from .ranking import rank as rank_items
 from .startup import guard_stores
+from .timetravel import TimeWindow
 from .timeutil import Clock, age_days, as_utc, parse_duration, parse_time, system_clock, to_iso
 from .vectorview import iter_points
 
@@ -48,12 +60,35 @@ _MISSING: Any = object()
 _SCOPE_KEYS = ("user_id", "agent_id", "run_id")
 
 
+@dataclass
+class _Found:
+    """The write-time decision for one new memory against the nearest live one (old_* None: none near)."""
+
+    label: str
+    similarity: float | None
+    reason: str
+    old_id: str | None = None
+    old_text: str | None = None
+    old_row: LedgerRow | None = None
+
+    def describe(self, **names: str) -> dict[str, Any]:
+        out: dict[str, Any] = {"label": self.label, "reason": self.reason,
+                               "similarity": None if self.similarity is None else round(self.similarity, 4)}
+        if self.old_id is not None:
+            out[{UPDATE: "supersedes", CONTRADICTION: "invalidates", DUPLICATE: "reinforces"}.get(
+                self.label, "nearest")] = self.old_id
+        out.update(names)
+        return out
+
+
 class Memory(Mem0Memory):
     """mem0's ``Memory`` with a hygiene ledger. Same constructor, ``from_config``, methods, arguments
     and result shapes; result items carry one extra key, ``"hygiene"``.
 
     Extra arguments: ``add(..., source=, source_kind=, ttl=, expires_at=, topic_key=)``,
-    ``search``/``get_all(..., include_stale=False)``. Extra operations: :meth:`confirm`,
+    ``search``/``get_all(..., include_stale=False, as_of=, since=, until=)``. Opt-in settings:
+    ``hygiene.write_decision`` (duplicate/update/contradiction decided at ``add``) and ``hygiene.rank``
+    (decay in search ranking). Extra operations: :meth:`confirm`,
     :meth:`supersede`, :meth:`invalidate`, :meth:`review_queue`, :meth:`prune`, :meth:`adopt`.
     """
 
@@ -169,7 +204,8 @@ class Memory(Mem0Memory):
         }
 
     def _keep(self, items: list[dict[str, Any]], now: datetime, include_stale: bool,
-              show_expired: bool) -> list[dict[str, Any]]:
+              show_expired: bool, window: TimeWindow | None = None,
+              seen: dict[str, LedgerRow] | None = None) -> list[dict[str, Any]]:
         rows = self.ledger.get_many([str(i["id"]) for i in items]) if items else {}
         kept = []
         for item in items:
@@ -177,9 +213,14 @@ class Memory(Mem0Memory):
             state = row.state(now)
             if state == "deleted":
                 continue  # a tombstone hides a point that came back (an old snapshot restored)
-            if not include_stale and state != "live" and not (show_expired and state == "expired"):
+            if window is not None:
+                if not window.admits(row, state, include_stale, show_expired):
+                    continue
+            elif not include_stale and state != "live" and not (show_expired and state == "expired"):
                 continue
             item["hygiene"] = self.hygiene_facts(row, now)
+            if seen is not None:
+                seen[row.memory_id] = row
             kept.append(item)
         return kept
 
@@ -345,11 +386,26 @@ class Memory(Mem0Memory):
         scope = {k: v.strip() for k, v in (("user_id", user_id), ("agent_id", agent_id), ("run_id", run_id))
                  if isinstance(v, str) and v.strip()}
         extra: dict[str, Any] = {}
+        decider = WriteDecisionSettings.parse(self.hygiene_settings.write_decision) if memory_type is None else None
+        links: list[tuple[str, str, str, str, dict[str, Any] | None]] = []
         for group, kind in groups:
             meta = dict(metadata or {})
             quarantined = kind in QUARANTINED_KINDS
             if self.hygiene_settings.clock is not system_clock:
                 meta.setdefault("created_at", to_iso(now))
+            if decider is not None and scope:
+                template = LedgerRow(
+                    memory_id="", user_id=scope.get("user_id"), agent_id=scope.get("agent_id"),
+                    run_id=scope.get("run_id"), source=source, source_kind=kind, created_at=to_iso(now),
+                    confirmed_at=to_iso(now), expires_at=to_iso(expiry) if expiry is not None else None,
+                    quarantined=quarantined, topic_key=self._identity_key(topic_key, metadata, decider),
+                )
+                call = {"user_id": user_id, "agent_id": agent_id, "run_id": run_id, "metadata": meta or None,
+                        "timestamp": timestamp, "infer": infer, "memory_type": memory_type, "prompt": prompt,
+                        "expiration_date": expiration_date if expiration_date is not None
+                        else (expiry.date().isoformat() if expiry is not None else None)}
+                self._add_deciding(decider, group, call, template, scope, now, results, rows, links, extra)
+                continue
             res = super().add(
                 group,
                 user_id=user_id,
@@ -387,6 +443,8 @@ class Memory(Mem0Memory):
             self.ledger.insert(rows)
         except LedgerError as exc:
             self._undo_add(rows, exc)
+        if links:
+            self._apply_decisions(links, now)
         self._maybe_auto_prune(now)
         return {**extra, "results": results}
 
@@ -405,6 +463,172 @@ class Memory(Mem0Memory):
                 f"back out of mem0 ({', '.join(left)}); `mem0-hygiene audit` lists them as untracked"
             ) from exc
         raise LedgerError(f"nothing was stored: the ledger could not record the new memories ({exc})") from exc
+
+    # -- the write-time decision (hygiene.write_decision) ------------------------------------
+    def _embedder_family(self) -> str | None:
+        emb = self.config.embedder
+        conf = emb.config if isinstance(emb.config, dict) else {}
+        return embedder_family(emb.provider, conf.get("model"))
+
+    @staticmethod
+    def _identity_key(topic_key: str | None, metadata: dict[str, Any] | None,
+                      settings: WriteDecisionSettings) -> str | None:
+        """``topic_key=``, else the first identity key in the metadata (``source_ref`` values are kept
+        as ``"source_ref:VALUE"`` in the ledger's topic_key, so different kinds of key never meet)."""
+        if topic_key:
+            return topic_key
+        for name in settings.identity_keys:
+            value = (metadata or {}).get(name)
+            if value is not None and value != "":
+                return str(value) if name == "topic_key" else f"{name}:{value}"
+        return None
+
+    def _add_deciding(self, settings: WriteDecisionSettings, group: Any, call: dict[str, Any],
+                      template: LedgerRow, scope: dict[str, str], now: datetime,
+                      results: list[dict[str, Any]], rows: list[LedgerRow],
+                      links: list[tuple[str, str, str, str, dict[str, Any] | None]], extra: dict[str, Any]) -> None:
+        """Store one group of messages with the write-time decision, one vector search per memory.
+
+        ``infer=False``: each message is checked before it is stored (a duplicate is never stored).
+        ``infer=True``: mem0's LLM extracts and stores the facts; each is then checked, and a duplicate
+        is taken back out through mem0's ``delete``. Supersede/invalidate links are queued in ``links``
+        and applied once the new rows are in the ledger."""
+        thresholds = settings.thresholds(self._embedder_family())
+        pending = {r.memory_id: r for r in rows}
+        dead = {link[1] for link in links}
+
+        def record(item: dict[str, Any], found: _Found) -> None:
+            mid = str(item["id"])
+            topic = template.topic_key or (found.old_row.topic_key if found.label == UPDATE and found.old_row
+                                           else None)
+            row = replace(template, memory_id=mid, topic_key=topic)
+            rows.append(row)
+            pending[mid] = row
+            item["hygiene"] = {**self.hygiene_facts(row, now), "decision": found.describe()}
+            results.append(item)
+            if found.old_id is None:
+                return
+            if found.label == UPDATE:
+                item["event"] = "UPDATE"
+                item["previous_memory"] = found.old_text
+                links.append(("supersede", found.old_id, mid, found.reason, None))
+                dead.add(found.old_id)
+            elif found.label == CONTRADICTION:
+                said = {k: v for k, v in found.describe().items() if k != "invalidates"}
+                old_item = {"id": found.old_id, "memory": found.old_text, "event": "DELETE",
+                            "hygiene": {"decision": {**said, "invalidated_by": mid}}}
+                results.append(old_item)
+                links.append(("invalidate", found.old_id, mid, found.reason, old_item))
+                dead.add(found.old_id)
+
+        def reinforce(found: _Found) -> None:
+            assert found.old_id is not None and found.old_row is not None
+            results.append({"id": found.old_id, "memory": found.old_text, "event": "NONE",
+                            "hygiene": {**self.hygiene_facts(found.old_row, now), "decision": found.describe()}})
+            self._note_uses([{"id": found.old_id}], now)
+
+        if not call["infer"]:
+            for msg in group if isinstance(group, list) else [{"role": "user", "content": group}]:
+                text = msg.get("content") if isinstance(msg, dict) else None
+                if not isinstance(text, str) or not text.strip() or msg.get("role") == "system":
+                    found = _Found(UNRELATED, None, "not decided")  # mem0 skips or rejects it itself
+                else:
+                    found = self._decide(text, scope, template, settings, thresholds, set(), pending, dead, now)
+                    if found.label == DUPLICATE:
+                        reinforce(found)
+                        continue
+                res = Mem0Memory.add(self, [msg], **call)
+                extra.update({k: v for k, v in res.items() if k != "results"})
+                for item in res.get("results", []):
+                    if item.get("event", "ADD") == "ADD":
+                        record(item, found)
+            return
+        res = Mem0Memory.add(self, group, **call)
+        extra.update({k: v for k, v in res.items() if k != "results"})
+        added = [i for i in res.get("results", []) if i.get("event", "ADD") == "ADD"]
+        undecided = {str(i["id"]) for i in added}
+        for item in added:
+            mid = str(item["id"])
+            undecided.discard(mid)
+            found = self._decide(str(item.get("memory") or ""), scope, template, settings, thresholds,
+                                 undecided | {mid}, pending, dead, now)
+            if found.label == DUPLICATE:
+                Mem0Memory.delete(self, mid)  # mem0 already stored it: take it back out through its API
+                reinforce(found)
+            else:
+                record(item, found)
+
+    def _decide(self, text: str, scope: dict[str, str], template: LedgerRow, settings: WriteDecisionSettings,
+                thresholds: Thresholds, exclude: set[str], pending: dict[str, LedgerRow], dead: set[str],
+                now: datetime) -> _Found:
+        """Compare a new memory with the live memory of the same identity key, or else with the nearest
+        live memory in exactly the same scope (one vector search), and decide."""
+        key = template.topic_key
+        found: _Found | None = None
+        if key is not None:
+            found = self._identity_match(text, key, scope, exclude, pending, dead, now)
+        if found is None:
+            found = self._nearest(text, scope, key, settings, thresholds, exclude, pending, dead, now)
+        if template.quarantined and found.label in (UPDATE, CONTRADICTION):
+            # tool output may add a memory, never replace or retract one (prompt injection through memory)
+            return replace(found, label=UNRELATED, reason=f"{found.label} not applied: quarantined source")
+        return found
+
+    def _identity_match(self, text: str, key: str, scope: dict[str, str], exclude: set[str],
+                        pending: dict[str, LedgerRow], dead: set[str], now: datetime) -> _Found | None:
+        where = "topic_key = ? AND deleted_at IS NULL AND superseded_by IS NULL AND invalid_at IS NULL"
+        params: list[Any] = [key]
+        for name in _SCOPE_KEYS:
+            where += f" AND {name} IS ?"
+            params.append(scope.get(name))
+        stored = list(self.ledger.iter_rows(where, params, order="created_at DESC"))
+        fresh = [r for r in reversed(pending.values()) if r.topic_key == key and r.scope == scope]
+        for row in [*fresh, *stored]:
+            if row.memory_id in exclude or row.memory_id in dead or row.state(now) != "live":
+                continue
+            item = Mem0Memory.get(self, row.memory_id)
+            if item is None:
+                continue  # in the ledger, gone from the store: the audit reports it
+            old_text = str(item.get("memory") or "")
+            same = normalize_text(old_text) == normalize_text(text)
+            return _Found(DUPLICATE if same else UPDATE, None, "same text" if same else "same identity key",
+                          row.memory_id, old_text, row)
+        return None
+
+    def _nearest(self, text: str, scope: dict[str, str], key: str | None, settings: WriteDecisionSettings,
+                 thresholds: Thresholds, exclude: set[str], pending: dict[str, LedgerRow], dead: set[str],
+                 now: datetime) -> _Found:
+        vector = self.embedding_model.embed(text, "search")
+        hits = self.vector_store.search(query=text, vectors=vector, top_k=settings.candidates, filters=dict(scope))
+        hits = sorted((h for h in hits if str(h.id) not in exclude and str(h.id) not in dead),
+                      key=lambda h: -float(h.score or 0.0))
+        rows = self.ledger.get_many([str(h.id) for h in hits]) if hits else {}
+        for hit in hits:
+            hid, payload = str(hit.id), dict(hit.payload or {})
+            if any(payload.get(name) != scope.get(name) for name in _SCOPE_KEYS):
+                continue  # a wider or narrower scope is another memory's business
+            row = pending.get(hid) or self._row_for({"id": hid, **payload}, rows)
+            if row.state(now) != "live":
+                continue
+            if key is not None and row.topic_key is not None and row.topic_key != key:
+                continue  # different identity keys never merge
+            old_text = str(payload.get("data") or "")
+            verdict = classify(float(hit.score or 0.0), text, old_text, thresholds)
+            return _Found(verdict.label, verdict.similarity, verdict.reason, hid, old_text, row)
+        return _Found(UNRELATED, None, "no live memory nearby")
+
+    def _apply_decisions(self, links: list[tuple[str, str, str, str, dict[str, Any] | None]], now: datetime) -> None:
+        """Supersede or invalidate the old memories the decisions named (their new rows are in the ledger)."""
+        self.flush()  # an adopted old memory gets its ledger row first
+        for action, old_id, new_id, reason, old_item in links:
+            if action == "supersede":
+                self.ledger.link_supersede(old_id, new_id, now)
+            else:
+                self.ledger.invalidate(old_id, f"contradicted by {new_id} ({reason})", now)
+            if old_item is not None:
+                row = self.ledger.get(old_id)
+                if row is not None:
+                    old_item["hygiene"] = {**self.hygiene_facts(row, now), **old_item["hygiene"]}
 
     def update(  # type: ignore[override]
         self,
@@ -571,11 +795,18 @@ class Memory(Mem0Memory):
         reference_date: Any = None,
         show_expired: bool = False,
         include_stale: bool = False,
+        as_of: datetime | str | None = None,
+        since: datetime | str | None = None,
+        until: datetime | str | None = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
         """mem0's ``search`` over live memories only; ``top_k=k`` returns min(k, live matches).
-        ``include_stale=True`` returns every state, each item saying its own in ``["hygiene"]["state"]``."""
+        ``include_stale=True`` returns every state, each item saying its own in ``["hygiene"]["state"]``.
+        ``as_of=T``: what was believed at T (created by T, not yet superseded, invalidated, expired or
+        deleted at T); ``since``/``until``: created in [since, until). With ``hygiene.rank`` on, the page
+        is reordered by relevance, recency and importance (``["hygiene"]["rank"]`` says how)."""
         now = self.now()
+        window = TimeWindow.build(as_of, since, until)
 
         def run(fetch: int) -> dict[str, Any]:
             return Mem0Memory.search(
@@ -583,7 +814,8 @@ class Memory(Mem0Memory):
                 reference_date=reference_date, show_expired=True, **kwargs,
             )
 
-        res = self._paged(run, top_k, now, include_stale, show_expired)
+        res = self._paged(run, top_k, now, include_stale, show_expired, window,
+                          RankSettings.parse(self.hygiene_settings.rank))
         self._maybe_auto_prune(now)
         return res
 
@@ -594,27 +826,39 @@ class Memory(Mem0Memory):
         top_k: int = 20,
         show_expired: bool = False,
         include_stale: bool = False,
+        as_of: datetime | str | None = None,
+        since: datetime | str | None = None,
+        until: datetime | str | None = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
-        """mem0's ``get_all`` over live memories only (``include_stale=True`` for all, with states)."""
+        """mem0's ``get_all`` over live memories only (``include_stale=True`` for all, with states);
+        ``as_of``/``since``/``until`` as in :meth:`search`."""
         now = self.now()
+        window = TimeWindow.build(as_of, since, until)
 
         def run(fetch: int) -> dict[str, Any]:
             return Mem0Memory.get_all(self, filters=filters, top_k=fetch, show_expired=True, **kwargs)
 
-        return self._paged(run, top_k, now, include_stale, show_expired)
+        return self._paged(run, top_k, now, include_stale, show_expired, window)
 
-    def _paged(self, run: Any, top_k: int, now: datetime, include_stale: bool, show_expired: bool) -> dict[str, Any]:
-        fetch = top_k if include_stale else top_k + top_k // 2 + 4  # room for a few stale rows
+    def _paged(self, run: Any, top_k: int, now: datetime, include_stale: bool, show_expired: bool,
+               window: TimeWindow | None = None, rank: RankSettings | None = None) -> dict[str, Any]:
+        fetch = top_k if include_stale and window is None else top_k + top_k // 2 + 4  # room for a few stale rows
+        seen: dict[str, LedgerRow] | None = {} if rank is not None else None
         while True:
             res = run(fetch)
             raw = res.get("results", [])
-            kept = self._keep(raw, now, include_stale, show_expired)
+            kept = self._keep(raw, now, include_stale, show_expired, window, seen)
             if len(kept) >= top_k or len(raw) < fetch or top_k == 0:
                 break
             fetch = fetch * 2 + (top_k - len(kept))
         res["results"] = kept[:top_k]
-        self._note_uses(res["results"], now)
+        if rank is not None and seen is not None:
+            at = parse_time(window.as_of) if window is not None and window.as_of else now
+            uses = {mid: when for mid, (_count, when) in self._uses.items()}
+            res["results"] = rank_items(res["results"], seen, at, rank, uses)
+        if window is None or window.as_of is None:
+            self._note_uses(res["results"], now)  # a question about the past is not a use
         return res
 
     def get(self, memory_id: str) -> dict[str, Any] | None:  # type: ignore[override]
