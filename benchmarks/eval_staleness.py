@@ -56,6 +56,7 @@ from mem0_hygiene.decision import (  # noqa: E402
     classify,
     negates,
     normalize_text,
+    numbers,
 )
 from mem0_hygiene.offline import embed_text  # noqa: E402
 
@@ -127,7 +128,8 @@ def outcome_accuracy(truth: Sequence[str], pred: Sequence[str]) -> float:
     return sum(OUTCOME[t] == OUTCOME[p] for t, p in zip(truth, pred)) / len(truth)
 
 
-def accuracy_grid(sims: np.ndarray, exact: np.ndarray, neg: np.ndarray, truth: np.ndarray) -> np.ndarray:
+def accuracy_grid(sims: np.ndarray, exact: np.ndarray, neg: np.ndarray, nums: np.ndarray,
+                  truth: np.ndarray) -> np.ndarray:
     """Accuracy for every (duplicate, update, contradiction) on :data:`GRID`, indexed in that order;
     NaN where update > duplicate. Same rules as :func:`mem0_hygiene.decision.classify`, vectorised."""
     codes = {lab: i for i, lab in enumerate(LABELS)}
@@ -140,7 +142,7 @@ def accuracy_grid(sims: np.ndarray, exact: np.ndarray, neg: np.ndarray, truth: n
     for di, dup in enumerate(GRID):
         pred = np.full((n, n, len(sims)), codes[UNRELATED])
         pred = np.where(s >= upd, codes[UPDATE], pred)
-        pred = np.where(s >= dup, codes[DUPLICATE], pred)
+        pred = np.where(s >= dup, np.where(nums[None, None, :], codes[UPDATE], codes[DUPLICATE]), pred)
         pred = np.where(neg[None, None, :] & (s >= con), codes[CONTRADICTION], pred)
         pred = np.where(exact[None, None, :], codes[DUPLICATE], pred)
         acc = (pred == y[None, None, :]).mean(axis=2)
@@ -160,7 +162,7 @@ def _box_sum(x: np.ndarray, r: int) -> np.ndarray:
     return x
 
 
-def grid_search(sims: np.ndarray, exact: np.ndarray, neg: np.ndarray, truth: np.ndarray,
+def grid_search(sims: np.ndarray, exact: np.ndarray, neg: np.ndarray, nums: np.ndarray, truth: np.ndarray,
                 rows: np.ndarray | None = None) -> tuple[Thresholds, float]:
     """The thresholds with the best accuracy over ``rows`` (all pairs when None).
 
@@ -168,8 +170,8 @@ def grid_search(sims: np.ndarray, exact: np.ndarray, neg: np.ndarray, truth: np.
     the pick is the one whose neighbourhood (+-0.03 on each threshold) scores best on average, i.e.
     the middle of a plateau rather than its edge, then the higher thresholds (fewer merges)."""
     if rows is not None:
-        sims, exact, neg, truth = sims[rows], exact[rows], neg[rows], truth[rows]
-    acc = accuracy_grid(sims, exact, neg, truth)
+        sims, exact, neg, nums, truth = sims[rows], exact[rows], neg[rows], nums[rows], truth[rows]
+    acc = accuracy_grid(sims, exact, neg, nums, truth)
     top = np.nanmax(acc)
     valid = ~np.isnan(acc)
     total = _box_sum(np.where(valid, acc, 0.0), 3)
@@ -185,12 +187,12 @@ def grid_search(sims: np.ndarray, exact: np.ndarray, neg: np.ndarray, truth: np.
     return Thresholds(duplicate=float(GRID[di]), update=float(GRID[ui]), contradiction=float(GRID[ci])), float(top)
 
 
-def cross_validated(sims: np.ndarray, exact: np.ndarray, neg: np.ndarray, truth: np.ndarray,
+def cross_validated(sims: np.ndarray, exact: np.ndarray, neg: np.ndarray, nums: np.ndarray, truth: np.ndarray,
                     new: list[str], old: list[str]) -> float:
     folds = np.arange(len(sims)) % FOLDS
     right = 0
     for k in range(FOLDS):
-        th, _ = grid_search(sims, exact, neg, truth, rows=folds != k)
+        th, _ = grid_search(sims, exact, neg, nums, truth, rows=folds != k)
         for i in np.flatnonzero(folds == k):
             right += classify(float(sims[i]), new[i], old[i], th).label == truth[i]
     return right / len(sims)
@@ -241,12 +243,13 @@ def evaluate(name: str, family: str, embed: Callable[[Sequence[str]], np.ndarray
     sims = similarities(pairs, embed)
     exact = np.array([normalize_text(n) == normalize_text(o) for n, o in zip(new, old)])
     neg = np.array([negates(n, o) is not None for n, o in zip(new, old)])
+    nums = np.array([numbers(n) != numbers(o) for n, o in zip(new, old)])
     defaults = EMBEDDER_DEFAULTS[family]
     ours = [classify(float(s), n, o, defaults).label for s, n, o in zip(sims, new, old)]
     always_add = [UNRELATED] * len(pairs)
     hash_dedup = [DUPLICATE if n == o else UNRELATED for n, o in zip(new, old)]
-    best, best_acc = grid_search(sims, exact, neg, np.array(truth))
-    cv = cross_validated(sims, exact, neg, np.array(truth), new, old)
+    best, best_acc = grid_search(sims, exact, neg, nums, np.array(truth))
+    cv = cross_validated(sims, exact, neg, nums, np.array(truth), new, old)
     result: dict[str, Any] = {
         "embedder": name,
         "pairs": len(pairs),
@@ -259,6 +262,9 @@ def evaluate(name: str, family: str, embed: Callable[[Sequence[str]], np.ndarray
         "outcome_accuracy": {
             "mem0 always add": outcome_accuracy(truth, always_add),
             "mem0-hygiene": outcome_accuracy(truth, ours),
+        },
+        "new_facts_dropped": {
+            "mem0-hygiene": sum(t in (UPDATE, CONTRADICTION) and p == DUPLICATE for t, p in zip(truth, ours)),
         },
         "grid_best": {"thresholds": best.as_dict(), "accuracy": best_acc, "cv5_accuracy": cv},
         "confusion": {"mem0 always add": confusion(truth, always_add),
@@ -291,6 +297,8 @@ def evaluate(name: str, family: str, embed: Callable[[Sequence[str]], np.ndarray
     o = result["outcome_accuracy"]
     print(f"  outcome accuracy (store nothing / hide the old / keep both): mem0 {o['mem0 always add']:.1%}, "
           f"mem0-hygiene {o['mem0-hygiene']:.1%}")
+    print(f"  updates/contradictions taken for duplicates (the new fact not stored): "
+          f"{result['new_facts_dropped']['mem0-hygiene']} of {sum(t in (UPDATE, CONTRADICTION) for t in truth)}")
     if store:
         r = result["store_replay"]
         print(f"    replayed through a real Memory store                 {r['accuracy']:6.1%} "

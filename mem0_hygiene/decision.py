@@ -11,7 +11,10 @@ measures these very rules on a labelled set). Rules, in order:
    have) and similarity >= ``contradiction``: **contradiction** (the old memory is invalidated).
    This comes before the duplicate rule: "No longer uses Docker Compose" is close to "Uses Docker
    Compose" in any embedding, and a retraction must never be swallowed as a duplicate;
-3. similarity >= ``duplicate``: **duplicate** (store nothing, reinforce the existing memory);
+3. similarity >= ``duplicate``: **duplicate** (store nothing, reinforce the existing memory), unless the
+   two texts carry different numbers ("Postgres 15" / "Postgres 16", "09:30" / "10:00"): then it is an
+   **update**. Embeddings barely see a changed version or time, and the two mistakes cost differently:
+   superseding a paraphrase only swaps the wording, dropping a new version loses the fact;
 4. similarity >= ``update``: **update** (store the new one, supersede the old one);
 5. otherwise **unrelated** (add).
 
@@ -112,6 +115,14 @@ NEGATION_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 
 
+_NUMBER_RE = re.compile(r"\d+")
+
+
+def numbers(text: str) -> frozenset[int]:
+    """The whole numbers in a text ("Postgres 15.2 at 09:30" -> {15, 2, 9, 30})."""
+    return frozenset(int(n) for n in _NUMBER_RE.findall(text))
+
+
 def negation_cues(text: str) -> list[str]:
     """The names of the negation/retraction cues found in ``text``."""
     return [name for name, pattern in NEGATION_CUES if pattern.search(text)]
@@ -133,7 +144,7 @@ class Verdict:
     Fields:
         label: duplicate, update, contradiction or unrelated.
         similarity: the cosine similarity the decision used.
-        reason: "same text", "similarity", or the negation cue that fired.
+        reason: "same text", "similarity", "different numbers", or the negation cue that fired.
     """
 
     label: str
@@ -149,6 +160,8 @@ def classify(similarity: float, new_text: str, old_text: str, thresholds: Thresh
     if cue is not None and similarity >= thresholds.contradiction:
         return Verdict(CONTRADICTION, similarity, cue)
     if similarity >= thresholds.duplicate:
+        if numbers(new_text) != numbers(old_text):
+            return Verdict(UPDATE, similarity, "different numbers")
         return Verdict(DUPLICATE, similarity, "similarity")
     if similarity >= thresholds.update:
         return Verdict(UPDATE, similarity, "similarity")

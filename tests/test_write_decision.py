@@ -23,6 +23,7 @@ from mem0_hygiene.decision import (
     UNRELATED,
     UPDATE,
     Thresholds,
+    Verdict,
     classify,
     embedder_family,
     negates,
@@ -61,6 +62,9 @@ def test_rules_order_same_text_then_negation_then_thresholds():
     assert classify(0.55, "Stopped using pnpm", "Uses pnpm", t).label == CONTRADICTION
     assert classify(0.4, "Stopped using pnpm", "Uses pnpm", t).label == UNRELATED
     assert classify(0.3, "Likes hiking", "Uses pnpm", t).label == UNRELATED
+    # a changed number is never a duplicate: the new version must not be dropped
+    assert classify(0.95, "Uses Postgres 16", "Uses Postgres 15", t) == Verdict(UPDATE, 0.95, "different numbers")
+    assert classify(0.95, "Standup at 10:00", "Standup at 09:30", t).label == UPDATE
 
 
 def test_negation_cues_must_be_new():
@@ -327,3 +331,13 @@ def test_extracted_facts_are_decided_and_a_duplicate_is_taken_back_out(dm, mocke
         "SELECT memory_id, event FROM history WHERE new_memory = ? OR old_memory = ?",
         ("dana prefers pnpm!", "dana prefers pnpm!"))]
     assert sorted(e for _, e in dropped) == ["ADD", "DELETE"]
+
+
+def test_a_new_version_above_the_duplicate_threshold_is_still_stored(make_memory):
+    loose = make_memory(write_decision={"duplicate": 0.7, "update": 0.5})
+    old = add(loose, "Dana uses Postgres 15")[0]
+    res = add(loose, "Dana uses Postgres 16")
+    assert res[0]["event"] == "UPDATE"
+    assert res[0]["hygiene"]["decision"]["reason"] == "different numbers"
+    assert res[0]["hygiene"]["decision"]["supersedes"] == old["id"]
+    assert live(loose) == ["Dana uses Postgres 16"]
