@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import tempfile
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,8 +27,22 @@ CREATE TABLE points (
     created_at TEXT, expiration_date TEXT
 ) WITHOUT ROWID;
 CREATE TABLE hits (id TEXT, kind TEXT, label TEXT);
-CREATE TABLE hist (memory_id TEXT PRIMARY KEY, last_rowid INTEGER, n INTEGER, last_event TEXT) WITHOUT ROWID;
 """
+_HIST_SCHEMA = """
+CREATE TABLE hist (
+    memory_id TEXT PRIMARY KEY, last_rowid INTEGER, n INTEGER, last_event TEXT, text_rows INTEGER, text_rowid INTEGER
+) WITHOUT ROWID;
+"""
+# hist, per memory_id in history.db: its last row (rowid and event), its row count, and how many of its rows
+# still hold text (old_memory or new_memory) with the last such row. One GROUP BY over history.db builds it.
+_HIST_SUMMARY = """
+INSERT INTO hist (memory_id, last_rowid, n, text_rows, text_rowid)
+SELECT memory_id, MAX(rowid), COUNT(*), SUM(t), MAX(CASE WHEN t THEN rowid END)
+FROM (SELECT memory_id, rowid, (COALESCE(old_memory, '') <> '' OR COALESCE(new_memory, '') <> '') AS t
+      FROM h.history WHERE memory_id IS NOT NULL)
+GROUP BY memory_id
+"""
+_PRAGMAS = ("journal_mode = OFF", "synchronous = OFF", "temp_store = FILE", "cache_size = -16000")
 
 
 @dataclass
@@ -61,15 +76,29 @@ def _ro_uri(path: str) -> str:
 
 
 class ScratchDB:
-    """A temporary SQLite database with the stores attached. Use as a context manager."""
+    """A temporary SQLite database with the stores attached. Use as a context manager.
+
+    The per-memory summary of history.db (``hist``) is built by a background thread on its own
+    connection and file, so its scan of history.db overlaps with opening and reading the vector store
+    (SQLite runs without the GIL); the first use of ``conn`` waits for it and copies it in.
+    """
 
     def __init__(self) -> None:
         self._dir = tempfile.TemporaryDirectory(prefix="mem0-hygiene-audit-")
-        self.conn = sqlite3.connect(os.path.join(self._dir.name, "audit.db"), uri=True, isolation_level=None)
-        for pragma in ("journal_mode = OFF", "synchronous = OFF", "temp_store = FILE", "cache_size = -16000"):
-            self.conn.execute(f"PRAGMA {pragma}")
-        self.conn.executescript(_SCRATCH_SCHEMA)
+        self._conn = sqlite3.connect(os.path.join(self._dir.name, "audit.db"), uri=True, isolation_level=None)
+        for pragma in _PRAGMAS:
+            self._conn.execute(f"PRAGMA {pragma}")
+        self._conn.executescript(_SCRATCH_SCHEMA + _HIST_SCHEMA)
         self.sources = Sources()
+        self._summary: threading.Thread | None = None
+        self._summary_error: BaseException | None = None
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """The scratch connection, with ``hist`` complete."""
+        if self._summary is not None:
+            self._settle()
+        return self._conn
 
     def __enter__(self) -> ScratchDB:
         return self
@@ -78,7 +107,10 @@ class ScratchDB:
         self.close()
 
     def close(self) -> None:
-        self.conn.close()
+        if self._summary is not None:
+            self._summary.join()
+            self._summary = None
+        self._conn.close()
         self._dir.cleanup()
 
     # -- SQLite stores ----------------------------------------------------------------------
@@ -87,8 +119,8 @@ class ScratchDB:
             self.sources.missing["history"] = f"mem0's history.db was not found at {path}"
             return
         try:
-            self.conn.execute("ATTACH DATABASE ? AS h", (_ro_uri(path),))
-            tables = {r[0] for r in self.conn.execute("SELECT name FROM h.sqlite_master WHERE type='table'")}
+            self._conn.execute("ATTACH DATABASE ? AS h", (_ro_uri(path),))
+            tables = {r[0] for r in self._conn.execute("SELECT name FROM h.sqlite_master WHERE type='table'")}
         except sqlite3.DatabaseError as exc:
             self._detach("h")
             self.sources.missing["history"] = f"{path} could not be read as SQLite ({exc})"
@@ -99,15 +131,45 @@ class ScratchDB:
             return
         self.sources.history = True
         self.sources.messages = "messages" in tables
-        self.conn.execute("BEGIN")
-        self.conn.execute(
-            """INSERT INTO hist (memory_id, last_rowid, n)
-               SELECT memory_id, MAX(rowid), COUNT(*) FROM h.history WHERE memory_id IS NOT NULL GROUP BY memory_id"""
-        )
-        self.conn.execute(
-            "UPDATE hist SET last_event = (SELECT event FROM h.history WHERE h.history.rowid = hist.last_rowid)"
-        )
-        self.conn.execute("COMMIT")
+        self._summary = threading.Thread(target=self._summarize_history, args=(path,), daemon=True,
+                                         name="mem0-hygiene-audit-history")
+        self._summary.start()
+
+    def _summarize_history(self, path: str) -> None:
+        """Build ``hist`` in ``hist.db`` beside the scratch file (runs in the background thread)."""
+        try:
+            conn = sqlite3.connect(os.path.join(self._dir.name, "hist.db"), uri=True, isolation_level=None)
+            try:
+                for pragma in _PRAGMAS:
+                    conn.execute(f"PRAGMA {pragma}")
+                conn.executescript(_HIST_SCHEMA)
+                conn.execute("ATTACH DATABASE ? AS h", (_ro_uri(path),))
+                conn.execute("BEGIN")
+                conn.execute(_HIST_SUMMARY)
+                conn.execute("UPDATE hist SET last_event = "
+                             "(SELECT event FROM h.history WHERE h.history.rowid = hist.last_rowid)")
+                conn.execute("COMMIT")
+            finally:
+                conn.close()
+        except BaseException as exc:  # handed to the main thread by _settle
+            self._summary_error = exc
+
+    def _settle(self) -> None:
+        """Wait for the background summary of history.db and copy it into ``hist``."""
+        thread, self._summary = self._summary, None
+        assert thread is not None
+        thread.join()
+        if self._summary_error is not None:
+            error, self._summary_error = self._summary_error, None
+            self._detach("h")
+            self.sources.history = self.sources.messages = False
+            self.sources.missing["history"] = f"mem0's history.db could not be read ({type(error).__name__}: {error})"
+            return
+        self._conn.execute("ATTACH DATABASE ? AS hs", (os.path.join(self._dir.name, "hist.db"),))
+        try:
+            self._conn.execute("INSERT INTO main.hist SELECT * FROM hs.hist")
+        finally:
+            self._conn.execute("DETACH DATABASE hs")
 
     def attach_ledger(self, path: str | None) -> None:
         if not path or path == ":memory:" or not os.path.isfile(path):
@@ -116,8 +178,8 @@ class ScratchDB:
             )
             return
         try:
-            self.conn.execute("ATTACH DATABASE ? AS l", (_ro_uri(path),))
-            app_id = self.conn.execute("PRAGMA l.application_id").fetchone()[0]
+            self._conn.execute("ATTACH DATABASE ? AS l", (_ro_uri(path),))
+            app_id = self._conn.execute("PRAGMA l.application_id").fetchone()[0]
         except sqlite3.DatabaseError as exc:
             self._detach("l")
             self.sources.missing["ledger"] = f"{path} could not be read as SQLite ({exc})"
@@ -130,7 +192,7 @@ class ScratchDB:
 
     def _detach(self, name: str) -> None:
         try:
-            self.conn.execute(f"DETACH DATABASE {name}")
+            self._conn.execute(f"DETACH DATABASE {name}")
         except sqlite3.DatabaseError:
             pass
 
@@ -159,11 +221,11 @@ class ScratchDB:
                     reason = instruction_reason(text)
                     if reason:
                         hits.append((pid, "instruction", reason))
-            self.conn.execute("BEGIN")
-            self.conn.executemany(insert_points, rows)
+            self._conn.execute("BEGIN")
+            self._conn.executemany(insert_points, rows)
             if hits:
-                self.conn.executemany(insert_hits, hits)
-            self.conn.execute("COMMIT")
+                self._conn.executemany(insert_hits, hits)
+            self._conn.execute("COMMIT")
             count += len(rows)
         self.sources.points = True
         self.sources.point_count = count

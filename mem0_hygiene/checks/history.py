@@ -109,20 +109,15 @@ def resurrected(ctx: Context) -> CheckResult:
 
 @check("DELETED_TEXT_IN_HISTORY", "history", needs=("history",))
 def deleted_text(ctx: Context) -> CheckResult:
-    # One scan of history.db (probing the small set of deleted ids) into a per-memory table in the scratch
-    # database; the count, the row total and the examples are then read from that table.
-    ctx.db.conn.execute("DROP TABLE IF EXISTS hist_deleted_text")
-    ctx.db.conn.execute(
-        """CREATE TABLE hist_deleted_text AS
-           SELECT hh.memory_id AS memory_id, COUNT(*) AS n, MAX(hh.rowid) AS last_rowid FROM h.history hh
-           WHERE hh.memory_id IN (SELECT memory_id FROM hist WHERE last_event = 'DELETE')
-             AND (COALESCE(hh.old_memory, '') <> '' OR COALESCE(hh.new_memory, '') <> '')
-           GROUP BY hh.memory_id""")
-    memories, rows = ctx.db.conn.execute("SELECT COUNT(*), COALESCE(SUM(n), 0) FROM hist_deleted_text").fetchone()
+    # hist counts each memory's rows that still hold text and keeps the last one (see auditdb): no scan here.
+    memories, rows = ctx.db.conn.execute(
+        "SELECT COUNT(*), COALESCE(SUM(text_rows), 0) FROM hist WHERE last_event = 'DELETE' AND text_rows > 0"
+    ).fetchone()
     if rows:
         examples = [f"{mid}: {clip(text, 40)}" for mid, text in ctx.db.rows(
-            "SELECT d.memory_id, CASE WHEN COALESCE(hh.old_memory, '') <> '' THEN hh.old_memory ELSE hh.new_memory "
-            "END FROM hist_deleted_text d JOIN h.history hh ON hh.rowid = d.last_rowid ORDER BY d.memory_id LIMIT ?",
+            "SELECT hist.memory_id, CASE WHEN COALESCE(hh.old_memory, '') <> '' THEN hh.old_memory "
+            "ELSE hh.new_memory END FROM hist JOIN h.history hh ON hh.rowid = hist.text_rowid "
+            "WHERE hist.last_event = 'DELETE' AND hist.text_rows > 0 ORDER BY hist.memory_id LIMIT ?",
             (ctx.examples,))]
         yield finding(
             "DELETED_TEXT_IN_HISTORY", Severity.WARNING, "history",
