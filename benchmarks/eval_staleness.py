@@ -28,6 +28,7 @@ import argparse
 import json
 import logging
 import os
+import shutil
 import sys
 import tempfile
 import warnings
@@ -221,6 +222,7 @@ def replay_through_store(pairs: list[dict[str, Any]], family: str) -> list[str]:
             out.append(str(res[0]["hygiene"]["decision"]["label"]) if res else "?")
     finally:
         m.close()
+        shutil.rmtree(folder, ignore_errors=True)
     return out
 
 
