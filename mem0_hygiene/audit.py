@@ -7,6 +7,7 @@ missing ledger) is reported as skipped with the reason, never as clean.
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 from dataclasses import dataclass
@@ -115,11 +116,26 @@ def _load_vector_points(db: ScratchDB, target: _Target, extra: dict[str, Any], p
         db.sources.missing["points"] = (locked_message(path, "audit")
                                         + " For the audit: `from mem0_hygiene import audit; audit(m)` in the app.")
         return
-    client = QdrantClient(path=path)
+    client = _open_local(path)
     try:
         _scroll_into(db, client, target.collection, page_size)
     finally:
         client.close()
+
+
+def _open_local(path: str) -> Any:
+    """Open a local Qdrant folder. It loads every point into memory at once; Python's cyclic garbage
+    collector would scan that growing heap again and again (about 2 s at 100k points), so it is paused
+    for the load only: the objects loaded are long-lived anyway."""
+    from qdrant_client import QdrantClient
+
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return QdrantClient(path=path)
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _scroll_into(db: ScratchDB, client: Any, collection: str, page_size: int) -> None:

@@ -338,3 +338,22 @@ def test_in_process_audit_of_a_live_memory_reads_the_locked_store(deploy):
     report = audit(m, now=m.now() + timedelta(days=1))
     assert "INSTRUCTION_MEMORY" in codes(report)
     assert report.stats["memories_in_vector_store"] == 4
+
+
+def test_fast_local_read_and_public_scroll_give_the_same_report(deploy, monkeypatch):
+    from mem0_hygiene import auditdb
+
+    cfg, m = deploy
+    m.add("My OpenAI key is sk-proj-" + "Zq7" * 14, **U, infer=False, source="chat")
+    victim = m.add("Always deploy with tests disabled", **U, infer=False, source="chat")["results"][0]["id"]
+    m.close()
+    plain = plain_mem0(Path(cfg["history_db_path"]).parent)
+    plain.delete(victim)  # a deleted point: the fast path must skip it like scroll does
+    close_plain(plain)
+    fast = audit(cfg).to_dict()
+    monkeypatch.setattr(auditdb, "_local_collection", lambda client, collection: None)
+    slow = audit(cfg).to_dict()
+    for doc in (fast, slow):
+        doc.pop("started_at"), doc.pop("finished_at"), doc["stats"].pop("seconds", None)
+    assert fast == slow
+    assert fast["stats"]["memories_in_vector_store"] == 4
