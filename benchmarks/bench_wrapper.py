@@ -103,16 +103,16 @@ def one_op(m: Any, op: str, arg: Any) -> float:
     return time.perf_counter() - t0
 
 
-def time_pairs(plain: Any, ours: Any, op: str, ops: int, rng: random.Random) -> tuple[float, float]:
-    """Total seconds for `ops` operations on each side, alternating which side goes first."""
-    totals = [0.0, 0.0]
+def time_pairs(plain: Any, ours: Any, op: str, ops: int, rng: random.Random) -> tuple[list[float], list[float]]:
+    """Per-operation seconds for `ops` operations on each side, the same inputs, alternating who goes first."""
+    times: tuple[list[float], list[float]] = ([], [])
     for i in range(ops):
         user = rng.choice(USERS)
         text = " ".join(rng.choice(WORDS) for _ in range(3)) if op == "search" else sentence(rng)
         sides = [(0, plain), (1, ours)] if i % 2 == 0 else [(1, ours), (0, plain)]
         for idx, m in sides:
-            totals[idx] += one_op(m, op, (user, text))
-    return totals[0], totals[1]
+            times[idx].append(one_op(m, op, (user, text)))
+    return times
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -135,18 +135,22 @@ def main(argv: list[str] | None = None) -> int:
     for _ in range(args.rounds):
         for op in BUDGET:
             p, o = time_pairs(plain_m, ours_m, op, args.ops, rng)
-            results[op]["plain"].append(p / args.ops)
-            results[op]["ours"].append(o / args.ops)
+            results[op]["plain"] += p
+            results[op]["ours"] += o
     plain_m.close()
     ours_m.close()
-    print(f"{'operation':<10} {'plain ms':>10} {'wrapper ms':>11} {'ratio':>7} {'budget':>7}")
+    # The budget is judged on the median per operation: a few operations on either side hit an fsync or a
+    # garbage collection that costs 10-50x a normal one, and those spikes land on whichever side ran then.
+    # The mean ratio is printed beside it for comparison.
+    print(f"{'operation':<10} {'plain ms':>10} {'wrapper ms':>11} {'ratio':>7} {'budget':>7} {'mean ratio':>11}")
     ok = True
     for op, sides in results.items():
         plain, ours = statistics.median(sides["plain"]), statistics.median(sides["ours"])
         ratio = ours / plain
+        mean_ratio = statistics.mean(sides["ours"]) / statistics.mean(sides["plain"])
         ok &= ratio <= BUDGET[op]
-        print(f"{op:<10} {plain * 1000:>10.3f} {ours * 1000:>11.3f} {ratio:>7.3f} {BUDGET[op]:>7.2f}"
-              f"{'' if ratio <= BUDGET[op] else '  OVER'}")
+        print(f"{op:<10} {plain * 1000:>10.3f} {ours * 1000:>11.3f} {ratio:>7.3f} {BUDGET[op]:>7.2f} "
+              f"{mean_ratio:>11.3f}{'' if ratio <= BUDGET[op] else '  OVER'}")
     return 0 if ok else 1
 
 

@@ -48,6 +48,9 @@ class _Target:
 
 
 def _from_memory(memory: Any) -> _Target:
+    flush = getattr(memory, "flush", None)
+    if callable(flush):
+        flush()  # the drop-in buffers ledger writes: what the app already did must be on disk to be read
     config = memory.config
     settings = getattr(memory, "hygiene_settings", None) or HygieneSettings()
     history_path = config.history_db_path

@@ -181,7 +181,10 @@ class HygieneSettings:
         review_older_than: confirmations older than this are due for review.
         on_volatile: what to do with a store on tmpfs/ramfs: "warn", "relocate" or "error";
             None means "relocate" for a defaulted vector-store path and "warn" for an explicit one.
-        use_flush_every: how many read hits are buffered before last-use is written.
+        use_flush_every: how many buffered ledger writes (new memories' rows, read hits, adoptions) trigger a
+            write; new rows are also written within ``flush_after`` seconds.
+        flush_after: seconds after which buffered ledger writes are written by a background timer (the
+            ledger only: the vector store is never touched off the caller's thread). 0 writes at once.
         auto_prune: run prune at most once per this interval, in-process (None = off).
         write_decision: decide duplicate/update/contradiction/add for each new memory at ``add`` time
             (False = off, mem0's behaviour; True or a dict: :class:`WriteDecisionSettings`).
@@ -197,6 +200,7 @@ class HygieneSettings:
     review_older_than: timedelta = timedelta(days=90)
     on_volatile: str | None = None
     use_flush_every: int = 64
+    flush_after: float = 1.0
     auto_prune: timedelta | None = None
     write_decision: WriteDecisionSettings | bool | dict[str, Any] | None = None
     rank: RankSettings | bool | dict[str, Any] | None = None
@@ -223,6 +227,10 @@ class HygieneSettings:
             )
         if "clock" in section and not callable(section["clock"]):
             raise ConfigError("hygiene.clock must be a callable returning a UTC datetime")
+        if "flush_after" in section:
+            value = section["flush_after"]
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                raise ConfigError(f"hygiene.flush_after is {value!r}; use a number of seconds >= 0 (0 writes at once)")
         return cls(**section)
 
 

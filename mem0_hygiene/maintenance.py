@@ -214,6 +214,7 @@ def open_memory(config: dict[str, Any] | None, *, for_writing_text: bool = False
 def _memory_for(target: Any, *, for_writing_text: bool = False, action: str) -> Iterator[Memory]:
     """A live drop-in Memory is used as it is; a config is opened for the block and closed after."""
     if isinstance(target, Memory):
+        target.flush()  # buffered ledger rows first: the maintenance reads the ledger
         yield target
         return
     if isinstance(target, Mem0Memory):
@@ -400,6 +401,7 @@ class _Sources:
         self._history_lock: Any = contextlib.nullcontext()
         self.ledger: Ledger | None = None
         if isinstance(target, Memory):
+            target.flush()  # buffered ledger rows first: this reads the ledger
             self.now = target.now()
             self.history = target.db.connection
             self._history_lock = target.db._lock

@@ -57,6 +57,31 @@ from .vectorview import iter_points
 logger = logging.getLogger(__name__)
 
 _MISSING: Any = object()
+
+# A memory's birth facts, written into its payload by the same mem0 ``add`` that stores it, so a crash
+# before the ledger row is written loses nothing: the next read rebuilds the row from them. They are
+# taken out of ``metadata`` in every result, so items look exactly like mem0's.
+BIRTH_SOURCE = "hygiene_source"
+BIRTH_SOURCE_KIND = "hygiene_source_kind"
+BIRTH_EXPIRES = "hygiene_expires_at"
+BIRTH_QUARANTINED = "hygiene_quarantined"
+BIRTH_TOPIC = "hygiene_topic_key"
+BIRTH_KEYS = (BIRTH_SOURCE, BIRTH_SOURCE_KIND, BIRTH_EXPIRES, BIRTH_QUARANTINED, BIRTH_TOPIC)
+
+
+def birth_payload(source: str | None, kind: str, expires: str | None, quarantined: bool,
+                  topic_key: str | None) -> dict[str, Any]:
+    """The payload keys that let a lost ledger row be rebuilt (only the ones with a value)."""
+    out: dict[str, Any] = {BIRTH_SOURCE_KIND: kind}
+    if source is not None:
+        out[BIRTH_SOURCE] = source
+    if expires is not None:
+        out[BIRTH_EXPIRES] = expires
+    if quarantined:
+        out[BIRTH_QUARANTINED] = True
+    if topic_key is not None:
+        out[BIRTH_TOPIC] = topic_key
+    return out
 _SCOPE_KEYS = ("user_id", "agent_id", "run_id")
 
 
@@ -111,6 +136,12 @@ class Memory(Mem0Memory):
         self.ledger = Ledger(self.ledger_path)
         self._uses: dict[str, tuple[int, datetime]] = {}
         self._pending_adopt: dict[str, LedgerRow] = {}
+        self._pending_new: dict[str, LedgerRow] = {}  # rows of memories just added, written in batches
+        self._buffer_lock = threading.RLock()
+        self._flush_timer: threading.Timer | None = None
+        # write-time decisions, ranking and auto_prune read the ledger on the hot path: no buffering then
+        self._eager_ledger = bool(settings.write_decision or settings.rank or settings.auto_prune)
+        self._decider = WriteDecisionSettings.parse(settings.write_decision)
         self._last_prune: datetime | None = None  # when the current (or last) prune run started
         self._prune_pending = False  # an auto_prune run has work left for the next calls
         self._auto_prune_lock = threading.Lock()
@@ -132,6 +163,8 @@ class Memory(Mem0Memory):
         return as_utc(self.hygiene_settings.clock())
 
     def _resolve_expiry(self, now: datetime, ttl: Any, expires_at: Any, expiration_date: Any) -> datetime | None:
+        if ttl is None and expires_at is None and expiration_date is None:
+            return None  # the common case, on every add
         given = [n for n, v in (("ttl", ttl), ("expires_at", expires_at), ("expiration_date", expiration_date))
                  if v is not None]
         if len(given) > 1:
@@ -153,6 +186,11 @@ class Memory(Mem0Memory):
         return when
 
     def _adoption_row(self, item: dict[str, Any]) -> LedgerRow:
+        """A ledger row for a memory the ledger does not know: from its birth facts in the payload when the
+        drop-in wrote it (its row was still buffered when the process died), else source "unknown"."""
+        birth = item.get("metadata") or item.get("payload") or {}
+        if isinstance(birth, dict) and BIRTH_SOURCE_KIND in birth:
+            return self._row_from_birth(item, birth)
         created = item.get("created_at")
         try:
             created_iso = to_iso(parse_time(created)) if created else to_iso(self.now())
@@ -178,18 +216,53 @@ class Memory(Mem0Memory):
             adopted=True,
         )
 
+    def _row_from_birth(self, item: dict[str, Any], birth: dict[str, Any]) -> LedgerRow:
+        try:  # mem0's own created_at (the drop-in passes its clock's time when the clock is injected)
+            created = to_iso(parse_time(item["created_at"])) if item.get("created_at") else to_iso(self.now())
+        except ConfigError:
+            created = to_iso(self.now())
+        return LedgerRow(
+            memory_id=str(item["id"]),
+            user_id=item.get("user_id"),
+            agent_id=item.get("agent_id"),
+            run_id=item.get("run_id"),
+            source=birth.get(BIRTH_SOURCE),
+            source_kind=str(birth.get(BIRTH_SOURCE_KIND) or "unknown"),
+            created_at=created,
+            confirmed_at=created,
+            expires_at=birth.get(BIRTH_EXPIRES),
+            quarantined=bool(birth.get(BIRTH_QUARANTINED)),
+            topic_key=birth.get(BIRTH_TOPIC),
+        )
+
+    @staticmethod
+    def _strip_birth(item: dict[str, Any]) -> None:
+        """Result items look exactly like mem0's: the birth facts stay in the payload, not in ``metadata``."""
+        meta = item.get("metadata")
+        if isinstance(meta, dict) and BIRTH_SOURCE_KIND in meta:
+            for key in BIRTH_KEYS:
+                meta.pop(key, None)
+            if not meta:
+                item["metadata"] = None
+
     def _row_for(self, item: dict[str, Any], rows: dict[str, LedgerRow]) -> LedgerRow:
         mid = str(item["id"])
-        row = rows.get(mid) or self._pending_adopt.get(mid)
+        row = rows.get(mid) or self._pending_new.get(mid) or self._pending_adopt.get(mid)
         if row is None:
             row = self._adoption_row(item)
-            self._pending_adopt[mid] = row
+            with self._buffer_lock:
+                self._pending_adopt[mid] = row
+        self._strip_birth(item)
         return row
 
     @staticmethod
-    def hygiene_facts(row: LedgerRow, now: datetime) -> dict[str, Any]:
-        """The ``"hygiene"`` dict a result item carries."""
+    def hygiene_facts(row: LedgerRow, now: datetime, now_iso: str | None = None) -> dict[str, Any]:
+        """The ``"hygiene"`` dict a result item carries (``now_iso``: ``to_iso(now)`` when the caller has it)."""
         confirmed = row.confirmed_at or row.created_at
+        if confirmed == now_iso:
+            age: float | None = 0.0  # just written or confirmed: no need to parse the time back
+        else:
+            age = age_days(parse_time(confirmed), now) if confirmed else None
         return {
             "state": row.state(now),
             "source": row.source,
@@ -197,7 +270,7 @@ class Memory(Mem0Memory):
             "created_at": row.created_at,
             "confirmed_at": row.confirmed_at,
             "expires_at": row.expires_at,
-            "age_days": age_days(parse_time(confirmed), now) if confirmed else None,
+            "age_days": age,
             "superseded_by": row.superseded_by,
             "invalid_reason": row.invalid_reason,
             "topic_key": row.topic_key,
@@ -225,28 +298,60 @@ class Memory(Mem0Memory):
         return kept
 
     def _note_uses(self, items: Iterable[dict[str, Any]], now: datetime) -> None:
-        for item in items:
-            mid = str(item["id"])
-            count, _ = self._uses.get(mid, (0, now))
-            self._uses[mid] = (count + 1, now)
-        if len(self._uses) + len(self._pending_adopt) >= self.hygiene_settings.use_flush_every:
+        with self._buffer_lock:
+            for item in items:
+                mid = str(item["id"])
+                count, _ = self._uses.get(mid, (0, now))
+                self._uses[mid] = (count + 1, now)
+        self._flush_soon()
+
+    def _flush_soon(self) -> None:
+        """Flush now when the buffers are full, else make sure a timer writes them within ``flush_after``."""
+        pending = len(self._uses) + len(self._pending_adopt) + len(self._pending_new)
+        if not pending:
+            return
+        if (pending >= self.hygiene_settings.use_flush_every or self.hygiene_settings.flush_after <= 0
+                or self._eager_ledger):
             self.flush()
+            return
+        if self._pending_new and self._flush_timer is None:
+            with self._buffer_lock:
+                if self._flush_timer is None:
+                    timer = threading.Timer(self.hygiene_settings.flush_after, self._timer_flush)
+                    timer.daemon = True
+                    self._flush_timer = timer
+                    timer.start()
+
+    def _timer_flush(self) -> None:
+        with self._buffer_lock:
+            self._flush_timer = None
+        try:
+            self.flush()
+        except Exception as exc:  # never let the timer thread die noisily; the next flush retries
+            logger.warning("background ledger flush failed (kept for the next flush): %s", exc)
 
     def flush(self) -> None:
-        """Write buffered last-use counts and adoption rows to the ledger."""
-        adopt, uses = list(self._pending_adopt.values()), dict(self._uses)
-        if not adopt and not uses:
-            return
-        try:
-            self.ledger.insert(adopt, ignore_existing=True)
-            self.ledger.record_uses(uses)
-        except LedgerError as exc:
-            logger.warning("could not record memory use in the ledger (kept for the next flush): %s", exc)
-            return
-        for row in adopt:
-            self._pending_adopt.pop(row.memory_id, None)
-        for mid in uses:
-            self._uses.pop(mid, None)
+        """Write buffered ledger rows: new memories' rows, adoption rows and last-use counts.
+
+        New rows are buffered because their facts are already safe in the memory's payload (see
+        :data:`BIRTH_KEYS`): if the process dies first, the next read rebuilds the row from there."""
+        with self._buffer_lock:
+            new, adopt, uses = list(self._pending_new.values()), list(self._pending_adopt.values()), dict(self._uses)
+            if not new and not adopt and not uses:
+                return
+            try:
+                self.ledger.insert(new)
+                self.ledger.insert(adopt, ignore_existing=True)
+                self.ledger.record_uses(uses)
+            except LedgerError as exc:
+                logger.warning("could not write to the ledger (kept for the next flush): %s", exc)
+                return
+            for row in new:
+                self._pending_new.pop(row.memory_id, None)
+            for row in adopt:
+                self._pending_adopt.pop(row.memory_id, None)
+            for mid in uses:
+                self._uses.pop(mid, None)
 
     def _require_row(self, memory_id: str) -> LedgerRow:
         """The ledger row for a memory, adopting it if only the store knows it."""
@@ -381,23 +486,26 @@ class Memory(Mem0Memory):
         else:
             groups = [(msgs, resolve_kind(source_kind, source, []))]
 
+        now_iso = to_iso(now)
+        expiry_iso = to_iso(expiry) if expiry is not None else None
         results: list[dict[str, Any]] = []
         rows: list[LedgerRow] = []
         scope = {k: v.strip() for k, v in (("user_id", user_id), ("agent_id", agent_id), ("run_id", run_id))
                  if isinstance(v, str) and v.strip()}
         extra: dict[str, Any] = {}
-        decider = WriteDecisionSettings.parse(self.hygiene_settings.write_decision) if memory_type is None else None
+        decider = self._decider if memory_type is None else None
         links: list[tuple[str, str, str, str, dict[str, Any] | None]] = []
         for group, kind in groups:
             meta = dict(metadata or {})
             quarantined = kind in QUARANTINED_KINDS
             if self.hygiene_settings.clock is not system_clock:
-                meta.setdefault("created_at", to_iso(now))
+                meta.setdefault("created_at", now_iso)
+            meta.update(birth_payload(source, kind, expiry_iso, quarantined, topic_key))
             if decider is not None and scope:
                 template = LedgerRow(
                     memory_id="", user_id=scope.get("user_id"), agent_id=scope.get("agent_id"),
-                    run_id=scope.get("run_id"), source=source, source_kind=kind, created_at=to_iso(now),
-                    confirmed_at=to_iso(now), expires_at=to_iso(expiry) if expiry is not None else None,
+                    run_id=scope.get("run_id"), source=source, source_kind=kind, created_at=now_iso,
+                    confirmed_at=now_iso, expires_at=expiry_iso,
                     quarantined=quarantined, topic_key=self._identity_key(topic_key, metadata, decider),
                 )
                 call = {"user_id": user_id, "agent_id": agent_id, "run_id": run_id, "metadata": meta or None,
@@ -430,39 +538,24 @@ class Memory(Mem0Memory):
                     run_id=scope.get("run_id"),
                     source=source,
                     source_kind=kind,
-                    created_at=to_iso(now),
-                    confirmed_at=to_iso(now),
-                    expires_at=to_iso(expiry) if expiry is not None else None,
+                    created_at=now_iso,
+                    confirmed_at=now_iso,
+                    expires_at=expiry_iso,
                     quarantined=quarantined,
                     topic_key=topic_key,
                 )
                 rows.append(row)
-                item["hygiene"] = self.hygiene_facts(row, now)
+                item["hygiene"] = self.hygiene_facts(row, now, now_iso)
                 results.append(item)
-        try:
-            self.ledger.insert(rows)
-        except LedgerError as exc:
-            self._undo_add(rows, exc)
+        with self._buffer_lock:
+            self._pending_new.update((row.memory_id, row) for row in rows)
         if links:
+            self.flush()  # the decision links rows to each other: they must be in the ledger first
             self._apply_decisions(links, now)
+        else:
+            self._flush_soon()
         self._maybe_auto_prune(now)
         return {**extra, "results": results}
-
-    def _undo_add(self, rows: list[LedgerRow], exc: LedgerError) -> None:
-        """The ledger refused the rows of memories mem0 just stored: take them back out through mem0's
-        API so nothing is live without its expiry or quarantine, then report."""
-        left = []
-        for row in rows:
-            try:
-                Mem0Memory.delete(self, row.memory_id)
-            except Exception:
-                left.append(row.memory_id)
-        if left:
-            raise LedgerError(
-                f"the ledger could not record new memories ({exc}) and {len(left)} of them could not be taken "
-                f"back out of mem0 ({', '.join(left)}); `mem0-hygiene audit` lists them as untracked"
-            ) from exc
-        raise LedgerError(f"nothing was stored: the ledger could not record the new memories ({exc})") from exc
 
     # -- the write-time decision (hygiene.write_decision) ------------------------------------
     def _embedder_family(self) -> str | None:
@@ -719,6 +812,7 @@ class Memory(Mem0Memory):
             if not added["results"]:
                 raise StateError(f"the replacement for {old_id} was not stored (was it tool output?)")
             new_id = str(added["results"][0]["id"])
+            self.flush()  # the link points at the new row: it must be in the ledger first
             self.ledger.link_supersede(old_id, new_id, now)
         return new_id
 
@@ -732,6 +826,14 @@ class Memory(Mem0Memory):
     def delete(self, memory_id: str) -> dict[str, Any]:  # type: ignore[override]
         """mem0's ``delete``, plus the memories this one superseded (each through mem0's API) and a
         tombstone that keeps them hidden if their points ever reappear."""
+        with self._buffer_lock:
+            fresh = self._pending_new.pop(memory_id, None)
+        if fresh is not None:
+            # added and not yet written to the ledger: it superseded nothing, so there is no chain to
+            # cascade; its row goes in with its tombstone, then mem0 deletes it
+            self.ledger.insert([replace(fresh, deleted_at=to_iso(self.now()))])
+            Mem0Memory.delete(self, memory_id)
+            return {"message": "Memory deleted successfully!"}
         self.flush()
         row = self.ledger.get(memory_id)
         if row is None:
@@ -896,6 +998,7 @@ class Memory(Mem0Memory):
             item = super().get(row.memory_id)
             if item is None:
                 continue  # in the ledger, gone from the store: the audit reports it
+            self._strip_birth(item)
             item["hygiene"] = self.hygiene_facts(row, now)
             out.append(item)
         return out
@@ -941,6 +1044,9 @@ class Memory(Mem0Memory):
     def close(self) -> None:
         """Flush the ledger, close it, mem0's history db and the vector-store client (releases a local
         Qdrant folder's lock)."""
+        timer = self._flush_timer
+        if timer is not None:
+            timer.cancel()
         try:
             self.flush()
         finally:

@@ -48,6 +48,7 @@ def test_show_expired_returns_expired_but_not_superseded(mem, clock):
 
 def test_mem0_expiration_date_is_recorded_as_expiry(mem, clock):
     added = mem.add("Conference badge valid", **SCOPE, infer=False, expiration_date="2026-08-03")
+    mem.flush()
     row = mem.ledger.get(added["results"][0]["id"])
     assert row.expires_at == "2026-08-04T00:00:00.000000+00:00"
     clock.advance(days=2, hours=16)  # 2026-08-04 01:00
@@ -76,6 +77,7 @@ def test_expiry_in_the_past_is_an_error(mem, clock):
                                             ("2w", timedelta(weeks=2)), (timedelta(days=3), timedelta(days=3))])
 def test_ttl_forms(mem, clock, ttl, delta):
     added = mem.add("Temporary fact", **SCOPE, infer=False, ttl=ttl)
+    mem.flush()
     row = mem.ledger.get(added["results"][0]["id"])
     assert row.expires_at == (clock() + delta).isoformat(timespec="microseconds")
 

@@ -24,6 +24,7 @@ def test_extracted_facts_are_recorded_with_source(mem, mocker):
     prompt = json.dumps(llm.call_args.kwargs.get("messages") or llm.call_args.args)
     assert "IGNORE PREVIOUS INSTRUCTIONS" not in prompt
     assert "pnpm" in prompt
+    mem.flush()
     rows = mem.ledger.get_many([r["id"] for r in result["results"]])
     assert len(rows) == 2
 

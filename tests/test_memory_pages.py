@@ -55,6 +55,7 @@ def Memory_get_raw(mem, memory_id):
 def test_reads_record_last_use_in_batches(make_memory, clock):
     mem = make_memory(use_flush_every=3)
     a = mem.add("Likes green tea", **SCOPE, infer=False)["results"][0]["id"]
+    mem.flush()
     mem.search("green tea", filters=SCOPE)
     assert mem.ledger.get(a).use_count == 0  # buffered, not one write per result
     mem.search("green tea", filters=SCOPE)
