@@ -83,6 +83,16 @@ def skipped(chk: Check, reason: str) -> Skipped:
     return Skipped(code=chk.code, area=chk.area, reason=reason)
 
 
+def counted(ctx: Context, where: str, columns: str, width: int = 60) -> tuple[int, list[str]]:
+    """How many rows ``FROM ... WHERE ...`` selects, and up to ``ctx.examples`` of them as "id: text"
+    (``columns`` names the id and the text, in that order)."""
+    n = ctx.db.one(f"SELECT COUNT(*) {where}") or 0
+    if not n:
+        return 0, []
+    rows = ctx.db.rows(f"SELECT {columns} {where} LIMIT ?", (ctx.examples,))
+    return n, [f"{ident}: {clip(text, width)}" for ident, text in rows]
+
+
 def clip(text: Any, width: int = 80) -> str:
     text = " ".join(str(text or "").split())
     return text if len(text) <= width else text[: width - 1] + "…"

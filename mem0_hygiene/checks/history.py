@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from ..report import Severity
-from .base import CheckResult, Context, check, clip, finding
+from .base import CheckResult, Context, check, clip, counted, finding
 
 MESSAGE_SAMPLE = 200
 
@@ -75,11 +75,8 @@ def lost(ctx: Context) -> CheckResult:
 
 @check("POINTS_WITHOUT_HISTORY", "history", needs=("history", "points"))
 def without_history(ctx: Context) -> CheckResult:
-    where = "FROM points WHERE id NOT IN (SELECT memory_id FROM hist)"
-    n = ctx.db.one(f"SELECT COUNT(*) {where}")
+    n, examples = counted(ctx, "FROM points WHERE id NOT IN (SELECT memory_id FROM hist)", "id, text")
     if n:
-        examples = [f"{pid}: {clip(text, 60)}" for pid, text in ctx.db.rows(f"SELECT id, text {where} LIMIT ?",
-                                                                          (ctx.examples,))]
         yield finding(
             "POINTS_WITHOUT_HISTORY", Severity.WARNING, "history",
             f"{n} memories in the vector store have no history at all",
@@ -92,11 +89,9 @@ def without_history(ctx: Context) -> CheckResult:
 
 @check("MEMORIES_RESURRECTED", "history", needs=("history", "points"))
 def resurrected(ctx: Context) -> CheckResult:
-    where = "FROM hist JOIN points p ON p.id = hist.memory_id WHERE hist.last_event = 'DELETE'"
-    n = ctx.db.one(f"SELECT COUNT(*) {where}")
+    n, examples = counted(ctx, "FROM hist JOIN points p ON p.id = hist.memory_id WHERE hist.last_event = 'DELETE'",
+                          "p.id, p.text")
     if n:
-        examples = [f"{pid}: {clip(text, 60)}" for pid, text in ctx.db.rows(f"SELECT p.id, p.text {where} LIMIT ?",
-                                                                          (ctx.examples,))]
         yield finding(
             "MEMORIES_RESURRECTED", Severity.ERROR, "history",
             f"{n} memories that were deleted are back in the vector store",

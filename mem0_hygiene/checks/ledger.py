@@ -4,7 +4,7 @@ the review queue, and where memories came from."""
 from __future__ import annotations
 
 from ..report import Severity
-from .base import LEDGER_LIVE, CheckResult, Context, check, clip, finding
+from .base import LEDGER_LIVE, CheckResult, Context, check, clip, counted, finding
 
 WEEKLY_REVIEW = 20
 
@@ -127,11 +127,9 @@ def pragmas(ctx: Context) -> CheckResult:
 
 @check("UNTRACKED_MEMORIES", "ledger", needs=("ledger", "points"))
 def untracked(ctx: Context) -> CheckResult:
-    where = "FROM points p WHERE NOT EXISTS (SELECT 1 FROM l.memories m WHERE m.memory_id = p.id)"
-    n = ctx.db.one(f"SELECT COUNT(*) {where}")
+    n, examples = counted(ctx, "FROM points p WHERE NOT EXISTS (SELECT 1 FROM l.memories m WHERE m.memory_id = p.id)",
+                          "p.id, p.text", 50)
     if n:
-        examples = [f"{pid}: {clip(text, 50)}" for pid, text in ctx.db.rows(f"SELECT p.id, p.text {where} LIMIT ?",
-                                                                          (ctx.examples,))]
         yield finding(
             "UNTRACKED_MEMORIES", Severity.WARNING, "ledger",
             f"{n} memories have no ledger row (written by plain mem0 or before adoption)",
@@ -158,11 +156,9 @@ def orphans(ctx: Context) -> CheckResult:
 
 @check("TOMBSTONED_PRESENT", "ledger", needs=("ledger", "points"))
 def tombstoned(ctx: Context) -> CheckResult:
-    where = "FROM l.memories m JOIN points p ON p.id = m.memory_id WHERE m.deleted_at IS NOT NULL"
-    n = ctx.db.one(f"SELECT COUNT(*) {where}")
+    n, examples = counted(ctx, "FROM l.memories m JOIN points p ON p.id = m.memory_id WHERE m.deleted_at IS NOT NULL",
+                          "m.memory_id, p.text", 50)
     if n:
-        examples = [f"{mid}: {clip(text, 50)}" for mid, text in ctx.db.rows(
-            f"SELECT m.memory_id, p.text {where} LIMIT ?", (ctx.examples,))]
         yield finding(
             "TOMBSTONED_PRESENT", Severity.ERROR, "ledger",
             f"{n} memories deleted through mem0-hygiene are back in the vector store",
