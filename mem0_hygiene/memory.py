@@ -12,8 +12,11 @@ Python point by point.)
 
 from __future__ import annotations
 
+import atexit
+import functools
 import logging
 import threading
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -142,6 +145,9 @@ class Memory(Mem0Memory):
         # write-time decisions, ranking and auto_prune read the ledger on the hot path: no buffering then
         self._eager_ledger = bool(settings.write_decision or settings.rank or settings.auto_prune)
         self._decider = WriteDecisionSettings.parse(settings.write_decision)
+        # an app that exits without close() still gets its buffered ledger rows written
+        self._exit_hook = functools.partial(_flush_at_exit, weakref.ref(self))
+        atexit.register(self._exit_hook)
         self._last_prune: datetime | None = None  # when the current (or last) prune run started
         self._prune_pending = False  # an auto_prune run has work left for the next calls
         self._auto_prune_lock = threading.Lock()
@@ -1044,6 +1050,7 @@ class Memory(Mem0Memory):
     def close(self) -> None:
         """Flush the ledger, close it, mem0's history db and the vector-store client (releases a local
         Qdrant folder's lock)."""
+        atexit.unregister(self._exit_hook)
         timer = self._flush_timer
         if timer is not None:
             timer.cancel()
@@ -1057,6 +1064,15 @@ class Memory(Mem0Memory):
                 client = getattr(store, "client", None)
                 if client is not None and hasattr(client, "close"):
                     client.close()
+
+
+def _flush_at_exit(ref: weakref.ReferenceType[Memory]) -> None:
+    memory = ref()
+    if memory is not None:
+        try:
+            memory.flush()
+        except Exception:  # the interpreter is going away; the payload still holds the birth facts
+            pass
 
 
 HygieneMemory = Memory

@@ -74,3 +74,20 @@ def test_new_rows_reach_the_ledger_within_flush_after_without_any_further_call(m
     assert timer is not None
     timer.join(timeout=30)  # the background timer writes the ledger (and only the ledger)
     assert mem.ledger.get(mid).source == "chat"
+
+
+EXITS_WITHOUT_CLOSE = r"""
+import json, os, sys
+os.environ["MEM0_TELEMETRY"] = "False"
+from mem0_hygiene import Memory, offline_config
+m = Memory.from_config(offline_config(sys.argv[1], hygiene={"flush_after": 3600}))
+print(json.dumps(m.add("Likes tea", user_id="dana", infer=False, source="chat")["results"][0]["id"]), flush=True)
+# the script ends here without m.close(): a normal interpreter exit
+"""
+
+
+def test_a_normal_exit_without_close_still_writes_the_buffered_rows(tmp_path):
+    out = subprocess.run([sys.executable, "-c", EXITS_WITHOUT_CLOSE, str(tmp_path)], capture_output=True, text=True,
+                         check=True)
+    mid = json.loads(out.stdout.strip().splitlines()[-1])
+    assert Ledger(str(tmp_path / "hygiene.db")).get(mid).source == "chat"
