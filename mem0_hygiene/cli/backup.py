@@ -1,7 +1,7 @@
 """Backup, restore and erasure commands: ``backup``, ``restore`` and ``forget``.
 
 Each is thin over the library function of the same name (:func:`mem0_hygiene.backup.backup`,
-:func:`mem0_hygiene.backup.restore`, :func:`mem0_hygiene.forget.forget`); ``--json`` prints the
+:func:`mem0_hygiene.restore.restore`, :func:`mem0_hygiene.forget.forget`); ``--json`` prints the
 result's ``to_dict()``, otherwise a short human summary.
 """
 
@@ -99,7 +99,7 @@ def restore(store: StoreOptions, src: str, dry_run: bool, yes: bool, as_json: bo
     The current stores are moved aside to <store>.replaced-STAMP, never deleted; if any step fails,
     they are put back. Asks for confirmation unless --yes.
     """
-    from ..backup import restore as do_restore
+    from ..restore import restore as do_restore
 
     config = store.load()
     plan = do_restore(config, src, dry_run=True)

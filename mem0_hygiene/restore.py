@@ -1,0 +1,342 @@
+"""Restoring a backup set: every store back together, or none.
+
+:func:`restore` checks a set written by :func:`mem0_hygiene.backup.backup` (manifest, every file's
+checksum, nothing missing or extra), refuses while a local Qdrant store is open, moves what it replaces
+aside (``<store>.replaced-STAMP``, never deleted; SQLite sidecars keep their pairing, e.g.
+``history.db.replaced-STAMP-wal``), puts all stores back together, verifies the counts, and undoes
+everything when a step fails.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from . import qdrant_local
+from .backup import (
+    _aside_name,
+    _connect,
+    _files_of,
+    _free_name,
+    _integrity_check,
+    _is_memory,
+    _resolve,
+    _sidecars,
+    _stamp,
+    _update_record,
+    check_set,
+    read_manifest,
+    sha256_of,
+)
+from .errors import BackupError, HygieneError, StoreLocked
+from .relocate import table_counts
+from .timeutil import as_utc, to_iso
+
+
+@dataclass(frozen=True)
+class RestoredStore:
+    """One store put back by :func:`restore`.
+
+    Fields:
+        role: "vector_store", "history_db" or "ledger".
+        target: where it now lives (the config's path).
+        source: the file or folder in the backup it came from (None: the backup had none, so the
+            current one was only moved aside).
+        replaced_to: where the store it replaced was moved (None when there was nothing there).
+        counts: points per collection or rows per table, as verified after the restore (in a dry
+            run: as the manifest says).
+    """
+
+    role: str
+    target: str
+    source: str | None
+    replaced_to: str | None
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"role": self.role, "target": self.target, "source": self.source,
+                "replaced_to": self.replaced_to, "counts": dict(self.counts)}
+
+
+@dataclass(frozen=True)
+class RestoreResult:
+    """What :func:`restore` did (or, with ``dry_run``, would do).
+
+    Fields:
+        src: the backup folder.
+        dry_run: the set was checked and the plan made; nothing was moved.
+        restored_at: when (UTC ISO).
+        backup_created_at: when the backup was taken.
+        checked_files: how many files of the set were checked against their sha256.
+        stores: each store restored (or to be restored), where it went and what it replaced.
+        notes: anything else worth saying.
+    """
+
+    src: str
+    dry_run: bool
+    restored_at: str
+    backup_created_at: str
+    checked_files: int
+    stores: tuple[RestoredStore, ...]
+    notes: tuple[str, ...] = ()
+
+    def store(self, role: str) -> RestoredStore | None:
+        for s in self.stores:
+            if s.role == role:
+                return s
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "src": self.src,
+            "dry_run": self.dry_run,
+            "restored_at": self.restored_at,
+            "backup_created_at": self.backup_created_at,
+            "checked_files": self.checked_files,
+            "stores": [s.to_dict() for s in self.stores],
+            "notes": list(self.notes),
+        }
+
+
+
+# ---------------------------------------------------------------------------------------------- restore
+
+
+@dataclass
+class _Step:
+    role: str
+    target: str
+    source: str | None  # absolute path in the backup
+    kind: str  # "folder" | "sqlite"
+    counts: dict[str, int]
+    journal_mode: str = "delete"
+    staged: str | None = None
+    aside: str | None = None
+    placed: bool = False
+    moved: list[tuple[str, str]] = field(default_factory=list)  # (original, aside) pairs moved
+
+
+def _restore_message(path: str) -> str:
+    return (
+        f"cannot restore into the local Qdrant store at {path}: another Qdrant client holds its lock "
+        f"({qdrant_local.lock_file(path)}), most likely the running app. A restore replaces the stores under "
+        "the app, so it has no in-process route: stop the app (close its Memory), then run the restore again"
+    )
+
+
+def restore(
+    target_config: dict[str, Any] | None,
+    src: str | os.PathLike[str],
+    *,
+    dry_run: bool = False,
+    now: datetime | None = None,
+) -> RestoreResult:
+    """Put a backup set made by :func:`backup` back in place of the stores of ``target_config``.
+
+    Steps: read the manifest and check every file (sha256 and size; anything missing, extra or
+    different refuses the whole set: :class:`~mem0_hygiene.errors.BackupError`); refuse while a
+    Qdrant client holds the local store (:class:`~mem0_hygiene.errors.StoreLocked`: stop the app;
+    there is no in-process route); copy each store next to its target and check the copy; move each
+    current store aside to ``<store>.replaced-STAMP`` (kept, never deleted; SQLite ``-wal``/``-shm``
+    files go with their database) and move the copies in; open the restored stores and compare their
+    counts with the manifest. If any step fails, everything moved is put back as it was. Backups of a
+    Qdrant server (a server-side snapshot) cannot be restored from here. ``dry_run`` checks the set
+    and returns the plan.
+    """
+    if _is_memory(target_config):
+        raise BackupError("restore replaces the stores under the app: pass the app's config dict (not a live "
+                          "Memory), with the app stopped")
+    src_s = os.path.abspath(os.path.expanduser(os.fspath(src)))
+    if not os.path.isdir(src_s):
+        raise BackupError(f"there is no backup folder at {src_s}")
+    doc = read_manifest(src_s)
+    problems = check_set(src_s, doc)
+    if problems:
+        raise BackupError(
+            f"refusing to restore {src_s}: the backup set is incomplete or damaged ("
+            + "; ".join(problems[:10]) + (f"; and {len(problems) - 10} more" if len(problems) > 10 else "")
+            + "). Nothing was changed; pick another backup"
+        )
+    vs = doc["stores"].get("vector_store") or {}
+    if vs.get("kind") != "local_qdrant":
+        raise BackupError(
+            f"{src_s} holds a Qdrant server snapshot ({vs.get('taken', 'no vector store')}), not a copy of a "
+            "local folder; recover the snapshot on the server, then restore history.db and the ledger by hand "
+            "(nothing was changed)"
+        )
+    tgt = _resolve(target_config)
+    if tgt.kind != "local" or not tgt.qdrant_path:
+        raise BackupError("the target config's vector store is a Qdrant server; this backup holds a local "
+                          "folder. Point vector_store.config.path at the folder to restore into")
+    if qdrant_local.is_locked(tgt.qdrant_path):
+        raise StoreLocked(_restore_message(tgt.qdrant_path))
+    moment = as_utc(now or tgt.clock())
+    stamp = _stamp(moment)
+    notes: list[str] = []
+    steps = [_Step("vector_store", tgt.qdrant_path, os.path.join(src_s, vs["folder"]), "folder",
+                   dict(vs.get("counts") or {}))]
+    if str(tgt.collection) not in (vs.get("counts") or {}) and vs.get("counts"):
+        notes.append(f"the backup has collections {sorted(vs['counts'])}, the config uses {tgt.collection!r}")
+    for role, path in (("history_db", tgt.history_path), ("ledger", tgt.ledger_path)):
+        store = doc["stores"].get(role)
+        if path == ":memory:":
+            notes.append(f"{role} is in memory in the target config: not restored")
+            continue
+        if store is None:
+            notes.append(f"the backup has no {role}: the current one (if any) is moved aside, none is put back")
+        steps.append(_Step(role, path, os.path.join(src_s, store["file"]) if store else None, "sqlite",
+                           dict((store or {}).get("counts") or {}),
+                           journal_mode=str((store or {}).get("journal_mode") or "delete").lower()))
+    for step in steps:
+        if step.kind == "folder" and os.path.lexists(step.target):
+            step.aside = _aside_name(step.target, stamp)
+        elif step.kind == "sqlite" and (os.path.lexists(step.target) or _sidecars(step.target)):
+            step.aside = _aside_name(step.target, stamp)
+
+    if dry_run:
+        return RestoreResult(
+            src=src_s, dry_run=True, restored_at=to_iso(moment), backup_created_at=str(doc.get("created_at", "")),
+            checked_files=len(doc["files"]),
+            stores=tuple(RestoredStore(s.role, s.target, s.source, s.aside, s.counts) for s in steps),
+            notes=tuple(notes),
+        )
+
+    try:
+        for step in steps:  # stage: copies beside their targets (same filesystem: renames are atomic)
+            if step.source is None:
+                continue
+            parent = os.path.dirname(step.target)
+            os.makedirs(parent, exist_ok=True)
+            step.staged = _free_name(parent, f".{os.path.basename(step.target)}.restoring-{stamp}")
+            step.staged = os.path.join(parent, step.staged)
+            if step.kind == "folder":
+                shutil.copytree(step.source, step.staged, symlinks=True)
+            else:
+                shutil.copyfile(step.source, step.staged)
+            _check_staged(step, src_s, doc)
+            if step.kind == "sqlite" and step.journal_mode == "wal":
+                _set_wal(step.staged)
+        if qdrant_local.is_locked(tgt.qdrant_path):
+            raise StoreLocked(_restore_message(tgt.qdrant_path))
+        for step in steps:  # swap: current aside, copy in
+            if step.aside is not None:
+                for original in [step.target, *_sidecars(step.target)] if step.kind == "sqlite" else [step.target]:
+                    if not os.path.lexists(original):
+                        continue
+                    aside = step.aside + original[len(step.target):]
+                    os.rename(original, aside)
+                    step.moved.append((original, aside))
+            if step.staged is not None:
+                os.rename(step.staged, step.target)
+                step.staged = None
+                step.placed = True
+        verified = _verify_restored(steps)
+    except BaseException as exc:
+        undo_problems = _undo(steps)
+        if undo_problems:
+            raise BackupError(
+                f"the restore failed ({exc}) and putting the replaced stores back also failed: "
+                + "; ".join(undo_problems) + ". The replaced stores are in the *.replaced-" + stamp + " paths"
+            ) from exc
+        if isinstance(exc, HygieneError) or not isinstance(exc, Exception):
+            raise
+        raise BackupError(f"the restore failed ({type(exc).__name__}: {exc}); everything was put back as it "
+                          "was") from exc
+    note = _update_record(tgt.record_path, restore={"src": src_s, "at": to_iso(moment),
+                                                    "backup_created_at": doc.get("created_at")})
+    if note:
+        notes.append(note.replace("this backup", "this restore"))
+    return RestoreResult(
+        src=src_s, dry_run=False, restored_at=to_iso(moment), backup_created_at=str(doc.get("created_at", "")),
+        checked_files=len(doc["files"]),
+        stores=tuple(RestoredStore(s.role, s.target, s.source, s.aside if s.moved else None, verified[s.role])
+                     for s in steps),
+        notes=tuple(notes),
+    )
+
+
+def _check_staged(step: _Step, src: str, doc: dict[str, Any]) -> None:
+    """The staged copy holds exactly the backup's bytes."""
+    assert step.staged is not None and step.source is not None
+    rel_root = os.path.relpath(step.source, src).replace(os.sep, "/")
+    if step.kind == "folder":
+        want = {rel[len(rel_root) + 1:]: meta for rel, meta in doc["files"].items() if rel.startswith(rel_root + "/")}
+        got = _files_of(step.staged)
+        if set(got) != set(want):
+            raise BackupError(f"the staged copy of {step.role} does not hold the backup's files")
+        for rel, full in got.items():
+            if sha256_of(full) != want[rel]["sha256"]:
+                raise BackupError(f"the staged copy of {step.role}/{rel} differs from the backup")
+    elif sha256_of(step.staged) != doc["files"][rel_root]["sha256"]:
+        raise BackupError(f"the staged copy of {step.role} differs from the backup")
+
+
+def _set_wal(path: str) -> None:
+    """Put a restored copy back in WAL mode, as its source was (the ledger: readers beside one writer)."""
+    conn = _connect(path)
+    try:
+        conn.execute("PRAGMA journal_mode = WAL")
+    finally:
+        conn.close()
+
+
+def _verify_restored(steps: list[_Step]) -> dict[str, dict[str, int]]:
+    """Open every restored store and compare its counts with the manifest's."""
+    got: dict[str, dict[str, int]] = {}
+    for step in steps:
+        if not step.placed:
+            got[step.role] = {}
+            continue
+        if step.kind == "folder":
+            try:
+                with qdrant_local.opened(step.target, "verify the restored") as client:
+                    counts = qdrant_local.client_counts(client)
+            except StoreLocked:
+                raise
+            except Exception as exc:
+                raise BackupError(f"the restored vector store at {step.target} cannot be opened: {exc}") from exc
+        else:
+            result = _integrity_check(step.target)
+            if result != "ok":
+                raise BackupError(f"the restored {step.role} at {step.target} failed PRAGMA integrity_check: {result}")
+            conn = _connect(step.target)
+            try:
+                counts = table_counts(conn)
+            finally:
+                conn.close()
+        if counts != step.counts:
+            raise BackupError(f"the restored {step.role} holds {counts}, the backup's manifest says {step.counts}")
+        got[step.role] = counts
+    return got
+
+
+def _undo(steps: list[_Step]) -> list[str]:
+    """Put back what a failed restore moved; returns what could not be put back."""
+    problems: list[str] = []
+    for step in reversed(steps):
+        try:
+            if step.placed:
+                if step.kind == "folder":
+                    shutil.rmtree(step.target)
+                else:
+                    for path in [step.target, *_sidecars(step.target)]:
+                        os.unlink(path)
+                step.placed = False
+            for original, aside in reversed(step.moved):
+                os.rename(aside, original)
+            step.moved.clear()
+        except OSError as exc:
+            problems.append(f"{step.role}: {exc}")
+        if step.staged is not None:
+            if os.path.isdir(step.staged):
+                shutil.rmtree(step.staged, ignore_errors=True)
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(step.staged)
+    return problems
+
+
