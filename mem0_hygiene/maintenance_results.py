@@ -11,9 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from rich.table import Table
-
-from .render.tables import html_table, rich_table, short, state_cell
+from .render.tables import TableView, short, state_cell
 
 
 def _scope_text(scope: dict[str, str]) -> str:
@@ -51,7 +49,7 @@ class ReviewItem:
 
 
 @dataclass(frozen=True)
-class ReviewQueue:
+class ReviewQueue(TableView):
     """The memories due for review, oldest confirmation first.
 
     Fields:
@@ -80,14 +78,6 @@ class ReviewQueue:
         caption = (f"{len(self.items)} memor{'y' if len(self.items) == 1 else 'ies'} not confirmed for "
                    f"{self.older_than}" + (" (the first ones)" if len(self.items) >= self.limit else ""))
         return (f"review queue at {self.at}", ("memory", "text", "source", "kind", "age", "scope"), rows, caption)
-
-    def __rich__(self) -> Table:
-        title, headers, rows, caption = self._table_args()
-        return rich_table(title, headers, rows, caption=caption)
-
-    def _repr_html_(self) -> str:
-        title, headers, rows, caption = self._table_args()
-        return html_table(title, headers, rows, caption=caption)
 
 
 # --------------------------------------------------------------------------------------------- changes
@@ -121,7 +111,7 @@ class Change:
 
 
 @dataclass(frozen=True)
-class ChangeResult:
+class ChangeResult(TableView):
     """What confirm / invalidate / supersede did.
 
     Fields:
@@ -150,14 +140,6 @@ class ChangeResult:
         return (f"{'dry run ' if self.dry_run else ''}changes at {self.at}",
                 ("memory", "action", "text", "before", "after", "detail"), rows,
                 f"{verb} {len(self.changes)} memor{'y' if len(self.changes) == 1 else 'ies'}")
-
-    def __rich__(self) -> Table:
-        title, headers, rows, caption = self._table_args()
-        return rich_table(title, headers, rows, caption=caption)
-
-    def _repr_html_(self) -> str:
-        title, headers, rows, caption = self._table_args()
-        return html_table(title, headers, rows, caption=caption)
 
 
 # --------------------------------------------------------------------------------------------- digest
@@ -190,7 +172,7 @@ class DigestItem:
 
 
 @dataclass(frozen=True)
-class Digest:
+class Digest(TableView):
     """The memories written in a window, tool/web-sourced first, then unknown sources, then the rest;
     oldest first within each group.
 
@@ -230,14 +212,6 @@ class Digest:
                    + (f"; {tool} from tool output or the web: check them first" if tool else ""))
         return (f"new memories {self.since} .. {self.until}",
                 ("written", "kind", "source", "text", "state", "memory", "scope"), rows, caption)
-
-    def __rich__(self) -> Table:
-        title, headers, rows, caption = self._table_args()
-        return rich_table(title, headers, rows, caption=caption)
-
-    def _repr_html_(self) -> str:
-        title, headers, rows, caption = self._table_args()
-        return html_table(title, headers, rows, caption=caption)
 
 
 # --------------------------------------------------------------------------------------------- story
@@ -289,7 +263,7 @@ class StoryEvent:
 
 
 @dataclass(frozen=True)
-class Story:
+class Story(TableView):
     """A memory's full story: its supersede chain both ways and every recorded event, oldest first.
 
     Fields:
@@ -319,11 +293,3 @@ class Story:
         chain = " -> ".join(f"{c.memory_id}{' *' if c.position == 0 else ''} [{c.state}]" for c in self.chain)
         return (f"story of {self.memory_id}", ("when", "memory", "event", "text", "detail", "from"), rows,
                 f"chain, oldest first: {chain}")
-
-    def __rich__(self) -> Table:
-        title, headers, rows, caption = self._table_args()
-        return rich_table(title, headers, rows, caption=caption)
-
-    def _repr_html_(self) -> str:
-        title, headers, rows, caption = self._table_args()
-        return html_table(title, headers, rows, caption=caption)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from rich import box
 from rich.table import Table
@@ -100,3 +101,19 @@ def state_cell(state: str | None) -> tuple[str, str]:
     """A memory state as a coloured cell."""
     value = state or "-"
     return value, STATE_STYLES.get(value, "")
+
+
+class TableView:
+    """Mixin for a result that shows itself as one table: ``_table_args()`` gives (title, headers, rows,
+    caption), and the same rows render as a rich Table (terminal, CLI) and as HTML (Jupyter)."""
+
+    def _table_args(self) -> tuple[str, tuple[str, ...], list[tuple[Any, ...]], str]:
+        raise NotImplementedError
+
+    def __rich__(self) -> Table:
+        title, headers, rows, caption = self._table_args()
+        return rich_table(title, headers, rows, caption=caption)
+
+    def _repr_html_(self) -> str:
+        title, headers, rows, caption = self._table_args()
+        return html_table(title, headers, rows, caption=caption)
