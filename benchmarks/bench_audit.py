@@ -1,7 +1,7 @@
 """Audit cost against the same reads done plainly, measured as ratios in one run.
 
 What it measures
-    ``mem0_hygiene.audit.audit(offline_config(DIR))`` on a synthetic deployment of N memories (default
+    ``mem0_hygiene.auditing.runner.audit(offline_config(DIR))`` on a synthetic deployment of N memories (default
     100k) and M history rows (default 1M), against a "raw" baseline that does the same aggregate reads
     plainly: the ``sqlite3`` command-line tool running the aggregates the audit needs on history.db
     (rows by event, latest event per memory, deleted memories whose text lingers) and on the ledger
@@ -269,7 +269,7 @@ def build_points(dep: Deployment, path: Path) -> dict[str, int]:
 def build_ledger(dep: Deployment, path: Path) -> dict[str, int]:
     """The ledger with its real schema and pragmas (through Ledger), then bulk rows over a plain connection
     (foreign keys off, as a careless script would have them, so dangling pointers can exist)."""
-    from mem0_hygiene.ledger import COLUMNS, Ledger
+    from mem0_hygiene.stores.ledger import COLUMNS, Ledger
     from mem0_hygiene.timeutil import to_iso
 
     Ledger(str(path)).close()
@@ -411,7 +411,7 @@ def child_audit(folder: Path) -> dict[str, Any]:
     import qdrant_client  # noqa: F401  (imports are not what is measured, on either side)
 
     from mem0_hygiene import offline_config
-    from mem0_hygiene.audit import audit
+    from mem0_hygiene.auditing.runner import audit
 
     base = _rss_kb()
     c0, t0 = _cpu(), time.perf_counter()

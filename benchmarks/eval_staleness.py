@@ -3,8 +3,8 @@
 Reads ``benchmarks/data/staleness_pairs.jsonl`` (an existing fact, a new fact, and a hand label:
 duplicate / update / contradiction / unrelated) and, for each embedder available:
 
-* embeds both texts, takes their cosine similarity and applies :func:`mem0_hygiene.decision.classify`
-  with the thresholds in code (:data:`mem0_hygiene.decision.EMBEDDER_DEFAULTS`);
+* embeds both texts, takes their cosine similarity and applies :func:`mem0_hygiene.memory.decision.classify`
+  with the thresholds in code (:data:`mem0_hygiene.memory.decision.EMBEDDER_DEFAULTS`);
 * compares with mem0 2.2's behaviour: ``add(infer=False)`` always adds (every pair "unrelated"), and
   ``add(infer=True)`` drops only a fact whose exact text (md5) is already stored;
 * grid-searches the three thresholds (0.105 to 0.995, step 0.01) for the best accuracy on the whole set (ties go to
@@ -44,7 +44,7 @@ warnings.filterwarnings("ignore")
 
 import numpy as np  # noqa: E402
 
-from mem0_hygiene.decision import (  # noqa: E402
+from mem0_hygiene.memory.decision import (  # noqa: E402
     CONTRADICTION,
     DUPLICATE,
     EMBEDDER_DEFAULTS,
@@ -132,7 +132,7 @@ def outcome_accuracy(truth: Sequence[str], pred: Sequence[str]) -> float:
 def accuracy_grid(sims: np.ndarray, exact: np.ndarray, neg: np.ndarray, nums: np.ndarray,
                   truth: np.ndarray) -> np.ndarray:
     """Accuracy for every (duplicate, update, contradiction) on :data:`GRID`, indexed in that order;
-    NaN where update > duplicate. Same rules as :func:`mem0_hygiene.decision.classify`, vectorised."""
+    NaN where update > duplicate. Same rules as :func:`mem0_hygiene.memory.decision.classify`, vectorised."""
     codes = {lab: i for i, lab in enumerate(LABELS)}
     y = np.array([codes[t] for t in truth])
     n = len(GRID)

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "AuditError": ".audit",
-    "audit": ".audit",
+    "AuditError": ".auditing.runner",
+    "audit": ".auditing.runner",
     "HygieneSettings": ".config",
     "offline_config": ".config",
     "ConfigError": ".errors",
@@ -27,12 +27,12 @@ _EXPORTS = {
     "StoreLocked": ".errors",
     "SupersedeError": ".errors",
     "VolatileStoreError": ".errors",
-    "inspect": ".inspection",
-    "HygieneMemory": ".memory",
-    "Memory": ".memory",
-    "format_for_prompt": ".prompt",
-    "PrunedMemory": ".prune",
-    "PruneResult": ".prune",
+    "inspect": ".auditing.inspection",
+    "HygieneMemory": ".memory.core",
+    "Memory": ".memory.core",
+    "format_for_prompt": ".memory.prompt",
+    "PrunedMemory": ".memory.pruning",
+    "PruneResult": ".memory.pruning",
     "Finding": ".report",
     "Report": ".report",
     "Severity": ".report",
@@ -61,7 +61,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from .audit import AuditError, audit
+    from .auditing.inspection import inspect
+    from .auditing.runner import AuditError, audit
     from .config import HygieneSettings, offline_config
     from .errors import (
         ConfigError,
@@ -74,8 +75,7 @@ if TYPE_CHECKING:
         SupersedeError,
         VolatileStoreError,
     )
-    from .inspection import inspect
-    from .memory import HygieneMemory, Memory
-    from .prompt import format_for_prompt
-    from .prune import PrunedMemory, PruneResult
+    from .memory.core import HygieneMemory, Memory
+    from .memory.prompt import format_for_prompt
+    from .memory.pruning import PrunedMemory, PruneResult
     from .report import Finding, Report, Severity, Skipped

@@ -18,8 +18,8 @@ from mem0.embeddings.configs import EmbedderConfig
 from mem0.llms.configs import LlmConfig
 from mem0.utils.factory import EmbedderFactory, LlmFactory
 
-from .decision import EMBEDDER_DEFAULTS, FALLBACK_FAMILY, Thresholds
 from .errors import ConfigError
+from .memory.decision import EMBEDDER_DEFAULTS, FALLBACK_FAMILY, Thresholds
 from .offline import DEFAULT_DIMS, OFFLINE_PROVIDER
 from .timeutil import Clock, parse_duration, system_clock
 
@@ -50,11 +50,11 @@ def _options(value: Any, what: str, known: set[str]) -> dict[str, Any]:
 class WriteDecisionSettings:
     """``hygiene.write_decision``: decide at ``add`` time whether each new memory is a duplicate of, an
     update to, a contradiction of, or unrelated to the nearest live memory in its scope (see
-    :mod:`mem0_hygiene.decision`). ``True`` turns it on with the defaults; a dict sets options.
+    :mod:`mem0_hygiene.memory.decision`). ``True`` turns it on with the defaults; a dict sets options.
 
     Fields:
         duplicate, update, contradiction: cosine-similarity thresholds; None takes the measured default
-            for the configured embedder (:data:`mem0_hygiene.decision.EMBEDDER_DEFAULTS`: the offline
+            for the configured embedder (:data:`mem0_hygiene.memory.decision.EMBEDDER_DEFAULTS`: the offline
             embedder 0.835/0.525/0.375, all-MiniLM-L6-v2 0.845/0.565/0.515; other embedders get MiniLM's
             and should be measured with ``benchmarks/eval_staleness.py``).
         candidates: how many nearest memories the one vector search per new memory returns (stale

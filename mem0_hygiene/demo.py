@@ -23,7 +23,7 @@ from typing import Any
 
 from .config import build_mem0_config, offline_config, split_config
 from .errors import HygieneError
-from .memory import Memory
+from .memory.core import Memory
 from .timeutil import as_utc, system_clock
 
 MARKER = ".mem0-hygiene-demo"

@@ -16,8 +16,8 @@ from qdrant_client import QdrantClient
 from qdrant_client.models import PointStruct
 
 from mem0_hygiene import Memory, offline_config
-from mem0_hygiene.audit import AuditError, audit
-from mem0_hygiene.backup import backup
+from mem0_hygiene.actions.backup import backup
+from mem0_hygiene.auditing.runner import AuditError, audit
 from mem0_hygiene.offline import embed_text
 from mem0_hygiene.report import Severity
 
@@ -341,7 +341,7 @@ def test_in_process_audit_of_a_live_memory_reads_the_locked_store(deploy):
 
 
 def test_fast_local_read_and_public_scroll_give_the_same_report(deploy, monkeypatch):
-    from mem0_hygiene import auditdb
+    from mem0_hygiene.auditing import scratch as auditdb
 
     cfg, m = deploy
     m.add("My OpenAI key is sk-proj-" + "Zq7" * 14, **U, infer=False, source="chat")

@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 
 from mem0_hygiene import Memory, offline_config
-from mem0_hygiene import backup as backup_mod
-from mem0_hygiene.audit import audit
-from mem0_hygiene.backup import backup, last_verified_backup
+from mem0_hygiene.actions import backup as backup_mod
+from mem0_hygiene.actions.backup import backup, last_verified_backup
+from mem0_hygiene.actions.relocate import sqlite_counts
+from mem0_hygiene.actions.restore import restore
+from mem0_hygiene.auditing.runner import audit
 from mem0_hygiene.errors import BackupError, StoreLocked
-from mem0_hygiene.qdrant_local import collection_counts, is_locked
-from mem0_hygiene.relocate import sqlite_counts
 from mem0_hygiene.report import Severity
-from mem0_hygiene.restore import restore
+from mem0_hygiene.stores.qdrant import collection_counts, is_locked
 
 U = {"user_id": "dana"}
 CONSISTENCY = {"MEMORIES_LOST", "MEMORIES_RESURRECTED", "TOMBSTONED_PRESENT", "LEDGER_ORPHANS"}

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from mem0_hygiene import Memory, offline_config
 from mem0_hygiene.cli import cli
-from mem0_hygiene.qdrant_local import collection_counts
+from mem0_hygiene.stores.qdrant import collection_counts
 
 U = {"user_id": "dana"}
 SECRET = "Dana's passport number is X1234567"

@@ -14,11 +14,11 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from mem0_hygiene import qdrant_local
 from mem0_hygiene.cli import cli, hygiene_command, store_options
 from mem0_hygiene.config import build_mem0_config, offline_config, split_config
 from mem0_hygiene.config_loader import for_maintenance, load_config
 from mem0_hygiene.errors import ConfigError, StoreLocked
+from mem0_hygiene.stores import qdrant as qdrant_local
 
 
 @pytest.fixture(autouse=True)

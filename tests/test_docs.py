@@ -6,7 +6,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from mem0_hygiene.checks.base import REGISTRY
+from mem0_hygiene.auditing.checks.base import REGISTRY
 from mem0_hygiene.cli import cli
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text()

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from mem0_hygiene import Memory, offline_config
-from mem0_hygiene.audit import audit
+from mem0_hygiene.actions.forget import forget
+from mem0_hygiene.auditing.runner import audit
 from mem0_hygiene.errors import MemoryNotFound
-from mem0_hygiene.forget import forget
 
 U = {"user_id": "dana"}
 SECRET = "Dana's passport number is X1234567"

@@ -23,8 +23,8 @@ matplotlib.use("Agg")
 from matplotlib.figure import Figure  # noqa: E402
 
 from mem0_hygiene import HygieneError, Memory, inspect, offline_config  # noqa: E402
+from mem0_hygiene.auditing.inspection import CHAIN_COLUMNS, MEMORY_COLUMNS, Inspection, InspectionError  # noqa: E402
 from mem0_hygiene.errors import MissingExtra  # noqa: E402
-from mem0_hygiene.inspection import CHAIN_COLUMNS, MEMORY_COLUMNS, Inspection, InspectionError  # noqa: E402
 
 DANA = {"user_id": "dana"}
 PLOTS = ("plot_confirmation_age", "plot_expiries", "plot_events_per_day", "plot_live_vs_stale",

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from mem0_hygiene import LedgerError, Memory, offline_config
-from mem0_hygiene.ledger import APPLICATION_ID, SCHEMA_VERSION, Ledger, connect
+from mem0_hygiene.stores.ledger import APPLICATION_ID, SCHEMA_VERSION, Ledger, connect
 
 
 def test_connections_turn_on_foreign_keys_wal_and_busy_timeout(tmp_path):

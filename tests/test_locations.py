@@ -11,7 +11,7 @@ import pytest
 
 from mem0_hygiene.config import build_mem0_config, offline_config, split_config
 from mem0_hygiene.errors import ConfigError
-from mem0_hygiene.locations import StoreLocation, is_under_tmp, location_of, redact_url, resolve_locations
+from mem0_hygiene.stores.locations import StoreLocation, is_under_tmp, location_of, redact_url, resolve_locations
 
 
 @pytest.fixture

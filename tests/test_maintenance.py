@@ -238,14 +238,14 @@ def test_auto_prune_never_raises_into_the_apps_call(make_memory, clock, tmp_path
     clock.advance(hours=25)
     with sqlite3.connect(tmp_path / "store" / "history.db") as conn:  # mem0's DELETE record will fail
         conn.execute("ALTER TABLE history RENAME TO history_moved")
-    with caplog.at_level(logging.WARNING, logger="mem0_hygiene.memory"):
+    with caplog.at_level(logging.WARNING, logger="mem0_hygiene.memory.core"):
         res = m.search("parking", filters=SCOPE)
     assert res["results"] == []  # the app's call answered as usual
     assert "auto_prune failed" in caplog.text
     caplog.clear()
     with sqlite3.connect(tmp_path / "store" / "history.db") as conn:
         conn.execute("ALTER TABLE history_moved RENAME TO history")
-    with caplog.at_level(logging.WARNING, logger="mem0_hygiene.memory"):
+    with caplog.at_level(logging.WARNING, logger="mem0_hygiene.memory.core"):
         m.search("parking", filters=SCOPE)
         assert caplog.text == ""  # no retry before the interval
     assert m.get(mid) is None or m.get(mid)["hygiene"]["state"] == "deleted"

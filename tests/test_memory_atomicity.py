@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 from mem0_hygiene import LedgerError, Memory, offline_config
-from mem0_hygiene.ledger import Ledger
+from mem0_hygiene.stores.ledger import Ledger
 
 SCOPE = {"user_id": "dana"}
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mem0_hygiene.mounts import MountInfo, filesystem_of, nearest_existing
+from mem0_hygiene.stores.mounts import MountInfo, filesystem_of, nearest_existing
 
 SHM = Path("/dev/shm")
 needs_shm = pytest.mark.skipif(not SHM.is_dir(), reason="/dev/shm does not exist here")

@@ -10,7 +10,7 @@ import dataclasses
 
 import pytest
 
-from mem0_hygiene.checks.patterns import (
+from mem0_hygiene.auditing.scan.patterns import (
     INSTRUCTION_LABELS,
     SECRET_KINDS,
     SecretHit,

@@ -10,8 +10,8 @@ import pytest
 
 from mem0_hygiene import ConfigError
 from mem0_hygiene.config import HygieneSettings, RankSettings
-from mem0_hygiene.ledger import LedgerRow
-from mem0_hygiene.ranking import importance, recency
+from mem0_hygiene.memory.ranking import importance, recency
+from mem0_hygiene.stores.ledger import LedgerRow
 
 SCOPE = {"user_id": "dana"}
 PAIRS = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "staleness_pairs.jsonl"

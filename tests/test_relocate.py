@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from mem0_hygiene import qdrant_local
-from mem0_hygiene import relocate as relocate_mod
+from mem0_hygiene.actions import relocate as relocate_mod
+from mem0_hygiene.actions.relocate import copy_sqlite, relocate, relocate_qdrant_folder
 from mem0_hygiene.config import build_mem0_config, offline_config, split_config
 from mem0_hygiene.errors import RelocateError, StoreLocked
-from mem0_hygiene.mounts import filesystem_of
-from mem0_hygiene.relocate import copy_sqlite, relocate, relocate_qdrant_folder
+from mem0_hygiene.stores import qdrant as qdrant_local
+from mem0_hygiene.stores.mounts import filesystem_of
 
 TEXTS = [f"fact number {i}: the team deploys service {i} with tool {i % 3}" for i in range(40)]
 

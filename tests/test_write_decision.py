@@ -14,7 +14,7 @@ from conftest import close_plain, plain_mem0
 
 from mem0_hygiene import ConfigError
 from mem0_hygiene.config import HygieneSettings, WriteDecisionSettings
-from mem0_hygiene.decision import (
+from mem0_hygiene.memory.decision import (
     CONTRADICTION,
     DUPLICATE,
     EMBEDDER_DEFAULTS,

@@ -33,7 +33,7 @@ def _config_hint(store: StoreOptions) -> str:
 
 def _run_audit(target: Any, *, as_json: bool, html: str | None, output: str | None, fail_on: str,
                strict: bool, examples: int, description: str, config_hint: str) -> int:
-    from ..audit import audit
+    from ..auditing.runner import audit
     from ..render import format_html, format_json, format_text, summary_line
     from ..report import Severity
 
@@ -88,7 +88,7 @@ def audit(store: StoreOptions, as_json: bool, html: str | None, output: str | No
     Only reads. Exit status: 0 nothing at or above --fail-on, 1 findings at or above it, 2 usage
     error, 3 the audit could not run (or, with --strict, a check was skipped).
     """
-    from ..audit import AuditError
+    from ..auditing.runner import AuditError
     from ..errors import ConfigError
 
     try:

@@ -1,7 +1,7 @@
 """Backup, restore and erasure commands: ``backup``, ``restore`` and ``forget``.
 
-Each is thin over the library function of the same name (:func:`mem0_hygiene.backup.backup`,
-:func:`mem0_hygiene.restore.restore`, :func:`mem0_hygiene.forget.forget`); ``--json`` prints the
+Each is thin over the library function of the same name (:func:`mem0_hygiene.actions.backup.backup`,
+:func:`mem0_hygiene.actions.restore.restore`, :func:`mem0_hygiene.actions.forget.forget`); ``--json`` prints the
 result's ``to_dict()``, otherwise a short human summary.
 """
 
@@ -61,7 +61,7 @@ def backup(store: StoreOptions, dest: str, keep: int | None, dry_run: bool, as_j
     goes into manifest.json. A failed check removes the new set and leaves earlier backups alone.
     While the app runs (it holds the local Qdrant lock), call m.backup(DEST) inside the app instead.
     """
-    from ..backup import backup as do_backup
+    from ..actions.backup import backup as do_backup
 
     result = do_backup(store.load(), dest, keep=keep, dry_run=dry_run)
     if as_json:
@@ -99,7 +99,7 @@ def restore(store: StoreOptions, src: str, dry_run: bool, yes: bool, as_json: bo
     The current stores are moved aside to <store>.replaced-STAMP, never deleted; if any step fails,
     they are put back. Asks for confirmation unless --yes.
     """
-    from ..restore import restore as do_restore
+    from ..actions.restore import restore as do_restore
 
     config = store.load()
     plan = do_restore(config, src, dry_run=True)
@@ -164,7 +164,7 @@ def forget(store: StoreOptions, memory_ids: tuple[str, ...], scrub: bool, dry_ru
     when the text is still found somewhere (each file is listed with the reason). While the app runs,
     call m.forget([...], scrub=True) inside the app instead.
     """
-    from ..forget import forget as do_forget
+    from ..actions.forget import forget as do_forget
 
     result = do_forget(store.load(), list(memory_ids), scrub=scrub, dry_run=dry_run)  # offline embedder inside
     if as_json:

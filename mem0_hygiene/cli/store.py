@@ -31,7 +31,7 @@ def where(store: StoreOptions, as_json: bool) -> None:
     For each local path: the filesystem behind it, whether it is RAM-backed (tmpfs: gone at reboot)
     or under /tmp, whether it exists, and its size.
     """
-    from ..locations import resolve_locations
+    from ..stores.locations import resolve_locations
 
     locations = resolve_locations(store.load())
     if as_json:
@@ -94,7 +94,7 @@ def relocate(store: StoreOptions, to_dir: str, with_sqlite: bool, dry_run: bool,
     Refuses while another process has the store open. Copies, verifies point counts and a sample of
     payloads, then prints the config to use from now on. The old copy stays unless --remove-source.
     """
-    from ..relocate import relocate as do_relocate
+    from ..actions.relocate import relocate as do_relocate
 
     result = do_relocate(store.load(), to_dir, include_sqlite=with_sqlite, dry_run=dry_run,
                          remove_source=remove_source)

@@ -1,4 +1,4 @@
-"""The summary of an :class:`~mem0_hygiene.inspection.Inspection` as text, a rich renderable and HTML.
+"""The summary of an :class:`~mem0_hygiene.auditing.inspection.Inspection` as text, a rich renderable and HTML.
 
 One list of (label, value) rows, :func:`summary_rows`, backs all three: ``repr(inspection)``,
 ``rich.print(inspection)`` and the table Jupyter shows. The DataFrames themselves are pandas' to show.
@@ -15,7 +15,7 @@ from .html import _CELL, _TABLE
 from .terminal import printable
 
 if TYPE_CHECKING:
-    from ..inspection import Inspection
+    from ..auditing.inspection import Inspection
 
 FRAMES = ".memories, .history, .chains"
 PLOTS = (".plot_confirmation_age(), .plot_expiries(), .plot_events_per_day(), .plot_live_vs_stale(), "

@@ -1,4 +1,4 @@
-"""Plots of an :class:`~mem0_hygiene.inspection.Inspection`, drawn with matplotlib.
+"""Plots of an :class:`~mem0_hygiene.auditing.inspection.Inspection`, drawn with matplotlib.
 
 Each function takes the inspection (and optionally an ``ax`` to draw into) and returns the
 ``matplotlib.figure.Figure``. Figures are made with ``Figure()``, not ``pyplot``: nothing is registered
@@ -14,14 +14,14 @@ import contextlib
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ..inspection import STATE_ORDER, UNTRACKED, require
+from ..auditing.inspection import STATE_ORDER, UNTRACKED, require
 from .terminal import printable
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from ..inspection import Inspection
+    from ..auditing.inspection import Inspection
 
 STATE_COLOURS = {
     "live": "#2e7d32",

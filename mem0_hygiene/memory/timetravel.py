@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import ConfigError
-from .ledger import LedgerRow
+from ..errors import ConfigError
+from ..stores.ledger import LedgerRow
+from ..timeutil import parse_time, to_iso
 from .provenance import QUARANTINED_KINDS
-from .timeutil import parse_time, to_iso
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ gone: a point without a ledger row is adopted as a live memory with source "unkn
 tombstone is purged, its memory (and every memory it superseded, which the foreign key's cascade
 removes with it) is looked up in the vector store; a point still there is deleted first, through
 mem0's API, and only then is the row removed, with ``secure_delete`` on the deleting connection (see
-:meth:`mem0_hygiene.ledger.Ledger.purge_rows`).
+:meth:`mem0_hygiene.stores.ledger.Ledger.purge_rows`).
 
 Used by :func:`mem0_hygiene.maintenance.prune` (all of them) and by ``hygiene.auto_prune`` (a few per
 call). Never prints; takes the drop-in ``Memory``.
@@ -47,7 +47,7 @@ def compact_ledger(memory: Any, older_than: datetime, *, limit: int | None = Non
                    dry_run: bool = False) -> Compaction:
     """Purge tombstones written before ``older_than`` from ``memory``'s ledger (at most ``limit``).
 
-    ``memory`` is the drop-in :class:`~mem0_hygiene.memory.Memory`. With ``dry_run`` nothing is
+    ``memory`` is the drop-in :class:`~mem0_hygiene.memory.core.Memory`. With ``dry_run`` nothing is
     deleted and ``purged`` counts the rows that would go.
     """
     ledger = memory.ledger

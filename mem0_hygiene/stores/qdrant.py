@@ -14,7 +14,7 @@ import shutil
 from collections.abc import Iterator
 from typing import Any
 
-from .errors import StoreLocked
+from ..errors import StoreLocked
 
 LOCK_FILENAME = ".lock"
 SCROLL_PAGE = 10_000

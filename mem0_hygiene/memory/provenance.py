@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import ConfigError
-from .ledger import SOURCE_KINDS
+from ..errors import ConfigError
+from ..stores.ledger import SOURCE_KINDS
 
 TOOL_ROLES = frozenset({"tool", "function"})
 _ROLE_KINDS = {"user": "user", "assistant": "assistant", "system": "system", "tool": "tool", "function": "tool"}

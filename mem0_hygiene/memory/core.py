@@ -25,7 +25,7 @@ from typing import Any
 from mem0 import Memory as Mem0Memory
 from mem0.configs.base import MemoryConfig
 
-from .config import (
+from ..config import (
     ConfigFacts,
     HygieneSettings,
     RankSettings,
@@ -34,8 +34,7 @@ from .config import (
     default_ledger_path,
     split_config,
 )
-from .decision import CONTRADICTION, DUPLICATE, UNRELATED, UPDATE, Thresholds, classify, embedder_family, normalize_text
-from .errors import (
+from ..errors import (
     ConfigError,
     LedgerError,
     MemoryNotFound,
@@ -43,19 +42,20 @@ from .errors import (
     StateError,
     SupersedeError,
 )
-from .ledger import Ledger, LedgerRow
+from ..stores.guard import guard_stores
+from ..stores.ledger import Ledger, LedgerRow
+from ..stores.vectors import iter_points
+from ..timeutil import Clock, age_days, as_utc, parse_duration, parse_time, system_clock, to_iso
+from .decision import CONTRADICTION, DUPLICATE, UNRELATED, UPDATE, Thresholds, classify, embedder_family, normalize_text
 from .provenance import (
     QUARANTINED_KINDS,
     normalize_messages,
     resolve_kind,
     split_tool_messages,
 )
-from .prune import PrunedMemory, PruneResult
+from .pruning import PrunedMemory, PruneResult
 from .ranking import rank as rank_items
-from .startup import guard_stores
 from .timetravel import TimeWindow
-from .timeutil import Clock, age_days, as_utc, parse_duration, parse_time, system_clock, to_iso
-from .vectorview import iter_points
 
 logger = logging.getLogger(__name__)
 
@@ -426,7 +426,7 @@ class Memory(Mem0Memory):
             self._delete_ids([row.memory_id for row, _reason in found])
             logger.info("auto_prune deleted %s", ", ".join(f"{row.memory_id} ({why})" for row, why in found))
             return True
-        from .compaction import compact_ledger
+        from ..actions.compaction import compact_ledger
 
         done = compact_ledger(self, now - retain, limit=self.AUTO_PRUNE_TOMBSTONES)
         if done.purged or done.leftovers:
@@ -1031,9 +1031,9 @@ class Memory(Mem0Memory):
     def backup(self, dest: Any, *, keep: int | None = None, dry_run: bool = False) -> Any:
         """Back up this deployment into a new dated folder under ``dest`` (in-process: through this
         Memory's own open vector-store client, so it works while the app runs and holds the local
-        Qdrant lock). Returns a :class:`mem0_hygiene.backup.BackupResult`; see
-        :func:`mem0_hygiene.backup.backup` (``keep=N`` rotates, ``dry_run`` writes nothing)."""
-        from .backup import backup
+        Qdrant lock). Returns a :class:`mem0_hygiene.actions.backup.BackupResult`; see
+        :func:`mem0_hygiene.actions.backup.backup` (``keep=N`` rotates, ``dry_run`` writes nothing)."""
+        from ..actions.backup import backup
 
         self.flush()
         return backup(self, dest, keep=keep, dry_run=dry_run)
@@ -1042,8 +1042,8 @@ class Memory(Mem0Memory):
         """Delete memories through :meth:`delete` (cascade as usual) and, with ``scrub``, erase their
         text from every store file and verify it byte by byte. ``scrub`` edits mem0's history.db on
         purpose (blanks the text, keeps the event rows). Returns a
-        :class:`mem0_hygiene.forget.ForgetResult`; see :func:`mem0_hygiene.forget.forget`."""
-        from .forget import forget
+        :class:`mem0_hygiene.actions.forget.ForgetResult`; see :func:`mem0_hygiene.actions.forget.forget`."""
+        from ..actions.forget import forget
 
         return forget(self, memory_ids, scrub=scrub, dry_run=dry_run)
 

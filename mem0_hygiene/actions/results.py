@@ -1,5 +1,5 @@
 """Typed results of the maintenance operations: the review queue, review changes, the digest and a
-memory's story. (The prune result is :class:`mem0_hygiene.prune.PruneResult`.)
+memory's story. (The prune result is :class:`mem0_hygiene.memory.pruning.PruneResult`.)
 
 Plain frozen dataclasses. Each has ``to_dict()`` (JSON-ready, what ``--json`` prints), ``__rich__``
 (a rich Table: ``rich.print(result)`` and the CLI) and ``_repr_html_`` (the same rows in Jupyter), so
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .render.tables import TableView, short, state_cell
+from ..render.tables import TableView, short, state_cell
 
 
 def _scope_text(scope: dict[str, str]) -> str:

@@ -1,4 +1,4 @@
-"""Consistent backups of a mem0 deployment and their record (restoring them: :mod:`mem0_hygiene.restore`).
+"""Consistent backups of a mem0 deployment and their record (restoring them: :mod:`mem0_hygiene.actions.restore`).
 
 :func:`backup` writes one dated folder per run, ``DEST/mem0-backup-YYYYMMDDTHHMMSSZ/``, holding
 
@@ -48,12 +48,13 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
-from . import __version__, qdrant_local
-from .config import HygieneSettings, default_ledger_path, split_config
-from .errors import BackupError, ConfigError, HygieneError
-from .locations import location_of, resolve_locations
+from .. import __version__
+from ..config import HygieneSettings, default_ledger_path, split_config
+from ..errors import BackupError, ConfigError, HygieneError
+from ..stores import qdrant as qdrant_local
+from ..stores.locations import location_of, resolve_locations
+from ..timeutil import Clock, as_utc, parse_time, system_clock, to_iso
 from .relocate import table_counts
-from .timeutil import Clock, as_utc, parse_time, system_clock, to_iso
 
 FORMAT = "mem0-hygiene-backup"
 MANIFEST_VERSION = 1

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from .config import ConfigFacts, HygieneSettings, default_ledger_path, split_config
+from ..config import ConfigFacts, HygieneSettings, default_ledger_path, split_config
 from .mounts import MountInfo, filesystem_of, nearest_existing
-from .qdrant_local import folder_size
+from .qdrant import folder_size
 
 Role = Literal["vector_store", "history_db", "ledger", "mem0_dir"]
 TMP_DIRS = ("/tmp", "/var/tmp")
@@ -354,7 +354,7 @@ def resolve_locations(
       ``hygiene_settings``, ``config_facts`` and ``ledger_path`` attributes. Without ``config_facts`` a
       vector-store path equal to mem0's default counts as defaulted.
 
-    ``findmnt`` and ``mountinfo`` are passed to :func:`~mem0_hygiene.mounts.filesystem_of`.
+    ``findmnt`` and ``mountinfo`` are passed to :func:`~mem0_hygiene.stores.mounts.filesystem_of`.
     Nothing is created or opened; the vector store is not locked or read.
     """
     mount_options: dict[str, Any] = {"findmnt": findmnt, "mountinfo": mountinfo}
@@ -379,7 +379,7 @@ def resolve_locations(
             ledger_path=ledger_path if isinstance(ledger_path, str) else None,
             mount_options=mount_options,
         )
-    from .errors import ConfigError
+    from ..errors import ConfigError
 
     raise ConfigError(
         f"resolve_locations takes a mem0 config dict, a MemoryConfig or a Memory, not {type(config).__name__}"

@@ -1,6 +1,6 @@
 """Restoring a backup set: every store back together, or none.
 
-:func:`restore` checks a set written by :func:`mem0_hygiene.backup.backup` (manifest, every file's
+:func:`restore` checks a set written by :func:`mem0_hygiene.actions.backup.backup` (manifest, every file's
 checksum, nothing missing or extra), refuses while a local Qdrant store is open, moves what it replaces
 aside (``<store>.replaced-STAMP``, never deleted; SQLite sidecars keep their pairing, e.g.
 ``history.db.replaced-STAMP-wal``), puts all stores back together, verifies the counts, and undoes
@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from . import qdrant_local
+from ..errors import BackupError, HygieneError, StoreLocked
+from ..stores import qdrant as qdrant_local
+from ..timeutil import as_utc, to_iso
 from .backup import (
     _aside_name,
     _connect,
@@ -32,9 +34,7 @@ from .backup import (
     read_manifest,
     sha256_of,
 )
-from .errors import BackupError, HygieneError, StoreLocked
 from .relocate import table_counts
-from .timeutil import as_utc, to_iso
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Backup checks: when the last verified backup was taken.
 
 The facts come from the backup record that ``mem0-hygiene backup`` (or ``m.backup(dest)``) keeps beside
-the ledger (``hygiene.backups.json``; see :mod:`mem0_hygiene.backup`). A recorded backup counts only
+the ledger (``hygiene.backups.json``; see :mod:`mem0_hygiene.actions.backup`). A recorded backup counts only
 while its folder still holds its manifest and every listed file with the listed size.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from ..report import Severity
-from ..timeutil import parse_time
+from ...report import Severity
+from ...timeutil import parse_time
 from .base import CheckResult, Context, check, finding
 
 MAX_AGE = timedelta(days=7)

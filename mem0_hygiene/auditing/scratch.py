@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .checks.patterns import find_secrets, instruction_reason, normalize_for_duplicates
-from .ledger import APPLICATION_ID
+from ..stores.ledger import APPLICATION_ID
+from .scan.patterns import find_secrets, instruction_reason, normalize_for_duplicates
 
 PAGE_SIZE = 10_000  # local Qdrant's scroll cost grows with the offset: big pages, few round trips
 
@@ -57,7 +57,7 @@ class Sources:
         backups: the backup record beside the ledger could be read (present or not yet written).
         missing: source name -> reason it is unavailable ("points", "history", "ledger", "backups").
         point_count: points loaded.
-        backup_status: what the backup record says (:class:`mem0_hygiene.backup.BackupStatus`), when
+        backup_status: what the backup record says (:class:`mem0_hygiene.actions.backup.BackupStatus`), when
             ``backups`` is true.
     """
 

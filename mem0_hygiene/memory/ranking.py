@@ -19,9 +19,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from .config import RankSettings
-from .ledger import LedgerRow
-from .timeutil import parse_time
+from ..config import RankSettings
+from ..stores.ledger import LedgerRow
+from ..timeutil import parse_time
 
 
 def recency(row: LedgerRow | None, now: datetime, decay: float, last_use: datetime | None = None) -> float:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from ..report import Severity
+from ...report import Severity
 from .base import CheckResult, Context, check, clip, counted, finding
 
 MESSAGE_SAMPLE = 200

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
-from . import qdrant_local
-from .errors import RelocateError
-from .locations import StoreLocation, location_of, resolve_locations
+from ..errors import RelocateError
+from ..stores import qdrant as qdrant_local
+from ..stores.locations import StoreLocation, location_of, resolve_locations
 
 log = logging.getLogger(__name__)
 

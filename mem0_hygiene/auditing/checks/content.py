@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..report import Severity
+from ...report import Severity
 from .base import CheckResult, Context, check, clip, finding, live_points
 
 

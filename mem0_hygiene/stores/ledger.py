@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from .errors import LedgerError, SupersedeError
-from .timeutil import parse_time, to_iso
+from ..errors import LedgerError, SupersedeError
+from ..timeutil import parse_time, to_iso
 
 APPLICATION_ID = 0x4D304859  # "M0HY": marks a SQLite file as a mem0-hygiene ledger
 SCHEMA_VERSION = 1

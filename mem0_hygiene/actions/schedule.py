@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from .errors import ConfigError, HygieneError
-from .timeutil import parse_duration
+from ..errors import ConfigError, HygieneError
+from ..timeutil import parse_duration
 
 DEFAULT_UNIT_DIR = "/etc/systemd/system"
 DEFAULT_NAME = "mem0-hygiene"

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..auditdb import ScratchDB
-from ..locations import StoreLocation
-from ..report import Finding, Severity, Skipped
+from ...report import Finding, Severity, Skipped
+from ...stores.locations import StoreLocation
+from ..scratch import ScratchDB
 
 CheckResult = Iterable[Finding]
 

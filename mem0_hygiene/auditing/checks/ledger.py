@@ -3,7 +3,7 @@ the review queue, and where memories came from."""
 
 from __future__ import annotations
 
-from ..report import Severity
+from ...report import Severity
 from .base import LEDGER_LIVE, CheckResult, Context, check, clip, counted, finding
 
 WEEKLY_REVIEW = 20

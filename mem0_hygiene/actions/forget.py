@@ -31,8 +31,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import BackupError, ConfigError, MemoryNotFound, StoreLocked
-from .ledger import connect as ledger_connect
+from ..errors import BackupError, ConfigError, MemoryNotFound, StoreLocked
+from ..stores.ledger import connect as ledger_connect
 
 SCRUB_SIDECARS = ("-wal", "-shm", "-journal")
 _LEDGER_TEXT_COLUMNS = ("source", "invalid_reason", "topic_key")
@@ -136,8 +136,8 @@ class ForgetResult:
 def _memory_for(target: Any) -> Iterator[Any]:
     """The drop-in Memory to delete through: the app's own (in-process) or one opened from the config
     (offline embedder, no auto_prune; refused while another process holds the local Qdrant folder)."""
+    from ..memory.core import Memory
     from .maintenance import open_memory
-    from .memory import Memory
 
     if isinstance(target, Memory):
         yield target
@@ -460,7 +460,7 @@ def _abs(path: str | None) -> str | None:
 
 
 def _local_qdrant_path(m: Any) -> str | None:
-    from .locations import location_of, resolve_locations
+    from ..stores.locations import location_of, resolve_locations
 
     vs = location_of(resolve_locations(m), "vector_store")
     return vs.path if vs.provider == "qdrant" and vs.is_local and vs.path and os.path.isdir(vs.path) else None

@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from .audit import _from_dict, _from_memory, _load_vector_points
-from .auditdb import PAGE_SIZE, ScratchDB
-from .errors import HygieneError, MissingExtra
-from .ledger import COLUMNS, LedgerRow
-from .timeutil import as_utc
+from ..errors import HygieneError, MissingExtra
+from ..stores.ledger import COLUMNS, LedgerRow
+from ..timeutil import as_utc
+from .runner import _from_dict, _from_memory, _load_vector_points
+from .scratch import PAGE_SIZE, ScratchDB
 
 MEMORY_COLUMNS = (
     "id", "text", "user_id", "agent_id", "run_id", "source", "source_kind", "created_at", "confirmed_at",
@@ -41,7 +41,7 @@ CHAIN_COLUMNS = ("old_id", "new_id", "at", "old_text", "new_text", "user_id", "o
 
 STATE_ORDER = ("live", "expired", "quarantined", "invalidated", "superseded", "deleted")
 """Ledger states from least to most final: a memory's state is the last one whose condition holds
-(the precedence of :meth:`mem0_hygiene.ledger.LedgerRow.state`)."""
+(the precedence of :meth:`mem0_hygiene.stores.ledger.LedgerRow.state`)."""
 
 UNTRACKED = "untracked"
 """The state of a memory that mem0 holds but the ledger has no row for (written by plain mem0)."""
@@ -167,47 +167,47 @@ class Inspection:
     # -- plots ------------------------------------------------------------------------------
     def plot_confirmation_age(self, ax: Any = None) -> Any:
         """Histogram of live memories by days since their last confirmation, with the review line."""
-        from .render.plots import confirmation_age
+        from ..render.plots import confirmation_age
 
         return confirmation_age(self, ax)
 
     def plot_expiries(self, limit: int = 25, ax: Any = None) -> Any:
         """Memories with an expiry on a time line: upcoming, and expired but not pruned yet."""
-        from .render.plots import expiries
+        from ..render.plots import expiries
 
         return expiries(self, limit, ax)
 
     def plot_events_per_day(self, ax: Any = None) -> Any:
         """history.db's ADD/UPDATE/DELETE events per day, stacked."""
-        from .render.plots import events_per_day
+        from ..render.plots import events_per_day
 
         return events_per_day(self, ax)
 
     def plot_live_vs_stale(self, freq: str = "D", ax: Any = None) -> Any:
         """Live and stale memories over time (:meth:`states_over_time`), stacked by state."""
-        from .render.plots import live_vs_stale
+        from ..render.plots import live_vs_stale
 
         return live_vs_stale(self, freq, ax)
 
     def plot_by_source_kind(self, include_deleted: bool = False, ax: Any = None) -> Any:
         """Memories per source kind (user, assistant, tool, ...), stacked by state."""
-        from .render.plots import by_source_kind
+        from ..render.plots import by_source_kind
 
         return by_source_kind(self, include_deleted, ax)
 
     # -- display ----------------------------------------------------------------------------
     def __repr__(self) -> str:
-        from .render.inspection import inspection_text
+        from ..render.inspection import inspection_text
 
         return inspection_text(self)
 
     def __rich__(self) -> Any:
-        from .render.inspection import inspection_renderable
+        from ..render.inspection import inspection_renderable
 
         return inspection_renderable(self)
 
     def _repr_html_(self) -> str:
-        from .render.inspection import inspection_html
+        from ..render.inspection import inspection_html
 
         return inspection_html(self)
 
@@ -224,7 +224,7 @@ def _ns(values: Any) -> Any:
 def inspect(target: Any = None, *, now: datetime | None = None, page_size: int = PAGE_SIZE) -> Inspection:
     """Read a mem0 deployment into DataFrames and return an :class:`Inspection`.
 
-    ``target`` is what :func:`~mem0_hygiene.audit.audit` takes: a mem0 config dict (a ``"hygiene"``
+    ``target`` is what :func:`~mem0_hygiene.auditing.runner.audit` takes: a mem0 config dict (a ``"hygiene"``
     section is honoured), None for mem0's defaults, or a live ``Memory`` whose open vector store is
     read in-process (the route for a local Qdrant folder the running app holds locked; unflushed
     use counts of that Memory are not in its ledger yet and do not show). ``now`` defaults to the

@@ -95,7 +95,7 @@ class PruneResult:
         return "; ".join(parts)
 
     def _rows(self) -> list[tuple[Any, ...]]:
-        from .render.tables import short, state_cell
+        from ..render.tables import short, state_cell
 
         rows: list[tuple[Any, ...]] = []
         for m in self.memories:
@@ -110,14 +110,14 @@ class PruneResult:
         return rows
 
     def __rich__(self) -> Any:
-        from .render.tables import rich_table
+        from ..render.tables import rich_table
 
         title = "prune (dry run)" if self.dry_run else "prune"
         return rich_table(f"{title} at {self.at}", ("memory", "reason", "text", "scope"), self._rows(),
                           caption=self.summary())
 
     def _repr_html_(self) -> str:
-        from .render.tables import html_table
+        from ..render.tables import html_table
 
         title = "prune (dry run)" if self.dry_run else "prune"
         return html_table(f"{title} at {self.at}", ("memory", "reason", "text", "scope"), self._rows(),

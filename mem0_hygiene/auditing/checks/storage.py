@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..report import Severity
+from ...report import Severity
 from .base import CheckResult, Context, check, finding
 
 _LABEL = {"vector_store": "vector store", "history_db": "history.db", "ledger": "ledger", "mem0_dir": "mem0's folder"}

@@ -14,15 +14,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from .auditdb import PAGE_SIZE, ScratchDB, qdrant_pages
+from ..config import HygieneSettings, default_ledger_path, split_config
+from ..errors import HygieneError
+from ..report import AREAS, Finding, Report, Skipped
+from ..stores.locations import StoreLocation, default_history_db_path, resolve_locations
+from ..stores.qdrant import is_locked, locked_message
+from ..timeutil import as_utc, system_clock, to_iso
 from .checks import backups, content, history, ledger, storage  # noqa: F401  (registers the checks)
 from .checks.base import REGISTRY, Context, skipped
-from .config import HygieneSettings, default_ledger_path, split_config
-from .errors import HygieneError
-from .locations import StoreLocation, default_history_db_path, resolve_locations
-from .qdrant_local import is_locked, locked_message
-from .report import AREAS, Finding, Report, Skipped
-from .timeutil import as_utc, system_clock, to_iso
+from .scratch import PAGE_SIZE, ScratchDB, qdrant_pages
 
 DEFAULT_COLLECTION = "mem0"
 DEFAULT_QDRANT_PATH = "/tmp/qdrant"
@@ -177,8 +177,8 @@ def audit(
         db.attach_history(tgt.history_path)
         db.attach_ledger(tgt.ledger_path)
         _load_vector_points(db, tgt, extra, page_size)
-        try:  # the backup record beside the ledger (see mem0_hygiene.backup); absent = no backup yet
-            from .backup import backup_status_for_paths
+        try:  # the backup record beside the ledger (see mem0_hygiene.actions.backup); absent = no backup yet
+            from ..actions.backup import backup_status_for_paths
 
             db.sources.backup_status = backup_status_for_paths(tgt.ledger_path, tgt.history_path)
             db.sources.backups = True
