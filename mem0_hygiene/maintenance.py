@@ -1,24 +1,43 @@
 """Maintenance from outside the app, under its documented import path: ``from mem0_hygiene import maintenance``.
 
-The operations live in :mod:`mem0_hygiene.actions`; this module only re-exports them.
+Each function takes a ``target``: the app's mem0 config dict (as passed to ``Memory.from_config``,
+``"hygiene"`` section included; None for mem0's defaults), a live drop-in :class:`~mem0_hygiene.Memory`, or a
+:class:`~mem0_hygiene.target.Target`. With a config, the stores are opened for the call and closed after; with
+a live Memory, the app's own open stores are used: the route for a local Qdrant folder that the running app
+holds locked (a second process cannot open it). The CLI commands of the same names are thin layers over these
+functions and render the same result objects.
+
+- :func:`open_memory`: open the drop-in from a config, refusing clearly while another process holds
+  the local Qdrant folder, and without any API key unless new text must be embedded.
+- :func:`prune` -> :class:`~mem0_hygiene.memory.pruning.PruneResult`: expired memories, superseded/invalidated
+  ones past retention, optionally long-unused ones, then ledger compaction (old tombstones, with
+  ``secure_delete``). Every deletion goes through mem0's API.
+- :func:`review_queue` -> :class:`ReviewQueue`; :func:`confirm`, :func:`invalidate`,
+  :func:`supersede` -> :class:`ChangeResult`.
+- :func:`digest` -> :class:`Digest` and :func:`memory_story` -> :class:`Story` read only history.db and
+  the ledger (never the vector store), so they also work from outside while the app runs.
+
+The operations live in :mod:`mem0_hygiene.actions`; this module re-exports them. Nothing here prints.
 """
 
-from .actions.maintenance import (
-    EmbedderUnavailable,
-    StoreMissing,
-    confirm,
-    digest,
-    invalidate,
-    memory_story,
-    open_memory,
-    prune,
-    review_queue,
-    store_lock_holder,
-    supersede,
-    window_start,
+from .actions.digest import digest, memory_story, window_start
+from .actions.opening import EmbedderUnavailable, StoreMissing, open_memory, store_lock_holder
+from .actions.prune import prune
+from .actions.results import (
+    ChainLink,
+    Change,
+    ChangeResult,
+    Digest,
+    DigestItem,
+    ReviewItem,
+    ReviewQueue,
+    Story,
+    StoryEvent,
 )
+from .actions.review import confirm, invalidate, review_queue, supersede
 
 __all__ = [
-    "EmbedderUnavailable", "StoreMissing", "confirm", "digest", "invalidate", "memory_story", "open_memory", "prune",
-    "review_queue", "store_lock_holder", "supersede", "window_start",
+    "ChainLink", "Change", "ChangeResult", "Digest", "DigestItem", "EmbedderUnavailable", "ReviewItem",
+    "ReviewQueue", "Story", "StoreMissing", "StoryEvent", "confirm", "digest", "invalidate", "memory_story",
+    "open_memory", "prune", "review_queue", "store_lock_holder", "supersede", "window_start",
 ]

@@ -71,6 +71,18 @@ def parse_duration(value: timedelta | str, *, what: str = "duration") -> timedel
     return delta
 
 
+def duration_text(value: timedelta | str) -> str:
+    """The short form of a duration, as :func:`parse_duration` reads it back: "7d", "12h", "2w", "90s"
+    (a string is returned as given, stripped)."""
+    if isinstance(value, str):
+        return value.strip()
+    seconds = int(value.total_seconds())
+    for unit, size in (("w", 604800), ("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds % size == 0:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
 def age_days(then: datetime | None, now: datetime) -> float | None:
     """Days between two times, rounded to a tenth; None when `then` is unknown."""
     if then is None:

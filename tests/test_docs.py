@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -13,8 +15,23 @@ README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
 
 
 def test_every_finding_code_is_documented_in_the_readme():
+    assert len(REGISTRY) >= 29  # the registry is complete on import, not only after mem0_hygiene.audit ran
     missing = [chk.code for chk in REGISTRY if f"`{chk.code}`" not in README]
     assert missing == []
+
+
+def test_the_check_registry_is_complete_in_a_fresh_interpreter_that_imports_only_the_registry():
+    code = ("from mem0_hygiene.auditing.checks import REGISTRY; "
+            "print(len(REGISTRY), len({c.code for c in REGISTRY}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert int(out[0]) == len(REGISTRY) and int(out[1]) >= 29
+
+
+def test_inspect_then_audit_are_both_the_functions_not_modules():
+    code = ("from mem0_hygiene import inspect\nfrom mem0_hygiene import audit\n"
+            "import types\nprint(callable(audit), callable(inspect), isinstance(audit, types.ModuleType))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["True", "True", "False"]
 
 
 def test_every_command_has_help_text_and_a_working_help_option():

@@ -27,12 +27,13 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import BackupError, ConfigError, MemoryNotFound, StoreLocked
+from ..errors import BackupError, ConfigError, MemoryNotFound
 from ..stores.ledger import connect as ledger_connect
+from ..target import resolve
 
 SCRUB_SIDECARS = ("-wal", "-shm", "-journal")
 _LEDGER_TEXT_COLUMNS = ("source", "invalid_reason", "topic_key")
@@ -130,29 +131,6 @@ class ForgetResult:
 
 
 # ---------------------------------------------------------------------------------------------- helpers
-
-
-@contextlib.contextmanager
-def _memory_for(target: Any) -> Iterator[Any]:
-    """The drop-in Memory to delete through: the app's own (in-process) or one opened from the config
-    (offline embedder, no auto_prune; refused while another process holds the local Qdrant folder)."""
-    from ..memory.core import Memory
-    from .maintenance import open_memory
-
-    if isinstance(target, Memory):
-        yield target
-        return
-    if target is not None and not isinstance(target, dict):
-        raise ConfigError(f"forget needs mem0_hygiene.Memory or a mem0 config dict, not {type(target).__name__}; "
-                          "plain mem0.Memory does not keep the ledger that hides forgotten memories")
-    try:
-        m = open_memory(target, action="forget memories in")
-    except StoreLocked as exc:
-        raise StoreLocked(f"{exc} In the app: m.forget([memory_id, ...], scrub=True).") from None
-    try:
-        yield m
-    finally:
-        m.close()
 
 
 def _texts_of(m: Any, memory_id: str) -> tuple[bool, set[str], int]:
@@ -366,7 +344,7 @@ def forget(
     ids = list(dict.fromkeys(str(i) for i in memory_ids))
     if not ids:
         raise ConfigError("give at least one memory id to forget")
-    with _memory_for(target) as m:
+    with resolve(target).memory_for("forget memories in") as m:
         m.flush()
         plan: list[tuple[str, bool, list[str]]] = []  # (id, in store, chain it superseded)
         texts: set[str] = set()

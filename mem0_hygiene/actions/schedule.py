@@ -24,7 +24,7 @@ from datetime import timedelta
 from typing import Any
 
 from ..errors import ConfigError, HygieneError
-from ..timeutil import parse_duration
+from ..timeutil import duration_text, parse_duration
 
 DEFAULT_UNIT_DIR = "/etc/systemd/system"
 DEFAULT_NAME = "mem0-hygiene"
@@ -133,16 +133,6 @@ def _systemd_env(name: str, value: str) -> str:
     return f'Environment="{name}={escaped}"'
 
 
-def _interval_text(every: timedelta | str) -> str:
-    if isinstance(every, str):
-        return every.strip()
-    seconds = int(every.total_seconds())
-    for unit, size in (("w", 604800), ("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds % size == 0:
-            return f"{seconds // size}{unit}"
-    return f"{seconds}s"
-
-
 def _cron_quote(arg: str) -> str:
     """One shell word for a crontab line: shell-quoted, and ``%`` escaped (cron turns it into a newline)."""
     return shlex.quote(arg).replace("%", "\\%")
@@ -191,7 +181,7 @@ def build_schedule(
     env = {"MEM0_TELEMETRY": "False", **(environment or {})}
     workdir = os.path.abspath(workdir or os.getcwd())
     user = user or getpass.getuser()
-    every_text = _interval_text(every)
+    every_text = duration_text(every)
     warnings = []
     if local_qdrant:
         warnings.append(

@@ -24,8 +24,9 @@ from typing import Any
 
 from ..errors import HygieneError, MissingExtra
 from ..stores.ledger import COLUMNS, LedgerRow
+from ..target import resolve
 from ..timeutil import as_utc
-from .runner import _from_dict, _from_memory, _load_vector_points
+from .reading import load_vector_points
 from .scratch import PAGE_SIZE, ScratchDB
 
 MEMORY_COLUMNS = (
@@ -234,13 +235,12 @@ def inspect(target: Any = None, *, now: datetime | None = None, page_size: int =
     when no store at all can be read.
     """
     pd = require("pandas")
-    is_memory = hasattr(target, "vector_store") and hasattr(target, "config")
-    tgt = _from_memory(target) if is_memory else _from_dict(target, "")
+    tgt = resolve(target)
     moment = as_utc(now or tgt.settings.clock())
     with ScratchDB() as db:
         db.attach_history(tgt.history_path)
         db.attach_ledger(tgt.ledger_path)
-        _load_vector_points(db, tgt, {}, page_size)
+        load_vector_points(db, tgt, {}, page_size)
         src = db.sources
         if not (src.points or src.history or src.ledger):
             raise InspectionError(

@@ -55,7 +55,7 @@ def prune(store: StoreOptions, dry_run: bool, unused: str | None, yes: bool, as_
     unconfirmed memories too; add --yes to delete them. Needs no API key. While the app holds a local
     Qdrant store, run it in the app instead: maintenance.prune(m), or hygiene.auto_prune.
     """
-    from ..actions import maintenance
+    from .. import maintenance
 
     if yes and unused is None:
         raise click.UsageError("--yes only applies to --unused DURATION (what to delete without asking)")
@@ -174,7 +174,7 @@ def _show_item(console: Any, index: int, total: int, item: Any) -> None:
 
 def _open_for_review(config: dict[str, Any]) -> tuple[Any, str | None]:
     """The Memory for an interactive review, and why supersede is off (None when it is on)."""
-    from ..actions import maintenance
+    from .. import maintenance
 
     try:
         return maintenance.open_memory(config, for_writing_text=True, action="review"), None
@@ -202,7 +202,7 @@ def review(store: StoreOptions, older_than: str | None, limit: int, answer_sourc
     loses nothing. Piped, or with --list/--json, it prints the queue. Non-interactive equivalents:
     confirm ID..., invalidate ID --reason, supersede ID "new fact" --source.
     """
-    from ..actions import maintenance
+    from .. import maintenance
 
     config = store.load()
     asking = interactive or (sys.stdin.isatty() and sys.stdout.isatty())
@@ -270,7 +270,7 @@ def review(store: StoreOptions, older_than: str | None, limit: int, answer_sourc
 @hygiene_command
 def confirm(store: StoreOptions, memory_ids: tuple[str, ...], dry_run: bool, as_json: bool) -> None:
     """Mark memories as re-checked today (also releases quarantined ones). All ids are checked first."""
-    from ..actions import maintenance
+    from .. import maintenance
 
     _emit(maintenance.confirm(store.load(), list(memory_ids), dry_run=dry_run), as_json)
 
@@ -284,7 +284,7 @@ def confirm(store: StoreOptions, memory_ids: tuple[str, ...], dry_run: bool, as_
 @hygiene_command
 def invalidate(store: StoreOptions, memory_id: str, reason: str, dry_run: bool, as_json: bool) -> None:
     """Declare a memory untrue: hidden from reads at once, kept for audit, deleted by a later prune."""
-    from ..actions import maintenance
+    from .. import maintenance
 
     _emit(maintenance.invalidate(store.load(), memory_id, reason, dry_run=dry_run), as_json)
 
@@ -304,7 +304,7 @@ def supersede(store: StoreOptions, memory_id: str, text: str, source: str | None
     The new fact is embedded with the app's own embedder (from --config), so this needs that
     embedder's API key when it has one; it says so clearly when it is missing.
     """
-    from ..actions import maintenance
+    from .. import maintenance
 
     result = maintenance.supersede(store.load(), memory_id, text,
                                    source=source or f"review {date.today().isoformat()}", dry_run=dry_run)
@@ -324,7 +324,7 @@ def digest(store: StoreOptions, since: str, as_json: bool) -> None:
     """The memories written in the window with their source, tool/web-sourced first (read these: an
     injected "fact" from a web page or a file shows up here). Reads history.db and the ledger only, so
     it works while the app runs."""
-    from ..actions import maintenance
+    from .. import maintenance
 
     _emit(maintenance.digest(store.load(), since=since), as_json)
 
@@ -337,6 +337,6 @@ def digest(store: StoreOptions, since: str, as_json: bool) -> None:
 def history(store: StoreOptions, memory_id: str, as_json: bool) -> None:
     """A memory's full story, oldest first: what it replaced and what replaced it (the supersede chain
     both ways), and every event from history.db and the ledger. Works while the app runs."""
-    from ..actions import maintenance
+    from .. import maintenance
 
     _emit(maintenance.memory_story(store.load(), memory_id), as_json)

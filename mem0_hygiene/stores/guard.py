@@ -40,7 +40,7 @@ def _why(loc: StoreLocation) -> str:
     return "under a temp folder that the OS may wipe at reboot or age out (systemd-tmpfiles)"
 
 
-def _persistent_home(history_db_path: str) -> str:
+def persistent_home(history_db_path: str) -> str:
     """Where a moved vector store goes: beside history.db, or in mem0's own folder when that is at risk too."""
     folder = os.path.dirname(os.path.abspath(history_db_path)) if history_db_path != ":memory:" else ""
     if folder and not folder.startswith(("/tmp", "/var/tmp", "/dev/shm", "/run")):
@@ -76,7 +76,7 @@ def guard_stores(
                 f"to start. Point it at a persistent folder, or run `mem0-hygiene relocate --to DIR`"
             )
         if policy == "relocate" and loc.role == "vector_store" and config.vector_store.provider == "qdrant":
-            target = _persistent_home(config.history_db_path)
+            target = persistent_home(config.history_db_path)
             if loc.exists and os.listdir(loc.path):
                 if os.path.exists(target) and os.listdir(target):
                     msg = (f"vector store {loc.path} is {_why(loc)}; {target} already holds a store, so it was "

@@ -1,1 +1,10 @@
-"""The audit's checks: one module per family, pure functions over what the stores return."""
+"""The audit's checks: one module per family, pure functions over what the stores return.
+
+Importing this package imports every family, so :data:`REGISTRY` is complete as soon as anything from here
+is imported (a check registers itself with ``@check(code, area, needs=...)``).
+"""
+
+from . import backups, content, history, ledger, storage  # noqa: F401  (each family registers its checks)
+from .base import REGISTRY, Context, skipped
+
+__all__ = ["REGISTRY", "Context", "skipped"]

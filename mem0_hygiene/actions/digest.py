@@ -1,0 +1,199 @@
+"""Read-only views from outside the app: the daily ``digest`` and a memory's story (``memory_story``).
+
+They read only history.db and the ledger (never the vector store), so they work while the app runs and
+holds a local Qdrant folder."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from ..errors import ConfigError, MemoryNotFound
+from ..memory.provenance import kind_from_source
+from ..stores.history import HistoryAndLedger
+from ..stores.ledger import LedgerRow
+from ..target import resolve
+from ..timeutil import as_utc, parse_duration, parse_time, to_iso
+from .results import ChainLink, Digest, DigestItem, Story, StoryEvent
+
+
+def _when(value: Any) -> datetime | None:
+    if not value:
+        return None
+    try:
+        return parse_time(str(value))
+    except ConfigError:
+        return None
+
+
+def _last_text(events: list[tuple[Any, ...]]) -> str | None:
+    text = None
+    for _mid, event, old, new, _c, _u in events:
+        if new is not None:
+            text = new
+        elif str(event).upper() == "DELETE" and old is not None:
+            text = old
+    return text
+
+
+def _is_tool(row: LedgerRow | None) -> bool:
+    if row is None:
+        return False
+    return row.source_kind == "tool" or kind_from_source(row.source) == "tool"
+
+
+def window_start(since: timedelta | datetime | str, now: datetime) -> datetime:
+    """The start of a window given as a duration back from ``now`` ("1d", "12h", a timedelta) or as a
+    time (a datetime or an ISO string such as "2026-08-01")."""
+    if isinstance(since, timedelta):
+        return now - parse_duration(since, what="since")
+    if isinstance(since, datetime):
+        return as_utc(since)
+    try:
+        return now - parse_duration(since, what="since")
+    except ConfigError:
+        pass
+    try:
+        return parse_time(since, what="since")
+    except ConfigError:
+        raise ConfigError(f"since {since!r} is neither a duration ('1d', '12h', '2w') nor an ISO time "
+                          "('2026-08-01', '2026-08-01T09:00:00+00:00')") from None
+
+
+def digest(target: Any, since: timedelta | datetime | str = "1d") -> Digest:
+    """The memories written since ``since`` (a duration such as "1d", or an ISO time), with their
+    source: tool/web-sourced first (the injected "facts" to catch), then those of unknown source, then
+    the rest, oldest first within each group.
+
+    Written = an ``ADD`` in history.db or a ledger row created in the window, so memories stored by
+    plain mem0 (no ledger row: state "untracked") are included. Reads only history.db and the ledger.
+    """
+    with HistoryAndLedger.open(resolve(target)) as src:
+        now = src.now
+        start = window_start(since, now)
+        start_iso = to_iso(start)
+        created: dict[str, datetime] = {}
+        if src.ledger is not None:
+            for recorded in src.ledger.iter_rows("created_at >= ? AND created_at <= ?", (start_iso, to_iso(now))):
+                when = _when(recorded.created_at)
+                if when is not None:
+                    created[recorded.memory_id] = when
+        # Text prefilter a day wide (times in history.db may carry other offsets), then exact times.
+        prefix = to_iso(start - timedelta(days=1))[:10]
+        for mid, _event, _old, _new, created_at, _updated in src.history_rows("event = 'ADD' AND created_at >= ?",
+                                                                               (prefix,)):
+            when = _when(created_at)
+            if when is not None and start <= when <= now:
+                created.setdefault(str(mid), when)
+        rows = src.rows(list(created))
+        history = src.history_for(created)
+        items = []
+        for mid, when in created.items():
+            row = rows.get(mid)
+            events = history.get(mid, [])
+            if row is not None:
+                state = row.state(now)
+            elif any(str(e[1]).upper() == "DELETE" for e in events):
+                state = "deleted"
+            else:
+                state = "untracked"
+            items.append(DigestItem(
+                memory_id=mid,
+                text=_last_text(events),
+                source=row.source if row else None,
+                source_kind=row.source_kind if row else "unknown",
+                state=state,
+                created_at=to_iso(when),
+                scope=row.scope if row else {},
+                tool_sourced=_is_tool(row),
+            ))
+
+        def rank(item: DigestItem) -> tuple[int, str, str]:
+            group = 0 if item.tool_sourced else (1 if item.source_kind == "unknown" else 2)
+            return (group, item.created_at, item.memory_id)
+
+        return Digest(items=tuple(sorted(items, key=rank)), since=start_iso, until=to_iso(now))
+
+
+def memory_story(target: Any, memory_id: str) -> Story:
+    """A memory's full story, oldest first: its supersede chain both ways (what it replaced,
+    transitively, and what replaced it) and every event of each memory in that chain, from history.db
+    (ADD/UPDATE/DELETE with texts) and the ledger (recorded with source, confirmed, superseded,
+    invalidated with reason, expired, last used, tombstoned). Reads only history.db and the ledger."""
+    with HistoryAndLedger.open(resolve(target)) as src:
+        now = src.now
+        before: list[str] = []
+        after: list[str] = []
+        if src.ledger is not None:
+            before = list(reversed(src.ledger.predecessors(memory_id)))
+            after = src.ledger.successors(memory_id)
+        chain_ids = [*before, memory_id, *after]
+        rows = src.rows(chain_ids)
+        history = src.history_for(chain_ids)
+        if memory_id not in rows and memory_id not in history:
+            raise MemoryNotFound(memory_id, "neither history.db nor the ledger knows it; check the id "
+                                            "(`mem0-hygiene digest --since 30d` lists recent ones)")
+        depth = {mid: -(len(before) - i) for i, mid in enumerate(before)}
+        depth.update({mid: i + 1 for i, mid in enumerate(after)})
+        depth[memory_id] = 0
+        chain = []
+        events: list[tuple[datetime | None, int, int, StoryEvent]] = []
+        seq = 0
+
+        def add(at: Any, mid: str, event: str, text: str | None, detail: str, origin: str) -> None:
+            nonlocal seq
+            when = _when(at)
+            seq += 1
+            events.append((when, depth[mid], seq, StoryEvent(
+                at=to_iso(when) if when else str(at or ""), memory_id=mid, event=event, text=text,
+                detail=detail, origin=origin)))
+
+        for mid in chain_ids:
+            row = rows.get(mid)
+            hist = history.get(mid, [])
+            text = _last_text(hist)
+            for _m, event, old, new, created_at, updated_at in hist:
+                ev = str(event).upper()
+                at = created_at if ev == "ADD" else (updated_at or created_at)
+                if ev == "UPDATE":
+                    add(at, mid, ev, new, f"was: {old}" if old is not None else "", "history.db")
+                elif ev == "DELETE":
+                    add(at, mid, ev, old, "deleted through mem0's API", "history.db")
+                else:
+                    add(at, mid, ev, new, "", "history.db")
+            state = row.state(now) if row else ("deleted" if any(str(h[1]).upper() == "DELETE" for h in hist)
+                                                else "untracked")
+            chain.append(ChainLink(mid, depth[mid], text, state, row.source if row else None,
+                                   row.superseded_by if row else None))
+            if row is None:
+                continue
+            if row.adopted:
+                add(row.created_at, mid, "adopted", text, "written without the wrapper; source unknown", "ledger")
+            else:
+                detail = f"source: {row.source or '(none)'} ({row.source_kind})"
+                if row.quarantined:
+                    detail += "; quarantined until confirmed"
+                if row.scope:
+                    detail += "; " + ", ".join(f"{k}={v}" for k, v in row.scope.items())
+                add(row.created_at, mid, "recorded", text, detail, "ledger")
+            if row.confirmed_at and row.confirmed_at != row.created_at:
+                add(row.confirmed_at, mid, "confirmed", text, "re-checked against its source", "ledger")
+            if row.superseded_at:
+                add(row.superseded_at, mid, "superseded", text, f"by {row.superseded_by}", "ledger")
+            if row.invalid_at:
+                add(row.invalid_at, mid, "invalidated", text, f"reason: {row.invalid_reason or '-'}", "ledger")
+            if row.expires_at:
+                expired = row.expires_at <= to_iso(now)
+                add(row.expires_at, mid, "expired" if expired else "expires", text,
+                    "hidden from reads since" if expired else "will be hidden from reads then", "ledger")
+            if row.last_used_at:
+                add(row.last_used_at, mid, "last used", text, f"served {row.use_count} time(s) in all", "ledger")
+            if row.deleted_at:
+                add(row.deleted_at, mid, "tombstoned", text, "deleted through the wrapper; kept hidden", "ledger")
+
+        # At the same moment a memory's arrival comes first: a supersede stores the new memory and marks
+        # the old one in one step, and the story reads better in that order.
+        far = datetime.max.replace(tzinfo=now.tzinfo)
+        arrivals = ("ADD", "recorded", "adopted")
+        ordered = sorted(events, key=lambda e: (e[0] or far, e[3].event not in arrivals, e[1], e[2]))
+        return Story(memory_id=memory_id, chain=tuple(chain), events=tuple(e[3] for e in ordered), at=to_iso(now))

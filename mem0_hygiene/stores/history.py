@@ -1,0 +1,124 @@
+"""Read-only access to mem0's history.db, together with the ledger, without the vector store.
+
+:class:`HistoryAndLedger` is what the digest and a memory's story read: history.db's ``history`` rows and the
+ledger's rows. For a deployment resolved from a config both are opened read-only (a missing file reads as
+empty); for the app's live drop-in its own ledger is used, and history.db is read through a read-only
+connection of our own (or, for an in-memory history, through mem0's own connection), so nothing here ever
+writes or waits on the vector store's lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from ..errors import LedgerError
+from .ledger import BUSY_TIMEOUT_MS, Ledger, LedgerRow
+
+if TYPE_CHECKING:
+    from ..target import Target
+
+HISTORY_COLUMNS = "memory_id, event, old_memory, new_memory, created_at, updated_at"
+
+
+def open_history_readonly(path: str) -> sqlite3.Connection:
+    """A read-only connection to history.db (the file must exist), with the shared busy timeout."""
+    return sqlite3.connect("file:" + os.path.abspath(path) + "?mode=ro", uri=True,
+                           timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+
+
+class HistoryAndLedger:
+    """history.db and the ledger of one deployment, read-only. Open with :meth:`open`; close (or use as a
+    context manager) to release the connections it opened itself.
+
+    Fields:
+        now: the deployment's current time (its clock), taken once when opened.
+        history: a connection to history.db, or None when there is none.
+        ledger: the ledger, or None when there is none.
+    """
+
+    def __init__(self, now: datetime, history: sqlite3.Connection | None, ledger: Ledger | None,
+                 owned: Sequence[Any] = ()) -> None:
+        self.now = now
+        self.history = history
+        self.ledger = ledger
+        self._owned = list(owned)
+
+    @classmethod
+    def open(cls, target: Target) -> HistoryAndLedger:
+        """Open the stores of a resolved target. Raises :class:`~mem0_hygiene.errors.LedgerError` when
+        neither history.db nor the ledger exists."""
+        owned: list[Any] = []
+        history: sqlite3.Connection | None = None
+        ledger: Ledger | None = None
+        history_path = target.history_path
+        memory = target.memory
+        if memory is not None:
+            from ..target import is_dropin
+
+            if not is_dropin(memory):
+                from ..errors import ConfigError
+
+                raise ConfigError("pass the drop-in mem0_hygiene.Memory (or a config dict), not plain mem0.Memory")
+            ledger = memory.ledger
+            if history_path and history_path != ":memory:" and os.path.isfile(history_path):
+                history = open_history_readonly(history_path)
+                owned.append(history)
+            else:
+                history = memory.db.connection
+            return cls(target.now(), history, ledger, owned)
+        ledger_path = target.ledger_path
+        if history_path and history_path != ":memory:" and os.path.isfile(history_path):
+            history = open_history_readonly(history_path)
+            owned.append(history)
+        if ledger_path != ":memory:" and os.path.isfile(ledger_path):
+            ledger = Ledger.open_readonly(ledger_path)
+            owned.append(ledger)
+        if history is None and ledger is None:
+            raise LedgerError(
+                f"found neither mem0's history.db ({history_path}) nor the ledger ({ledger_path}); pass the app's "
+                "config with --config FILE (or --history-db/--ledger)"
+            )
+        return cls(target.now(), history, ledger, owned)
+
+    def close(self) -> None:
+        for item in self._owned:
+            with contextlib.suppress(Exception):
+                item.close()
+        self._owned = []
+
+    def __enter__(self) -> HistoryAndLedger:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def history_rows(self, where: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        """(memory_id, event, old_memory, new_memory, created_at, updated_at) in insertion order."""
+        if self.history is None:
+            return []
+        sql = f"SELECT {HISTORY_COLUMNS} FROM history WHERE {where} ORDER BY rowid"
+        try:
+            return list(self.history.execute(sql, params).fetchall())
+        except sqlite3.OperationalError as exc:
+            if "no such table" in str(exc):
+                return []
+            raise
+
+    def history_for(self, ids: Iterable[str]) -> dict[str, list[tuple[Any, ...]]]:
+        """Every history row of each memory, grouped by memory id."""
+        out: dict[str, list[tuple[Any, ...]]] = {}
+        id_list = list(dict.fromkeys(ids))
+        for start in range(0, len(id_list), 500):
+            chunk = id_list[start : start + 500]
+            for row in self.history_rows(f"memory_id IN ({','.join('?' * len(chunk))})", chunk):
+                out.setdefault(str(row[0]), []).append(row)
+        return out
+
+    def rows(self, ids: Sequence[str]) -> dict[str, LedgerRow]:
+        """The ledger rows of these memories (those it has)."""
+        return self.ledger.get_many(list(ids)) if self.ledger is not None else {}
