@@ -20,6 +20,7 @@ from rich.console import Console  # noqa: E402
 
 from .. import __version__  # noqa: E402
 from ..errors import HygieneError  # noqa: E402
+from ..render.text import human_size, yes_no  # noqa: E402,F401  (shared by the command modules)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -77,7 +78,7 @@ class StoreOptions:
         return for_maintenance(self.load())
 
 
-_STORE_OPTION_NAMES = ("config", "qdrant_path", "collection", "history_db", "ledger")
+STORE_OPTION_NAMES = ("config", "qdrant_path", "collection", "history_db", "ledger")
 
 
 def store_options(func: F) -> F:
@@ -85,7 +86,7 @@ def store_options(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        values = {name: kwargs.pop(name, None) for name in _STORE_OPTION_NAMES}
+        values = {name: kwargs.pop(name, None) for name in STORE_OPTION_NAMES}
         kwargs["store"] = StoreOptions(**values)
         return func(*args, **kwargs)
 
@@ -111,19 +112,19 @@ def console_for_output() -> Console:
     return console
 
 
-def human_size(n: int | None) -> str:
-    if n is None:
-        return "-"
-    size = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if size < 1024 or unit == "GiB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{n} B"
+def emit_json(data: Any) -> None:
+    """Print a JSON-ready value as the command's JSON output (the one encoder: :func:`render.json.to_json`)."""
+    from ..render.json import to_json
+
+    click.echo(to_json(data))
 
 
-def yes_no(value: bool | None) -> str:
-    return "-" if value is None else ("yes" if value else "no")
+def emit(result: Any, as_json: bool) -> None:
+    """Print a result object: its ``to_dict()`` as JSON, or the object itself (it renders itself)."""
+    if as_json:
+        emit_json(result.to_dict())
+    else:
+        console_for_output().print(result)
 
 
 def main() -> None:

@@ -9,7 +9,7 @@ from rich.console import Console
 
 from ..errors import HygieneError
 from . import (
-    _STORE_OPTION_NAMES,
+    STORE_OPTION_NAMES,
     F,
     StoreOptions,
     cli,
@@ -24,7 +24,7 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
 
 def _config_hint(store: StoreOptions) -> str:
     parts = []
-    for name in _STORE_OPTION_NAMES:
+    for name in STORE_OPTION_NAMES:
         value = getattr(store, name)
         if value:
             parts.append(f" --{name.replace('_', '-')} {value}")

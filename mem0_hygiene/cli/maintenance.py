@@ -15,7 +15,6 @@ prompts where there is no terminal (tests drive them through click's CliRunner i
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from datetime import date
@@ -26,15 +25,7 @@ from rich.text import Text
 
 from ..config_loader import MODULE_REF
 from ..errors import HygieneError
-from . import StoreOptions, cli, console_for_output, hygiene_command, store_options
-
-
-def _emit(result: Any, as_json: bool) -> None:
-    if as_json:
-        click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
-    else:
-        console_for_output().print(result)
-
+from . import StoreOptions, cli, console_for_output, emit, emit_json, hygiene_command, store_options
 
 # --------------------------------------------------------------------------------------------- prune
 
@@ -60,7 +51,7 @@ def prune(store: StoreOptions, dry_run: bool, unused: str | None, yes: bool, as_
     if yes and unused is None:
         raise click.UsageError("--yes only applies to --unused DURATION (what to delete without asking)")
     result = maintenance.prune(store.load(), dry_run=dry_run, unused=unused, delete_unused=yes)
-    _emit(result, as_json)
+    emit(result, as_json)
     if result.unused and not result.unused_deleted and not dry_run:
         click.echo(f"{len(result.unused)} unused memor{'y' if len(result.unused) == 1 else 'ies'} listed, not "
                    f"deleted: run again with --yes to delete them (or confirm the ones still true)", err=True)
@@ -136,7 +127,7 @@ def schedule(store: StoreOptions, kind: str | None, every: str, at: str, backup_
         click.echo("warning: no --config given: the job will use mem0's defaults as its user sees them; pass "
                    "--config FILE (the app's config) to be sure it maintains the app's store", err=True)
     if as_json:
-        click.echo(json.dumps(plan.to_dict(), indent=2))
+        emit_json(plan.to_dict())
         return
     if install:
         for path in install_units(plan, unit_dir):
@@ -207,7 +198,7 @@ def review(store: StoreOptions, older_than: str | None, limit: int, answer_sourc
     config = store.load()
     asking = interactive or (sys.stdin.isatty() and sys.stdout.isatty())
     if list_only or as_json or not asking:
-        _emit(maintenance.review_queue(config, older_than=older_than, limit=limit), as_json)
+        emit(maintenance.review_queue(config, older_than=older_than, limit=limit), as_json)
         return
     console = console_for_output()
     m, no_supersede = _open_for_review(config)
@@ -272,7 +263,7 @@ def confirm(store: StoreOptions, memory_ids: tuple[str, ...], dry_run: bool, as_
     """Mark memories as re-checked today (also releases quarantined ones). All ids are checked first."""
     from .. import maintenance
 
-    _emit(maintenance.confirm(store.load(), list(memory_ids), dry_run=dry_run), as_json)
+    emit(maintenance.confirm(store.load(), list(memory_ids), dry_run=dry_run), as_json)
 
 
 @cli.command()
@@ -286,7 +277,7 @@ def invalidate(store: StoreOptions, memory_id: str, reason: str, dry_run: bool, 
     """Declare a memory untrue: hidden from reads at once, kept for audit, deleted by a later prune."""
     from .. import maintenance
 
-    _emit(maintenance.invalidate(store.load(), memory_id, reason, dry_run=dry_run), as_json)
+    emit(maintenance.invalidate(store.load(), memory_id, reason, dry_run=dry_run), as_json)
 
 
 @cli.command()
@@ -308,7 +299,7 @@ def supersede(store: StoreOptions, memory_id: str, text: str, source: str | None
 
     result = maintenance.supersede(store.load(), memory_id, text,
                                    source=source or f"review {date.today().isoformat()}", dry_run=dry_run)
-    _emit(result, as_json)
+    emit(result, as_json)
 
 
 # --------------------------------------------------------------------------------------------- digest, history
@@ -326,7 +317,7 @@ def digest(store: StoreOptions, since: str, as_json: bool) -> None:
     it works while the app runs."""
     from .. import maintenance
 
-    _emit(maintenance.digest(store.load(), since=since), as_json)
+    emit(maintenance.digest(store.load(), since=since), as_json)
 
 
 @cli.command()
@@ -339,4 +330,4 @@ def history(store: StoreOptions, memory_id: str, as_json: bool) -> None:
     both ways), and every event from history.db and the ledger. Works while the app runs."""
     from .. import maintenance
 
-    _emit(maintenance.memory_story(store.load(), memory_id), as_json)
+    emit(maintenance.memory_story(store.load(), memory_id), as_json)

@@ -2,21 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 from rich.markup import escape
-from rich.table import Table
 
-from . import (
-    StoreOptions,
-    cli,
-    console_for_output,
-    human_size,
-    hygiene_command,
-    store_options,
-    yes_no,
-)
+from . import StoreOptions, cli, console_for_output, emit_json, hygiene_command, store_options
 
 # --------------------------------------------------------------------------------------------- where
 
@@ -31,48 +20,13 @@ def where(store: StoreOptions, as_json: bool) -> None:
     For each local path: the filesystem behind it, whether it is RAM-backed (tmpfs: gone at reboot)
     or under /tmp, whether it exists, and its size.
     """
-    from ..stores.locations import resolve_locations
+    from ..actions.where import where as locate
 
-    locations = resolve_locations(store.load())
+    result = locate(store.load())
     if as_json:
-        click.echo(json.dumps([loc.to_dict() for loc in locations], indent=2))
+        emit_json(result.to_list())
         return
-    table = Table(title="mem0 store locations")
-    for column in ("role", "provider", "path / remote", "filesystem", "volatile", "under /tmp", "exists", "size"):
-        table.add_column(column, overflow="fold")
-    for loc in locations:
-        where_ = loc.path or loc.remote or "-"
-        if loc.defaulted:
-            where_ += " (default)"
-        if loc.collection:
-            where_ += f" [collection {loc.collection}]"
-        fs = "-"
-        if loc.filesystem is not None:
-            fs = loc.filesystem.fstype
-            if loc.filesystem.target:
-                fs += f" on {loc.filesystem.target}"
-        table.add_row(
-            loc.role, loc.provider, escape(where_), fs,
-            "[bold red]yes[/]" if loc.volatile else "no",
-            "[yellow]yes[/]" if loc.under_tmp else "no",
-            yes_no(loc.exists if loc.is_local else None),
-            human_size(loc.size_bytes),
-        )
-    console = console_for_output()
-    console.print(table)
-    for loc in locations:
-        if loc.note:
-            console.print(f"note: {loc.role}: {escape(loc.note)}")
-        if loc.role == "mem0_dir" or not loc.is_local:
-            continue
-        if loc.volatile:
-            console.print(f"[bold red]warning[/]: {loc.role} is on {loc.filesystem.fstype if loc.filesystem else '?'}"
-                          f" (RAM): {escape(str(loc.path))} is lost at the next reboot")
-        elif loc.under_tmp:
-            console.print(f"[yellow]warning[/]: {loc.role} is under a temp folder: {escape(str(loc.path))} "
-                          "may be cleaned up by the system")
-    if any(loc.at_risk for loc in locations if loc.role in ("vector_store", "history_db", "ledger")):
-        console.print("fix: mem0-hygiene relocate --to DIR [--with-sqlite], then use the printed config")
+    console_for_output().print(result)
 
 
 # --------------------------------------------------------------------------------------------- relocate
@@ -99,7 +53,7 @@ def relocate(store: StoreOptions, to_dir: str, with_sqlite: bool, dry_run: bool,
     result = do_relocate(store.load(), to_dir, include_sqlite=with_sqlite, dry_run=dry_run,
                          remove_source=remove_source)
     if as_json:
-        click.echo(json.dumps(result.to_dict(), indent=2))
+        emit_json(result.to_dict())
         return
     console = console_for_output()
     verb = "would copy" if result.dry_run else "copied"
@@ -125,4 +79,4 @@ def relocate(store: StoreOptions, to_dir: str, with_sqlite: bool, dry_run: bool,
         console.print("dry run: nothing was written; after the move, use this in your mem0 config:")
     else:
         console.print("use this in your mem0 config from now on (merge it into the dict given to Memory.from_config):")
-    click.echo(json.dumps(result.config_snippet, indent=2))
+    emit_json(result.config_snippet)

@@ -36,8 +36,8 @@ SEVERITY_COLOURS: dict[Severity, str] = {
 }
 """Text colour of each severity's label (red, amber, blue: the terminal's colours)."""
 
-_CELL = "border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top"
-_TABLE = "border-collapse:collapse;margin:0.5em 0 1em 0"
+CELL_STYLE = "border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top"
+TABLE_STYLE = "border-collapse:collapse;margin:0.5em 0 1em 0"
 
 _PAGE_CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em; color: #222; }
@@ -53,9 +53,9 @@ def _e(value: object) -> str:
 
 def _table(headers: Iterable[str], rows: Iterable[Iterable[str]], cls: str) -> str:
     """A table whose cells are already-escaped HTML strings."""
-    head = "".join(f'<th style="{_CELL}">{html.escape(h)}</th>' for h in headers)
-    body = "".join("<tr>" + "".join(f'<td style="{_CELL}">{cell}</td>' for cell in row) + "</tr>" for row in rows)
-    return f'<table class="{cls}" style="{_TABLE}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    head = "".join(f'<th style="{CELL_STYLE}">{html.escape(h)}</th>' for h in headers)
+    body = "".join("<tr>" + "".join(f'<td style="{CELL_STYLE}">{cell}</td>' for cell in row) + "</tr>" for row in rows)
+    return f'<table class="{cls}" style="{TABLE_STYLE}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
 def _severity(sev: Severity) -> str:
@@ -74,8 +74,8 @@ def _summary(report: Report) -> str:
     ]
     if report.started_at or report.finished_at:
         rows.append(("Run", _e(f"{report.started_at or '?'} -> {report.finished_at or '?'}")))
-    body = "".join(f'<tr><th style="{_CELL}">{k}</th><td style="{_CELL}">{v}</td></tr>' for k, v in rows)
-    return f'<table class="m0h-summary" style="{_TABLE}"><tbody>{body}</tbody></table>'
+    body = "".join(f'<tr><th style="{CELL_STYLE}">{k}</th><td style="{CELL_STYLE}">{v}</td></tr>' for k, v in rows)
+    return f'<table class="m0h-summary" style="{TABLE_STYLE}"><tbody>{body}</tbody></table>'
 
 
 def _examples(finding: Finding) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING, Any
 
-from .html import _CELL, _TABLE
+from .html import CELL_STYLE, TABLE_STYLE
 from .terminal import printable
 
 if TYPE_CHECKING:
@@ -81,6 +81,6 @@ def inspection_html(insp: Inspection) -> str:
             text = f'<span style="color:#b26a00">{text}</span>'
         elif label in ("Frames", "Plots"):
             text = f"<code>{text}</code>"
-        body.append(f'<tr><th style="{_CELL}">{html.escape(label)}</th><td style="{_CELL}">{text}</td></tr>')
+        body.append(f'<tr><th style="{CELL_STYLE}">{html.escape(label)}</th><td style="{CELL_STYLE}">{text}</td></tr>')
     return ('<div class="mem0-hygiene-inspection"><h3>mem0-hygiene inspection</h3>'
-            f'<table class="m0h-inspection" style="{_TABLE}"><tbody>{"".join(body)}</tbody></table></div>')
+            f'<table class="m0h-inspection" style="{TABLE_STYLE}"><tbody>{"".join(body)}</tbody></table></div>')

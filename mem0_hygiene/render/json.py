@@ -155,6 +155,12 @@ def _default(value: Any) -> Any:
     return str(value)
 
 
+def to_json(data: Any) -> str:
+    """Any JSON-ready value (a result's ``to_dict()``) as an indented JSON document, no trailing newline: the
+    one encoder behind every ``--json``."""
+    return json.dumps(data, indent=2, ensure_ascii=False, default=_default)
+
+
 def format_json(report: Report) -> str:
     """``report`` as a JSON document (no trailing newline), keys in ``Report.to_dict()`` order."""
-    return json.dumps(report.to_dict(), indent=2, ensure_ascii=False, default=_default)
+    return to_json(report.to_dict())

@@ -17,7 +17,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from .html import _CELL, _TABLE
+from .html import CELL_STYLE, TABLE_STYLE
 from .terminal import printable
 
 TEXT_CHARS = 120
@@ -77,7 +77,7 @@ def rich_table(title: str, headers: Sequence[str], rows: Iterable[Sequence[objec
 def html_table(title: str, headers: Sequence[str], rows: Iterable[Sequence[object]], *,
                caption: str | None = None, cls: str = "m0h-result") -> str:
     """The same rows as an HTML fragment: a heading, a table with inline styles, an optional note."""
-    head = "".join(f'<th style="{_CELL}">{html.escape(h)}</th>' for h in headers)
+    head = "".join(f'<th style="{CELL_STYLE}">{html.escape(h)}</th>' for h in headers)
     body = []
     for row in rows:
         cells = []
@@ -87,10 +87,10 @@ def html_table(title: str, headers: Sequence[str], rows: Iterable[Sequence[objec
             colour = _HTML_COLOURS.get(style)
             if colour:
                 escaped = f'<span style="color:{colour}">{escaped}</span>'
-            cells.append(f'<td style="{_CELL}">{escaped}</td>')
+            cells.append(f'<td style="{CELL_STYLE}">{escaped}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")
     parts = [f"<div class=\"{html.escape(cls)}\"><strong>{html.escape(printable(title))}</strong>",
-             f'<table style="{_TABLE}"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>']
+             f'<table style="{TABLE_STYLE}"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>']
     if caption:
         parts.append(f"<p>{html.escape(printable(caption))}</p>")
     parts.append("</div>")

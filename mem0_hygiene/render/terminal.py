@@ -30,6 +30,9 @@ from rich.table import Table
 from rich.text import Text
 
 from ..report import AREAS, Finding, Report, Severity
+from .text import human_size, plural, printable, yes_no
+
+__all__ = ["format_text", "human_size", "printable", "report_renderable", "summary_line", "verdict", "yes_no"]
 
 SEVERITY_STYLES: dict[Severity, str] = {
     Severity.ERROR: "bold red",
@@ -44,41 +47,8 @@ MAX_EXAMPLES = 3
 EXAMPLE_CHARS = 160
 """Longest example shown, in characters, before it is shortened with an ellipsis."""
 
-# Line/paragraph separators and bidirectional controls: they reorder or break what the reader sees.
-_INVISIBLE = frozenset([0x2028, 0x2029, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
 _LABEL_WIDTH = 7  # len("WARNING")
 _FIX_INDENT = _LABEL_WIDTH + 4
-
-
-def printable(value: object, limit: int | None = None) -> str:
-    """``value`` as one line of plain text safe to show anywhere.
-
-    Newlines and tabs become ``\\n`` and ``\\t``, other control characters (ANSI escapes included)
-    become ``\\xNN``, line separators and bidirectional overrides ``\\uNNNN``; with ``limit``, the
-    result is cut to that many characters, ending in "…".
-    """
-    text = "" if value is None else str(value)
-    out: list[str] = []
-    for ch in text:
-        code = ord(ch)
-        if ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif code < 0x20 or 0x7F <= code < 0xA0:
-            out.append(f"\\x{code:02x}")
-        elif code in _INVISIBLE:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(ch)
-    result = "".join(out)
-    if limit is not None and len(result) > limit:
-        result = result[: max(limit - 1, 0)] + "…"
-    return result
-
-
-def _plural(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
 
 
 def summary_line(report: Report) -> str:
@@ -86,10 +56,10 @@ def summary_line(report: Report) -> str:
     counts = report.counts()
     return ", ".join(
         [
-            _plural(counts["error"], "error", "errors"),
-            _plural(counts["warning"], "warning", "warnings"),
+            plural(counts["error"], "error", "errors"),
+            plural(counts["warning"], "warning", "warnings"),
             f"{counts['info']} info",
-            _plural(len(report.skipped), "skipped check", "skipped checks"),
+            plural(len(report.skipped), "skipped check", "skipped checks"),
         ]
     )
 
@@ -98,13 +68,13 @@ def verdict(report: Report) -> str:
     """The overall verdict in a few words; never "clean" while a check was skipped."""
     worst = report.worst()
     skipped = len(report.skipped)
-    incomplete = f"; {_plural(skipped, 'check', 'checks')} could not run" if skipped else ""
+    incomplete = f"; {plural(skipped, 'check', 'checks')} could not run" if skipped else ""
     if worst is Severity.ERROR:
         return "errors found" + incomplete
     if worst is Severity.WARNING:
         return "warnings found" + incomplete
     if skipped:
-        return f"no problems in the checks that ran, but {_plural(skipped, 'check', 'checks')} could not run"
+        return f"no problems in the checks that ran, but {plural(skipped, 'check', 'checks')} could not run"
     if worst is Severity.INFO:
         return "no problems found (information only)"
     return "clean: no findings"
@@ -115,27 +85,6 @@ def ordered_areas(report: Report) -> list[tuple[str, list[Finding]]]:
     groups = report.by_area()
     names = [a for a in AREAS if a in groups] + [a for a in groups if a not in AREAS]
     return [(name, sorted(groups[name], key=lambda f: -int(f.severity))) for name in names]
-
-
-def human_size(size: object) -> str:
-    """Bytes as "512 B", "1.5 KiB", "3.2 MiB"...; "-" when unknown."""
-    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
-        return "-"
-    value = float(size)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if value < 1024 or unit == "TiB":
-            return f"{size} B" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{size} B"  # pragma: no cover - the loop always returns
-
-
-def yes_no(value: object) -> str:
-    """True -> "yes", False -> "no", anything else (None, missing) -> "-"."""
-    if value is True:
-        return "yes"
-    if value is False:
-        return "no"
-    return "-"
 
 
 def location_where(loc: Mapping[str, Any]) -> str:
@@ -186,7 +135,7 @@ def _summary(report: Report) -> Panel:
         parts: list[Text] = []
         for sev in sorted(Severity, reverse=True):
             n = counts[sev.label]
-            label = f"{n} info" if sev is Severity.INFO else _plural(n, sev.label, sev.label + "s")
+            label = f"{n} info" if sev is Severity.INFO else plural(n, sev.label, sev.label + "s")
             parts.append(Text(label, style=SEVERITY_STYLES[sev] if n else "dim"))
         grid.add_row("Findings", Text(", ").join(parts))
     else:
@@ -194,7 +143,7 @@ def _summary(report: Report) -> Panel:
     skipped = len(report.skipped)
     grid.add_row(
         "Skipped",
-        Text(f"{_plural(skipped, 'check', 'checks')} could not run", style="yellow")
+        Text(f"{plural(skipped, 'check', 'checks')} could not run", style="yellow")
         if skipped
         else Text("none: every check ran"),
     )
