@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "AuditError": ".auditing.runner",
+    "AuditError": ".errors",
     "audit": ".auditing.runner",
     "HygieneSettings": ".config",
     "offline_config": ".config",
@@ -62,9 +62,10 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from .auditing.inspection import inspect
-    from .auditing.runner import AuditError, audit
+    from .auditing.runner import audit
     from .config import HygieneSettings, offline_config
     from .errors import (
+        AuditError,
         ConfigError,
         HygieneError,
         LedgerError,

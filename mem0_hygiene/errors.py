@@ -71,3 +71,20 @@ class MissingExtra(HygieneError, ImportError):
 class BackupError(HygieneError):
     """A backup, restore or erasure could not be completed: a copy failed its check, a backup set is
     incomplete or damaged, or a step failed (what was changed is put back, and the message says so)."""
+
+
+class StoreMissing(HygieneError):
+    """The config names a local Qdrant folder that holds no store."""
+
+
+class EmbedderUnavailable(ConfigError):
+    """The app's embedder cannot start here (typically: its API key is not set), so new text cannot be
+    embedded. Reading and deleting need no embedder; use them, or set the key."""
+
+
+class AuditError(HygieneError):
+    """The audit could not run at all (nothing readable at the configured locations)."""
+
+
+class InspectionError(HygieneError):
+    """Nothing could be read at the configured locations (no vector store, history.db or ledger)."""

@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from .config import ConfigFacts, HygieneSettings, default_ledger_path, split_config
-from .errors import ConfigError, HygieneError, StoreLocked
+from .errors import ConfigError, EmbedderUnavailable, HygieneError, StoreLocked, StoreMissing
 from .stores.locations import StoreLocation, location_of, resolve_locations
 from .timeutil import Clock, as_utc
 
@@ -50,15 +50,6 @@ KEY_HINTS = {
     "together": "TOGETHER_API_KEY",
 }
 """The environment variable holding each hosted embedder's API key, for the message when it is missing."""
-
-
-class StoreMissing(HygieneError):
-    """The config names a local Qdrant folder that holds no store."""
-
-
-class EmbedderUnavailable(ConfigError):
-    """The app's embedder cannot start here (typically: its API key is not set), so new text cannot be
-    embedded. Reading and deleting need no embedder; use them, or set the key."""
 
 
 def is_memory(value: Any) -> bool:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..errors import HygieneError, MissingExtra
+from ..errors import InspectionError, MissingExtra
 from ..stores.ledger import COLUMNS, LedgerRow
 from ..target import resolve
 from ..timeutil import as_utc
@@ -56,10 +56,6 @@ _CONSEQUENCE = {
     "ledger": "provenance, confirmation, expiry, use and supersede chains are missing; "
               "every memory shows as untracked",
 }
-
-
-class InspectionError(HygieneError):
-    """Nothing could be read at the configured locations (no vector store, history.db or ledger)."""
 
 
 def require(package: str, feature: str = "inspect()") -> Any:

@@ -11,17 +11,13 @@ import time
 from datetime import datetime
 from typing import Any
 
-from ..errors import HygieneError
+from ..errors import AuditError, HygieneError
 from ..report import AREAS, Finding, Report, Skipped
 from ..target import resolve
 from ..timeutil import as_utc, system_clock, to_iso
 from .checks import REGISTRY, Context, skipped
 from .reading import load_vector_points
 from .scratch import PAGE_SIZE, ScratchDB
-
-
-class AuditError(HygieneError):
-    """The audit could not run at all (nothing readable at the configured locations)."""
 
 
 def _order(f: Finding) -> tuple[int, int, str]:

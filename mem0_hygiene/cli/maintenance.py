@@ -104,7 +104,7 @@ def schedule(store: StoreOptions, kind: str | None, every: str, at: str, backup_
     the app (hygiene.auto_prune, m.backup(...)). --install never runs systemctl; it says what to run.
     """
     from ..actions.schedule import build_schedule, install_units
-    from ..stores.locations import location_of, resolve_locations
+    from ..target import resolve
 
     if kind is None:
         raise click.UsageError("choose --systemd or --cron")
@@ -112,8 +112,7 @@ def schedule(store: StoreOptions, kind: str | None, every: str, at: str, backup_
         raise click.UsageError("--install writes systemd units; for cron add the printed line with `crontab -e`")
     if keep is not None and not backup_dir:
         raise click.UsageError("--keep applies to the backup: give --backup-dir DIR too")
-    config = store.load()
-    vs = location_of(resolve_locations(config), "vector_store")
+    vs = resolve(store.load()).vector_location
     local_qdrant = vs.path if vs.provider == "qdrant" and vs.is_local else None
     env = {k: os.environ[k] for k in ("MEM0_DIR",) if os.environ.get(k)}
     plan = build_schedule(
