@@ -9,7 +9,7 @@ import tempfile
 os.environ["MEM0_TELEMETRY"] = "False"
 os.environ.setdefault("MEM0_DIR", tempfile.mkdtemp(prefix="mem0-hygiene-tests-"))
 
-from collections.abc import Iterator  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
 from datetime import datetime, timedelta, timezone  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
@@ -63,16 +63,27 @@ def mem(make_memory: Any) -> Memory:
     return make_memory()
 
 
-def plain_mem0(folder: Path) -> Any:
-    """The real, unwrapped mem0 Memory over an offline store in `folder`."""
+def _open_plain_mem0(folder: Path) -> Any:
     from mem0 import Memory as Mem0Memory
 
     return Mem0Memory(build_mem0_config(split_config(offline_config(folder))[0]))
 
 
-def close_plain(m: Any) -> None:
+def _close_plain_mem0(m: Any) -> None:
     m.close()
     m.vector_store.client.close()
+
+
+@pytest.fixture
+def plain_mem0() -> Callable[[Path], Any]:
+    """Opens the real, unwrapped mem0 Memory over an offline store in a folder: `plain_mem0(folder)`."""
+    return _open_plain_mem0
+
+
+@pytest.fixture
+def close_plain() -> Callable[[Any], None]:
+    """Closes a plain mem0 Memory and its Qdrant client (releases the folder's lock): `close_plain(m)`."""
+    return _close_plain_mem0
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from conftest import close_plain, plain_mem0
 from qdrant_client import QdrantClient
 from qdrant_client.models import PointStruct
 
@@ -150,7 +149,7 @@ def test_points_without_history(deploy):
     assert f.count == 1 and "written around mem0" in f.examples[0]
 
 
-def test_memories_resurrected_by_a_mixed_restore(persistent_dir, clock):
+def test_memories_resurrected_by_a_mixed_restore(persistent_dir, clock, plain_mem0, close_plain):
     cfg = offline_config(persistent_dir)
     plain = plain_mem0(persistent_dir)
     mid = plain.add("Dana's salary is 30k", **U, infer=False)["results"][0]["id"]
@@ -197,7 +196,7 @@ def test_history_free_pages(deploy):
     assert f is not None and f.count > 0
 
 
-def test_ledger_missing_on_a_plain_mem0_store(persistent_dir):
+def test_ledger_missing_on_a_plain_mem0_store(persistent_dir, plain_mem0, close_plain):
     plain = plain_mem0(persistent_dir)
     plain.add("Prefers dark mode", **U, infer=False)
     close_plain(plain)
@@ -249,7 +248,7 @@ def test_ledger_pragmas_not_wal(deploy):
     assert "journal_mode is delete, not wal" in f.examples
 
 
-def test_untracked_memories(deploy):
+def test_untracked_memories(deploy, plain_mem0, close_plain):
     cfg, m = deploy
     m.close()
     plain = plain_mem0(Path(cfg["history_db_path"]).parent)
@@ -259,7 +258,7 @@ def test_untracked_memories(deploy):
     assert f.count == 1 and "Written by plain mem0" in f.examples[0]
 
 
-def test_ledger_orphans_after_a_delete_around_the_wrapper(deploy):
+def test_ledger_orphans_after_a_delete_around_the_wrapper(deploy, plain_mem0, close_plain):
     cfg, m = deploy
     victim = m.get_all(filters=U)["results"][0]["id"]
     m.close()
@@ -340,7 +339,7 @@ def test_in_process_audit_of_a_live_memory_reads_the_locked_store(deploy):
     assert report.stats["memories_in_vector_store"] == 4
 
 
-def test_fast_local_read_and_public_scroll_give_the_same_report(deploy, monkeypatch):
+def test_fast_local_read_and_public_scroll_give_the_same_report(deploy, monkeypatch, plain_mem0, close_plain):
     from mem0_hygiene.auditing import scratch as auditdb
 
     cfg, m = deploy

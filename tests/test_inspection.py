@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import close_plain, plain_mem0
 
 pd = pytest.importorskip("pandas", reason="the notebook extra is not installed: pip install -e '.[test,notebook]'")
 matplotlib = pytest.importorskip("matplotlib", reason="the notebook extra is not installed")
@@ -32,7 +31,7 @@ PLOTS = ("plot_confirmation_age", "plot_expiries", "plot_events_per_day", "plot_
 
 
 @pytest.fixture
-def store(tmp_path: Path, clock: Any) -> tuple[dict[str, Any], dict[str, str]]:
+def store(tmp_path: Path, clock: Any, plain_mem0: Any, close_plain: Any) -> tuple[dict[str, Any], dict[str, str]]:
     """A closed store with one memory in every state, a supersede link and a plain-mem0 memory."""
     plain = plain_mem0(tmp_path)
     try:

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import close_plain, plain_mem0
 from rich.console import Console
 from rich.table import Table
 
@@ -106,7 +105,7 @@ def test_open_memory_for_new_text_needs_the_apps_embedder(tmp_path, monkeypatch)
         m.close()
 
 
-def test_targets_must_be_the_drop_in_or_a_config(tmp_path):
+def test_targets_must_be_the_drop_in_or_a_config(tmp_path, plain_mem0, close_plain):
     plain = plain_mem0(tmp_path / "plain")
     try:
         with pytest.raises(ConfigError, match="drop-in"):
@@ -360,7 +359,7 @@ def test_digest_from_config_reads_sqlite_only_and_sees_plain_mem0_writes(holder:
     assert d.items[0].source == "chat"
 
 
-def test_digest_lists_untracked_writes_of_plain_mem0(tmp_path):
+def test_digest_lists_untracked_writes_of_plain_mem0(tmp_path, plain_mem0, close_plain):
     plain = plain_mem0(tmp_path / "store")
     plain.add("written around the wrapper", user_id="dana", infer=False)
     close_plain(plain)

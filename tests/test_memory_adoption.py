@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from conftest import close_plain, plain_mem0
-
 SCOPE = {"user_id": "dana"}
 
 
-def test_memories_written_by_plain_mem0_are_adopted_on_read(tmp_path, make_memory):
+def test_memories_written_by_plain_mem0_are_adopted_on_read(tmp_path, make_memory, plain_mem0, close_plain):
     plain = plain_mem0(tmp_path / "store")
     written = plain.add("Prefers dark mode", **SCOPE, infer=False)["results"][0]["id"]
     created = plain.get(written)["created_at"]
@@ -25,7 +23,7 @@ def test_memories_written_by_plain_mem0_are_adopted_on_read(tmp_path, make_memor
     assert row.confirmed_at[:19] == created[:19]
 
 
-def test_adopt_scans_the_whole_store(tmp_path, make_memory):
+def test_adopt_scans_the_whole_store(tmp_path, make_memory, plain_mem0, close_plain):
     plain = plain_mem0(tmp_path / "store")
     for i in range(7):
         plain.add(f"old fact {i}", user_id=f"u{i % 3}", infer=False)

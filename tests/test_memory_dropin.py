@@ -6,7 +6,6 @@ from typing import Any
 
 import mem0
 import pytest
-from conftest import close_plain, plain_mem0
 
 import mem0_hygiene
 from mem0_hygiene.config import build_mem0_config, split_config
@@ -56,7 +55,7 @@ def sort_results(value: Any) -> Any:
     return value
 
 
-def test_same_script_same_results_apart_from_ids_timestamps_and_hygiene(tmp_path):
+def test_same_script_same_results_apart_from_ids_timestamps_and_hygiene(tmp_path, plain_mem0, close_plain):
     plain = plain_mem0(tmp_path / "plain")
     try:
         expected = [sort_results(scrub(x)) for x in script(plain)]

@@ -82,14 +82,12 @@ def test_ttl_forms(mem, clock, ttl, delta):
     assert row.expires_at == (clock() + delta).isoformat(timespec="microseconds")
 
 
-def test_plain_mem0_reading_the_same_store_hides_the_expired_memory_too(make_memory, tmp_path):
+def test_plain_mem0_reading_the_same_store_hides_the_expired_memory_too(make_memory, tmp_path, plain_mem0, close_plain):
     # the injected clock starts on 2026-08-01, so a 7-day ttl ends long before the real today
     mem = make_memory(tmp_path / "store")
     mem.add("Away from keyboard this week", **SCOPE, infer=False, ttl="7d")
     mem.add("Works on billing", **SCOPE, infer=False)
     mem.close()
-    from conftest import close_plain, plain_mem0
-
     plain = plain_mem0(tmp_path / "store")
     try:
         assert texts(plain.get_all(filters=SCOPE)) == ["Works on billing"]

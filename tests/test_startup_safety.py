@@ -8,7 +8,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-from conftest import close_plain
 from mem0 import Memory as Mem0Memory
 
 from mem0_hygiene import Memory, VolatileStoreError, offline_config
@@ -41,16 +40,22 @@ def config_with_vector_path(home: Path, vector_path: Path, **hygiene):
     return cfg
 
 
-def seed(vector_path: Path, home: Path, n: int = 3) -> list[str]:
-    cfg = config_with_vector_path(home, vector_path)
-    cfg["history_db_path"] = str(home / "seed-history.db")
-    m = Mem0Memory(build_mem0_config(split_config(cfg)[0]))
-    ids = [m.add(f"fact number {i}", user_id="u", infer=False)["results"][0]["id"] for i in range(n)]
-    close_plain(m)
-    return ids
+@pytest.fixture
+def seed(close_plain):
+    """Writes n memories with plain mem0 at vector_path: `seed(vector_path, home, n=3)` returns their ids."""
+
+    def seed_facts(vector_path: Path, home: Path, n: int = 3) -> list[str]:
+        cfg = config_with_vector_path(home, vector_path)
+        cfg["history_db_path"] = str(home / "seed-history.db")
+        m = Mem0Memory(build_mem0_config(split_config(cfg)[0]))
+        ids = [m.add(f"fact number {i}", user_id="u", infer=False)["results"][0]["id"] for i in range(n)]
+        close_plain(m)
+        return ids
+
+    return seed_facts
 
 
-def test_defaulted_vector_path_on_tmpfs_moves_beside_history_with_its_data(shm_dir, home_dir, caplog):
+def test_defaulted_vector_path_on_tmpfs_moves_beside_history_with_its_data(shm_dir, home_dir, caplog, seed):
     old = shm_dir / "qdrant"
     ids = seed(old, home_dir)
     mem0_part, settings, _ = split_config(config_with_vector_path(home_dir, old))
@@ -88,7 +93,7 @@ def test_explicit_tmpfs_path_is_refused_when_on_volatile_is_error(shm_dir, home_
     assert not (home_dir / "hygiene.db").exists()
 
 
-def test_explicit_tmpfs_path_is_relocated_when_asked(shm_dir, home_dir):
+def test_explicit_tmpfs_path_is_relocated_when_asked(shm_dir, home_dir, seed):
     old = shm_dir / "asked"
     ids = seed(old, home_dir, n=2)
     m = Memory.from_config(config_with_vector_path(home_dir, old, on_volatile="relocate"))

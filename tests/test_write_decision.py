@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import close_plain, plain_mem0
 
 from mem0_hygiene import ConfigError
 from mem0_hygiene.config import HygieneSettings, WriteDecisionSettings
@@ -285,7 +284,7 @@ def test_supersede_with_a_text_still_works_with_the_decision_on(dm):
     assert live(dm) == ["Prefers pnpm for JavaScript packages"]
 
 
-def test_a_memory_written_by_plain_mem0_can_be_superseded(tmp_path, make_memory):
+def test_a_memory_written_by_plain_mem0_can_be_superseded(tmp_path, make_memory, plain_mem0, close_plain):
     folder = tmp_path / "shared"
     plain = plain_mem0(folder)
     plain.add("Dana uses Postgres 15", user_id="dana", infer=False)
