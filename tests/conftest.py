@@ -1,8 +1,11 @@
-"""Shared fixtures: offline mem0 stores on disk in tmp dirs, and a clock tests move by hand."""
+"""Shared fixtures: offline mem0 stores on disk in tmp dirs, a clock tests move by hand, plain mem0 over a
+folder, and a second process holding a local Qdrant folder's lock."""
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import tempfile
 
 # Before mem0 is imported anywhere: no telemetry, and mem0's own folder away from the home dir.
@@ -96,3 +99,48 @@ def persistent_dir() -> Iterator[Path]:
     folder.mkdir(parents=True)
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
+
+
+HOLD_QDRANT = """
+import sys
+from qdrant_client import QdrantClient
+c = QdrantClient(path=sys.argv[1])
+print("ready", flush=True)
+sys.stdin.readline()
+"""
+
+
+class LockHolder:
+    """A real second process, as a running app would be, that prints "ready" once it holds the lock."""
+
+    def __init__(self, path: str | os.PathLike[str], script: str) -> None:
+        self.path = Path(path)
+        self.process: subprocess.Popen[str] = subprocess.Popen(
+            [sys.executable, "-c", script, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        try:
+            assert self.process.stdout is not None and self.process.stdout.readline().strip() == "ready"
+        except BaseException:
+            self.release()
+            raise
+
+    def release(self) -> None:
+        """End the process: the lock goes with it."""
+        self.process.kill()
+        self.process.wait()
+
+
+@pytest.fixture
+def hold_qdrant_lock() -> Iterator[Callable[..., LockHolder]]:
+    """Start a process that opens a local Qdrant folder and holds its lock until `release()` or the test's end:
+    `hold_qdrant_lock(path)`. `script=` runs other code instead, given `path` as sys.argv[1] (say, an app
+    with the drop-in Memory open); it must print "ready" once it holds the lock."""
+    holders: list[LockHolder] = []
+
+    def hold(path: str | os.PathLike[str], *, script: str = HOLD_QDRANT) -> LockHolder:
+        holder = LockHolder(path, script)
+        holders.append(holder)
+        return holder
+
+    yield hold
+    for holder in holders:
+        holder.release()

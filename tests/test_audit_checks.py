@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
-import subprocess
-import sys
 import uuid
 from datetime import timedelta
 from pathlib import Path
@@ -98,21 +96,13 @@ def test_store_missing_vector_folder_with_history_present(deploy):
     assert "no local Qdrant store" in skipped["MEMORIES_LOST"]
 
 
-def test_store_locked_skips_vector_checks_and_runs_the_rest(deploy):
+def test_store_locked_skips_vector_checks_and_runs_the_rest(deploy, hold_qdrant_lock):
     cfg, m = deploy
     m.close()
     path = cfg["vector_store"]["config"]["path"]
-    holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys; from qdrant_client import QdrantClient; c = QdrantClient(path=sys.argv[1]); "
-         "print('ready', flush=True); sys.stdin.read()", path],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "ready"
-        report = audit(cfg)
-    finally:
-        holder.stdin.close()
-        holder.wait(timeout=30)
+    holder = hold_qdrant_lock(path)
+    report = audit(cfg)
+    holder.release()
     assert report.get("STORE_LOCKED").severity is Severity.WARNING
     skipped = {s.code: s.reason for s in report.skipped}
     assert {"MEMORIES_LOST", "SECRET_IN_MEMORY", "UNTRACKED_MEMORIES"} <= set(skipped)

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -210,26 +208,18 @@ def test_restore_refuses_a_checksum_mismatch(deployment, persistent_dir):
     assert snapshot_files(app) == before
 
 
-def test_restore_refuses_while_another_process_holds_the_qdrant_lock(deployment, persistent_dir):
+def test_restore_refuses_while_another_process_holds_the_qdrant_lock(deployment, persistent_dir, hold_qdrant_lock):
     cfg, _ = deployment
     made = backup(cfg, persistent_dir / "backups")
     path = cfg["vector_store"]["config"]["path"]
     app = Path(cfg["history_db_path"]).parent
-    holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys; from qdrant_client import QdrantClient; c = QdrantClient(path=sys.argv[1]); "
-         "print('ready', flush=True); sys.stdin.read()", path],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "ready"
-        before = snapshot_files(app)
-        with pytest.raises(StoreLocked, match="stop the app") as err:
-            restore(cfg, made.path)
-        assert "another Qdrant client holds its lock" in str(err.value)
-        assert snapshot_files(app) == before
-    finally:
-        holder.stdin.close()
-        holder.wait(timeout=30)
+    holder = hold_qdrant_lock(path)
+    before = snapshot_files(app)
+    with pytest.raises(StoreLocked, match="stop the app") as err:
+        restore(cfg, made.path)
+    assert "another Qdrant client holds its lock" in str(err.value)
+    assert snapshot_files(app) == before
+    holder.release()
     assert restore(cfg, made.path).store("vector_store").counts == {"mem0": 3}  # fine once it let go
 
 

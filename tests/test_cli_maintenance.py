@@ -17,7 +17,6 @@ import re
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -101,22 +100,14 @@ m.close()
 
 
 @pytest.fixture
-def start_app(store: dict[str, Any]) -> Iterator[Any]:
+def start_app(store: dict[str, Any], hold_qdrant_lock: Any) -> Any:
     """Start the running app: a real second process with the drop-in Memory open (it holds the Qdrant
     lock from then on). Call it after writing the test's memories."""
-    procs: list[subprocess.Popen[str]] = []
 
     def start() -> subprocess.Popen[str]:
-        proc = subprocess.Popen([sys.executable, "-c", APP, store["path"]], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, text=True)
-        procs.append(proc)
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
-        return proc
+        return hold_qdrant_lock(store["path"], script=APP).process
 
-    yield start
-    for proc in procs:
-        proc.kill()
-        proc.wait()
+    return start
 
 
 def assert_refused(result: Result, store: dict[str, Any]) -> None:

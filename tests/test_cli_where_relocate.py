@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -149,19 +147,11 @@ def test_relocate_cli_json_and_remove_source(tmp_path: Path):
 
 
 @pytest.fixture
-def holder(tmp_path: Path) -> Iterator[Path]:
+def holder(tmp_path: Path, hold_qdrant_lock: Any) -> Path:
     build_store(tmp_path / "old", 2)
     path = tmp_path / "old" / "qdrant"
-    code = ("import sys\nfrom qdrant_client import QdrantClient\nc = QdrantClient(path=sys.argv[1])\n"
-            "print('ready', flush=True)\nsys.stdin.readline()\n")
-    proc = subprocess.Popen([sys.executable, "-c", code, str(path)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
-        yield path
-    finally:
-        proc.kill()
-        proc.wait()
+    hold_qdrant_lock(path)
+    return path
 
 
 def test_relocate_cli_refuses_a_locked_store(tmp_path: Path, holder: Path):

@@ -8,7 +8,6 @@ import os
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -240,18 +239,9 @@ def test_inspect_never_writes_to_a_store(store, tmp_path):
 
 
 @pytest.fixture
-def holder(store: tuple[dict[str, Any], dict[str, str]]) -> Iterator[subprocess.Popen[str]]:
+def holder(store: tuple[dict[str, Any], dict[str, str]], hold_qdrant_lock: Any) -> Any:
     """Another process with the vector store open, as the running app would have it."""
-    code = ("import sys\nfrom qdrant_client import QdrantClient\nc = QdrantClient(path=sys.argv[1])\n"
-            "print('ready', flush=True)\nsys.stdin.readline()\nc.close()\n")
-    proc = subprocess.Popen([sys.executable, "-c", code, store[0]["vector_store"]["config"]["path"]],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
-        yield proc
-    finally:
-        proc.kill()
-        proc.wait()
+    return hold_qdrant_lock(store[0]["vector_store"]["config"]["path"])
 
 
 def test_locked_store_still_yields_ledger_and_history_with_a_note(store, holder):

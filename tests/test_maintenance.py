@@ -7,9 +7,6 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -43,22 +40,13 @@ def render(obj: Any) -> str:
 
 
 @pytest.fixture
-def holder(tmp_path: Path) -> Iterator[Path]:
+def holder(tmp_path: Path, hold_qdrant_lock: Any) -> Path:
     """A real second process (the "running app") holding the store's local Qdrant folder."""
     m = Memory.from_config(offline_config(tmp_path / "store"))
     m.add("held fact", **SCOPE, infer=False, source="chat")
     m.close()
-    path = tmp_path / "store" / "qdrant"
-    code = ("import sys\nfrom qdrant_client import QdrantClient\nc = QdrantClient(path=sys.argv[1])\n"
-            "print('ready', flush=True)\nsys.stdin.readline()\n")
-    proc = subprocess.Popen([sys.executable, "-c", code, str(path)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
-        yield tmp_path / "store"
-    finally:
-        proc.kill()
-        proc.wait()
+    hold_qdrant_lock(tmp_path / "store" / "qdrant")
+    return tmp_path / "store"
 
 
 # ------------------------------------------------------------------------------------------------ opening

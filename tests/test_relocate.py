@@ -6,8 +6,6 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
-import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -182,31 +180,13 @@ def test_same_place_refused(tmp_path: Path, store: dict[str, Any]):
 
 
 @pytest.fixture
-def holder(store: dict[str, Any]) -> Iterator[subprocess.Popen[str]]:
+def holder(store: dict[str, Any], hold_qdrant_lock: Any) -> Any:
     """Another process with the store open, as a running app would have it."""
-    code = (
-        "import sys\n"
-        "from qdrant_client import QdrantClient\n"
-        "c = QdrantClient(path=sys.argv[1])\n"
-        "print('ready', flush=True)\n"
-        "sys.stdin.readline()\n"
-        "c.close()\n"
-    )
-    proc = subprocess.Popen(
-        [sys.executable, "-c", code, store["vector_store"]["config"]["path"]],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        assert proc.stdout.readline().strip() == "ready"
-        yield proc
-    finally:
-        proc.kill()
-        proc.wait()
+    return hold_qdrant_lock(store["vector_store"]["config"]["path"])
 
 
 def test_relocate_refused_while_another_process_holds_the_store(
-    tmp_path: Path, store: dict[str, Any], holder: subprocess.Popen[str]
+    tmp_path: Path, store: dict[str, Any], holder: Any
 ):
     path = store["vector_store"]["config"]["path"]
     assert qdrant_local.is_locked(path)
@@ -223,8 +203,7 @@ def test_relocate_refused_while_another_process_holds_the_store(
         relocate_qdrant_folder(path, tmp_path / "new" / "qdrant")
     assert not (tmp_path / "new").exists()
 
-    holder.kill()
-    holder.wait()
+    holder.release()
     assert not qdrant_local.is_locked(path)
     assert relocate(store, tmp_path / "new").move("vector_store").counts_after == {"mem0": len(TEXTS)}  # type: ignore[union-attr]
 
