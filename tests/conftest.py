@@ -1,8 +1,9 @@
-"""Shared fixtures: offline mem0 stores on disk in tmp dirs, a clock tests move by hand, plain mem0 over a
-folder, and a second process holding a local Qdrant folder's lock."""
+"""Shared fixtures: offline mem0 stores on disk in tmp dirs, a clock tests move by hand, deployments built
+through the drop-in Memory, plain mem0 over a folder, and a second process holding a local Qdrant folder's lock."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -13,6 +14,7 @@ os.environ["MEM0_TELEMETRY"] = "False"
 os.environ.setdefault("MEM0_DIR", tempfile.mkdtemp(prefix="mem0-hygiene-tests-"))
 
 from collections.abc import Callable, Iterator  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
 from datetime import datetime, timedelta, timezone  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
@@ -64,6 +66,59 @@ def make_memory(tmp_path: Path, clock: FakeClock) -> Iterator[Any]:
 @pytest.fixture
 def mem(make_memory: Any) -> Memory:
     return make_memory()
+
+
+@dataclass
+class Deployment:
+    """A drop-in deployment in one folder: local Qdrant on disk, history.db and the ledger beside it."""
+
+    folder: Path
+    config: dict[str, Any]  # what the app passes to Memory.from_config, its hygiene settings included
+    config_path: Path | None  # the config file the CLI reads (no hygiene settings: a clock is not JSON)
+    memory: Memory | None  # the Memory that planted the data: open with keep_open, closed otherwise
+    planted: Any  # what plant(memory) returned
+
+
+@pytest.fixture
+def make_deployment(clock: FakeClock) -> Iterator[Callable[..., Deployment]]:
+    """Build a deployment in a folder through a real drop-in Memory:
+
+    `make_deployment(folder, plant=None, hygiene=None, keep_open=False, config_file=None)`. `plant(m)` writes
+    the test's data; the Memory is closed afterwards (the folder's lock released) unless `keep_open`, and
+    open ones are closed when the test ends. Without `plant` or `keep_open` no Memory is opened. `hygiene`
+    is the settings in the config (default: the test's clock; `{}` for none); `config_file` is where to
+    write the config as JSON."""
+    opened: list[Memory] = []
+
+    def build(
+        folder: Path,
+        *,
+        plant: Callable[[Memory], Any] | None = None,
+        hygiene: dict[str, Any] | None = None,
+        keep_open: bool = False,
+        config_file: Path | None = None,
+    ) -> Deployment:
+        config = offline_config(folder, hygiene={"clock": clock} if hygiene is None else hygiene)
+        if config_file is not None:
+            config_file.write_text(json.dumps(offline_config(folder)))
+        memory, planted = None, None
+        if plant is not None or keep_open:
+            memory = Memory.from_config(config)
+            if keep_open:
+                opened.append(memory)
+            try:
+                planted = plant(memory) if plant is not None else None
+            finally:
+                if not keep_open:
+                    memory.close()
+        return Deployment(folder, config, config_file, memory, planted)
+
+    yield build
+    for m in opened:
+        try:
+            m.close()
+        except Exception:
+            pass
 
 
 def _open_plain_mem0(folder: Path) -> Any:

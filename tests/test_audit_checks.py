@@ -22,18 +22,16 @@ U = {"user_id": "dana"}
 
 
 @pytest.fixture
-def deploy(persistent_dir, clock):
+def deploy(make_deployment, persistent_dir):
     """A healthy deployment outside /tmp: returns (config, open Memory)."""
-    cfg = offline_config(persistent_dir, hygiene={"clock": clock})
-    m = Memory.from_config(cfg)
-    m.add("Dana works on the billing service", **U, infer=False, source="chat 2026-08-01")
-    m.add("Dana prefers pnpm", **U, infer=False, source="chat 2026-08-01")
-    m.add("Dana is travelling this week", **U, infer=False, ttl="7d", source="chat 2026-08-01")
-    yield cfg, m
-    try:
-        m.close()
-    except Exception:
-        pass
+
+    def plant(m):
+        m.add("Dana works on the billing service", **U, infer=False, source="chat 2026-08-01")
+        m.add("Dana prefers pnpm", **U, infer=False, source="chat 2026-08-01")
+        m.add("Dana is travelling this week", **U, infer=False, ttl="7d", source="chat 2026-08-01")
+
+    d = make_deployment(persistent_dir, plant=plant, keep_open=True)
+    return d.config, d.memory
 
 
 def run(cfg, m=None):

@@ -24,18 +24,20 @@ CONSISTENCY = {"MEMORIES_LOST", "MEMORIES_RESURRECTED", "TOMBSTONED_PRESENT", "L
 
 
 @pytest.fixture
-def deployment(persistent_dir, clock):
+def deployment(make_deployment, persistent_dir):
     """A closed deployment with a supersede chain and a deleted memory; returns (config, ids)."""
-    cfg = offline_config(persistent_dir / "app", hygiene={"clock": clock})
-    m = Memory.from_config(cfg)
-    ids = {}
-    ids["billing"] = m.add("Dana works on the billing service", **U, infer=False, source="chat")["results"][0]["id"]
-    ids["npm"] = m.add("Dana prefers npm", **U, infer=False, source="chat")["results"][0]["id"]
-    ids["pnpm"] = m.supersede(ids["npm"], "Dana prefers pnpm", source="chat")
-    ids["gone"] = m.add("Dana is on call", **U, infer=False, source="chat")["results"][0]["id"]
-    m.delete(ids["gone"])
-    m.close()
-    return cfg, ids
+
+    def plant(m):
+        ids = {}
+        ids["billing"] = m.add("Dana works on the billing service", **U, infer=False, source="chat")["results"][0]["id"]
+        ids["npm"] = m.add("Dana prefers npm", **U, infer=False, source="chat")["results"][0]["id"]
+        ids["pnpm"] = m.supersede(ids["npm"], "Dana prefers pnpm", source="chat")
+        ids["gone"] = m.add("Dana is on call", **U, infer=False, source="chat")["results"][0]["id"]
+        m.delete(ids["gone"])
+        return ids
+
+    d = make_deployment(persistent_dir / "app", plant=plant)
+    return d.config, d.planted
 
 
 def live_counts(cfg):

@@ -10,21 +10,20 @@ import pytest
 from click.testing import CliRunner
 from qdrant_client import QdrantClient
 
-from mem0_hygiene import Memory, offline_config
+from mem0_hygiene import Memory
 from mem0_hygiene.cli import cli
 from mem0_hygiene.render import JSON_SCHEMA
 
 
 @pytest.fixture
-def app_config(persistent_dir, clock):
+def app_config(make_deployment, persistent_dir):
     """A healthy deployment and its config file, as an app would have it."""
-    cfg = offline_config(persistent_dir)
-    m = Memory.from_config({**cfg, "hygiene": {"clock": clock}})
-    m.add("Dana works on billing", user_id="dana", infer=False, source="chat 2026-08-01")
-    m.close()
-    path = persistent_dir / "mem0.json"
-    path.write_text(json.dumps(cfg))
-    return path, m
+
+    def plant(m):
+        m.add("Dana works on billing", user_id="dana", infer=False, source="chat 2026-08-01")
+
+    d = make_deployment(persistent_dir, plant=plant, config_file=persistent_dir / "mem0.json")
+    return d.config_path, d.memory
 
 
 def invoke(*args):

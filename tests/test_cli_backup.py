@@ -18,17 +18,15 @@ SECRET = "Dana's passport number is X1234567"
 
 
 @pytest.fixture
-def app_config(persistent_dir):
+def app_config(make_deployment, persistent_dir):
     """A deployment and its config file, as an app would have it; returns (config path, folder, ids)."""
-    folder = persistent_dir / "app"
-    cfg = offline_config(folder)
-    m = Memory.from_config(cfg)
-    ids = [m.add(text, **U, infer=False, source="chat")["results"][0]["id"]
-           for text in (SECRET, "Dana works on billing", "Dana prefers pnpm")]
-    m.close()
-    path = persistent_dir / "mem0.json"
-    path.write_text(json.dumps(cfg))
-    return path, folder, ids
+
+    def plant(m):
+        return [m.add(text, **U, infer=False, source="chat")["results"][0]["id"]
+                for text in (SECRET, "Dana works on billing", "Dana prefers pnpm")]
+
+    d = make_deployment(persistent_dir / "app", plant=plant, hygiene={}, config_file=persistent_dir / "mem0.json")
+    return d.config_path, d.folder, d.planted
 
 
 def invoke(*args, input=None):

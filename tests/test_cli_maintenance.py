@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from mem0_hygiene import Memory, offline_config
+from mem0_hygiene import Memory
 from mem0_hygiene.cli import cli
 
 SCOPE = {"user_id": "dana"}
@@ -42,13 +42,10 @@ def past(clock):
 
 
 @pytest.fixture
-def store(tmp_path: Path, past) -> dict[str, Any]:
+def store(make_deployment: Any, tmp_path: Path, past) -> dict[str, Any]:
     """A deployment, its config file and a helper that writes memories at the fake clock's time."""
-    folder = tmp_path / "store"
-    config = offline_config(folder)
-    path = tmp_path / "mem0.json"
-    path.write_text(json.dumps(config))
-    return {"folder": folder, "config": config, "path": str(path)}
+    d = make_deployment(tmp_path / "store", hygiene={}, config_file=tmp_path / "mem0.json")
+    return {"folder": d.folder, "config": d.config, "path": str(d.config_path)}
 
 
 def write(store: dict[str, Any], clock: Any, *items: tuple[str, dict[str, Any]]) -> list[str]:

@@ -41,15 +41,18 @@ def folder(persistent_dir) -> Path:
 
 
 @pytest.fixture
-def app(folder, clock):
+def app(make_deployment, folder):
     """An open drop-in Memory holding the secret, some other memories and a raw message with the secret."""
-    m = Memory.from_config(offline_config(folder, hygiene={"clock": clock}))
-    secret_id = m.add(SECRET, **U, infer=False, source="chat")["results"][0]["id"]
-    for i in range(5):
-        m.add(f"Dana likes tea number {i}", **U, infer=False, source="chat")
-    m.db.save_messages([{"role": "user", "content": f"by the way, {SECRET}"}], "user_id=dana")  # mem0's own writer
-    yield m, secret_id
-    m.close()
+
+    def plant(m):
+        secret_id = m.add(SECRET, **U, infer=False, source="chat")["results"][0]["id"]
+        for i in range(5):
+            m.add(f"Dana likes tea number {i}", **U, infer=False, source="chat")
+        m.db.save_messages([{"role": "user", "content": f"by the way, {SECRET}"}], "user_id=dana")  # mem0's writer
+        return secret_id
+
+    d = make_deployment(folder, plant=plant, keep_open=True)
+    return d.memory, d.planted
 
 
 def test_scrub_is_proven_by_the_raw_bytes_of_every_file(app, folder):

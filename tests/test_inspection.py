@@ -30,7 +30,8 @@ PLOTS = ("plot_confirmation_age", "plot_expiries", "plot_events_per_day", "plot_
 
 
 @pytest.fixture
-def store(tmp_path: Path, clock: Any, plain_mem0: Any, close_plain: Any) -> tuple[dict[str, Any], dict[str, str]]:
+def store(make_deployment: Any, tmp_path: Path, clock: Any, plain_mem0: Any,
+          close_plain: Any) -> tuple[dict[str, Any], dict[str, str]]:
     """A closed store with one memory in every state, a supersede link and a plain-mem0 memory."""
     plain = plain_mem0(tmp_path)
     try:
@@ -39,9 +40,8 @@ def store(tmp_path: Path, clock: Any, plain_mem0: Any, close_plain: Any) -> tupl
     finally:
         close_plain(plain)
     clock.advance(days=1)
-    cfg = offline_config(tmp_path, hygiene={"clock": clock})
-    m = Memory.from_config(cfg)
-    try:
+
+    def plant(m: Memory) -> dict[str, str]:
         def add(text: str, **kw: Any) -> str:
             kw.setdefault("source", "chat 2026-08-02")
             return str(m.add(text, **DANA, infer=False, **kw)["results"][0]["id"])
@@ -60,9 +60,10 @@ def store(tmp_path: Path, clock: Any, plain_mem0: Any, close_plain: Any) -> tupl
         m.search("billing", filters=DANA)
         m.search("billing service", filters=DANA)
         clock.advance(days=10)
-    finally:
-        m.close()
-    return cfg, ids
+        return ids
+
+    d = make_deployment(tmp_path, plant=plant)
+    return d.config, d.planted
 
 
 def by_id(insp: Inspection) -> Any:

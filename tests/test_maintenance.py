@@ -40,13 +40,12 @@ def render(obj: Any) -> str:
 
 
 @pytest.fixture
-def holder(tmp_path: Path, hold_qdrant_lock: Any) -> Path:
+def holder(make_deployment: Any, tmp_path: Path, hold_qdrant_lock: Any) -> Path:
     """A real second process (the "running app") holding the store's local Qdrant folder."""
-    m = Memory.from_config(offline_config(tmp_path / "store"))
-    m.add("held fact", **SCOPE, infer=False, source="chat")
-    m.close()
-    hold_qdrant_lock(tmp_path / "store" / "qdrant")
-    return tmp_path / "store"
+    d = make_deployment(tmp_path / "store", hygiene={},
+                        plant=lambda m: m.add("held fact", **SCOPE, infer=False, source="chat"))
+    hold_qdrant_lock(d.folder / "qdrant")
+    return d.folder
 
 
 # ------------------------------------------------------------------------------------------------ opening
