@@ -14,7 +14,7 @@ from mem0_hygiene.memory.ranking import importance, recency
 from mem0_hygiene.stores.ledger import LedgerRow
 
 SCOPE = {"user_id": "dana"}
-PAIRS = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "staleness_pairs.jsonl"
+PAIRS = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "staleness_pairs.jsonl"
 
 
 def texts(result):
