@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..stores.ledger import APPLICATION_ID
-from .scan.patterns import find_secrets, instruction_reason, normalize_for_duplicates
+from .scan import find_secrets, instruction_reason, normalize_for_duplicates
 
 PAGE_SIZE = 10_000  # local Qdrant's scroll cost grows with the offset: big pages, few round trips
 

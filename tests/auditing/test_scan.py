@@ -10,7 +10,7 @@ import dataclasses
 
 import pytest
 
-from mem0_hygiene.auditing.scan.patterns import (
+from mem0_hygiene.auditing.scan import (
     INSTRUCTION_LABELS,
     SECRET_KINDS,
     SecretHit,
