@@ -24,6 +24,7 @@ from typing import Any
 
 from ..errors import InspectionError, MissingExtra
 from ..stores.ledger import COLUMNS, LedgerRow
+from ..stores.states import STATE_ORDER, UNTRACKED
 from ..target import resolve
 from ..timeutil import as_utc
 from .reading import load_vector_points
@@ -40,11 +41,9 @@ MEMORY_COLUMNS = (
 CHAIN_COLUMNS = ("old_id", "new_id", "at", "old_text", "new_text", "user_id", "old_state", "new_state", "broken")
 """Columns of :attr:`Inspection.chains`, in order."""
 
-STATE_ORDER = ("live", "expired", "quarantined", "invalidated", "superseded", "deleted")
 """Ledger states from least to most final: a memory's state is the last one whose condition holds
 (the precedence of :meth:`mem0_hygiene.stores.ledger.LedgerRow.state`)."""
 
-UNTRACKED = "untracked"
 """The state of a memory that mem0 holds but the ledger has no row for (written by plain mem0)."""
 
 _TIME_COLUMNS = ("created_at", "confirmed_at", "expires_at", "last_used_at", "superseded_at", "invalid_at",

@@ -14,7 +14,8 @@ import contextlib
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ..auditing.inspection import STATE_ORDER, UNTRACKED, require
+from ..auditing.inspection import require
+from ..stores.states import STATE_ORDER, UNTRACKED
 from .terminal import printable
 
 if TYPE_CHECKING:

@@ -18,13 +18,13 @@ from typing import Any
 
 from ..errors import LedgerError, SupersedeError
 from ..timeutil import parse_time, to_iso
+from .states import live_sql, state_of
 
 APPLICATION_ID = 0x4D304859  # "M0HY": marks a SQLite file as a mem0-hygiene ledger
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 5000
 
 SOURCE_KINDS = ("user", "assistant", "tool", "system", "import", "unknown")
-STATES = ("live", "expired", "superseded", "invalidated", "quarantined", "deleted")
 
 _SCHEMA_V1 = """
 CREATE TABLE memories (
@@ -56,11 +56,10 @@ CREATE INDEX memories_topic ON memories(topic_key) WHERE topic_key IS NOT NULL;
 """
 
 # The live view: what reads may serve. A missed prune is harmless because of it.
-_LIVE_VIEW = """
+_LIVE_VIEW = f"""
 CREATE VIEW IF NOT EXISTS live_memories AS
 SELECT * FROM memories
-WHERE deleted_at IS NULL AND superseded_by IS NULL AND invalid_at IS NULL AND quarantined = 0
-  AND (expires_at IS NULL OR expires_at > strftime('%Y-%m-%dT%H:%M:%f000+00:00', 'now'));
+WHERE {live_sql(now="strftime('%Y-%m-%dT%H:%M:%f000+00:00', 'now')")};
 """
 
 _MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1 + _LIVE_VIEW}
@@ -112,18 +111,8 @@ class LedgerRow:
     adopted: bool = False
 
     def state(self, now: datetime) -> str:
-        """deleted > superseded > invalidated > quarantined > expired > live."""
-        if self.deleted_at:
-            return "deleted"
-        if self.superseded_by:
-            return "superseded"
-        if self.invalid_at:
-            return "invalidated"
-        if self.quarantined:
-            return "quarantined"
-        if self.expires_at and self.expires_at <= to_iso(now):
-            return "expired"
-        return "live"
+        """deleted > superseded > invalidated > quarantined > expired > live (see :mod:`.states`)."""
+        return state_of(self, to_iso(now))
 
     def as_tuple(self) -> tuple[Any, ...]:
         return _ROW_VALUES(self)
@@ -394,8 +383,7 @@ class Ledger:
     def review_candidates(self, now: datetime, older_than: timedelta, limit: int,
                           scope: dict[str, str] | None = None) -> list[LedgerRow]:
         cutoff = to_iso(now - older_than)
-        where = ("deleted_at IS NULL AND superseded_by IS NULL AND invalid_at IS NULL AND quarantined = 0 "
-                 "AND expires_at IS NULL AND COALESCE(confirmed_at, created_at) < ?")
+        where = live_sql(expiry=False) + " AND expires_at IS NULL AND COALESCE(confirmed_at, created_at) < ?"
         params: list[Any] = [cutoff]
         for key, value in (scope or {}).items():
             where += f" AND {key} = ?"
@@ -435,9 +423,7 @@ class Ledger:
         first. A never-used memory counts from its creation; a quarantined one is not live, so it is
         left to review."""
         cutoff, stamp = to_iso(now - older_than), to_iso(now)
-        where = ("deleted_at IS NULL AND superseded_by IS NULL AND invalid_at IS NULL AND quarantined = 0 "
-                 "AND (expires_at IS NULL OR expires_at > ?) "
-                 "AND COALESCE(last_used_at, created_at) < ? AND COALESCE(confirmed_at, created_at) < ?")
+        where = live_sql() + " AND COALESCE(last_used_at, created_at) < ? AND COALESCE(confirmed_at, created_at) < ?"
         order = "MAX(COALESCE(last_used_at, created_at), COALESCE(confirmed_at, created_at)), memory_id"
         return list(self.iter_rows(where, (stamp, cutoff, cutoff), order=order))
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from ...report import Finding, Severity, Skipped
 from ...stores.locations import StoreLocation
+from ...stores.states import live_sql
 from ..scratch import ScratchDB
 
 CheckResult = Iterable[Finding]
@@ -98,8 +99,7 @@ def clip(text: Any, width: int = 80) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-LEDGER_LIVE = ("m.deleted_at IS NULL AND m.superseded_by IS NULL AND m.invalid_at IS NULL AND m.quarantined = 0 "
-               "AND (m.expires_at IS NULL OR m.expires_at > :now)")
+LEDGER_LIVE = live_sql("m", ":now")
 
 
 def live_points(ctx: Context) -> tuple[str, str, dict[str, Any]]:
