@@ -41,11 +41,6 @@ MEMORY_COLUMNS = (
 CHAIN_COLUMNS = ("old_id", "new_id", "at", "old_text", "new_text", "user_id", "old_state", "new_state", "broken")
 """Columns of :attr:`Inspection.chains`, in order."""
 
-"""Ledger states from least to most final: a memory's state is the last one whose condition holds
-(the precedence of :meth:`mem0_hygiene.stores.ledger.LedgerRow.state`)."""
-
-"""The state of a memory that mem0 holds but the ledger has no row for (written by plain mem0)."""
-
 _TIME_COLUMNS = ("created_at", "confirmed_at", "expires_at", "last_used_at", "superseded_at", "invalid_at",
                  "deleted_at")
 _SOURCE_NAMES = {"points": "vector store", "history": "history.db", "ledger": "ledger"}
