@@ -8,7 +8,9 @@ mem0's own ``MemoryConfig`` from the rest, accepting the ``"offline"`` embedder 
 from __future__ import annotations
 
 import copy
+import difflib
 import os
+import re
 from dataclasses import dataclass, field, fields
 from datetime import timedelta
 from typing import Any
@@ -308,8 +310,33 @@ def build_mem0_config(mem0_part: dict[str, Any]) -> MemoryConfig:
     except ConfigError:
         raise
     except Exception as exc:
-        raise ConfigError(f"mem0 rejected the config: {exc}") from exc
+        raise ConfigError(f"mem0 rejected the config: {_validation_message(exc)}") from exc
     return config
+
+
+_INPUT_VALUE = re.compile(r",?\s*input_value=.*?(?=, input_type=|\]|$)", re.S)
+_ERRORS_URL = re.compile(r"\s*For further information visit \S+")
+
+
+def _validation_message(exc: Exception) -> str:
+    """mem0's (pydantic's) message without the echoed input values, which may hold API keys."""
+    text = _ERRORS_URL.sub("", _INPUT_VALUE.sub("", str(exc)))
+    return " ".join(text.split())
+
+
+MEM0_TOP_LEVEL_KEYS = frozenset(MemoryConfig.model_fields) | {"hygiene"}
+
+
+def check_top_level_keys(config: dict[str, Any]) -> None:
+    """Refuse a top-level key that mem0 would silently ignore but that looks like a typo of one it reads
+    (``history_db_pth``): the store it names would otherwise be replaced by mem0's default."""
+    for key in config:
+        if key in MEM0_TOP_LEVEL_KEYS or not isinstance(key, str):
+            continue
+        close = difflib.get_close_matches(key, sorted(MEM0_TOP_LEVEL_KEYS), n=1, cutoff=0.8)
+        if close:
+            raise ConfigError(f"unknown config key {key!r}: did you mean {close[0]!r}? mem0 ignores keys it does "
+                              f"not know, so the store {close[0]} names would silently be mem0's default")
 
 
 def offline_config(

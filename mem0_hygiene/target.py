@@ -313,6 +313,17 @@ def check_embedder(config: dict[str, Any]) -> None:
         ) from exc
 
 
+def validate_config(mem0_part: dict[str, Any]) -> None:
+    """Refuse a config mem0's own ``MemoryConfig`` rejects (``vector_store.config.pth``), with mem0's message
+    (input values left out: they may hold keys), and a top-level key that is a typo of one mem0 reads;
+    otherwise every command would quietly work on mem0's default store instead of the app's."""
+    from .config import build_mem0_config, check_top_level_keys
+    from .config_loader import for_maintenance
+
+    check_top_level_keys(mem0_part)
+    build_mem0_config(for_maintenance(mem0_part))
+
+
 def resolve(target: Any = None, *, description: str = "", flush: bool = True) -> Target:
     """The :class:`Target` for ``target``: a config dict (None/``{}``: mem0's defaults), a live ``Memory``
     (mem0's or the drop-in), or a Target (returned as it is).
@@ -326,6 +337,7 @@ def resolve(target: Any = None, *, description: str = "", flush: bool = True) ->
     if target is None or isinstance(target, dict):
         config = dict(target or {})
         mem0_part, settings, facts = split_config(config)
+        validate_config(mem0_part)
         return Target(
             description=description or ("config" if config else "mem0 defaults"),
             config=config, mem0_config=mem0_part, settings=settings, facts=facts,
@@ -357,4 +369,5 @@ __all__ = [
     "is_memory",
     "locked_error",
     "resolve",
+    "validate_config",
 ]
