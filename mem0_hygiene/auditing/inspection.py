@@ -24,9 +24,10 @@ from typing import Any
 
 from ..errors import HygieneError, MissingExtra
 from ..stores.ledger import COLUMNS, LedgerRow
+from ..stores.vectors import PAGE_SIZE
 from ..timeutil import as_utc
 from .runner import _from_dict, _from_memory, _load_vector_points
-from .scratch import PAGE_SIZE, ScratchDB
+from .scratch import ScratchDB
 
 MEMORY_COLUMNS = (
     "id", "text", "user_id", "agent_id", "run_id", "source", "source_kind", "created_at", "confirmed_at",

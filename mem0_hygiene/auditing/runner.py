@@ -19,10 +19,11 @@ from ..errors import HygieneError
 from ..report import AREAS, Finding, Report, Skipped
 from ..stores.locations import StoreLocation, default_history_db_path, resolve_locations
 from ..stores.qdrant import is_locked, locked_message
+from ..stores.vectors import PAGE_SIZE, qdrant_pages
 from ..timeutil import as_utc, system_clock, to_iso
 from .checks import backups, content, history, ledger, storage  # noqa: F401  (registers the checks)
 from .checks.base import REGISTRY, Context, skipped
-from .scratch import PAGE_SIZE, ScratchDB, qdrant_pages
+from .scratch import ScratchDB
 
 DEFAULT_COLLECTION = "mem0"
 DEFAULT_QDRANT_PATH = "/tmp/qdrant"

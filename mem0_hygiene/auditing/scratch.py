@@ -1,9 +1,10 @@
 """The audit's working database: one scratch SQLite file that sees every store at once, read-only.
 
 mem0's history.db is attached as ``h`` and the ledger as ``l`` (both ``mode=ro``); the vector store's
-points are streamed in pages into ``points`` (with the text scanners' hits in ``hits``), so every
-cross-store check is a SQL join and nothing is held in Python memory. The scratch file lives in a
-temporary folder and is removed afterwards; the stores themselves are never written.
+points are streamed in pages (:func:`mem0_hygiene.stores.vectors.qdrant_pages`) into ``points`` (with
+the text scanners' hits in ``hits``), so every cross-store check is a SQL join and nothing is held in
+Python memory. The scratch file lives in a temporary folder and is removed afterwards; the stores
+themselves are never written.
 """
 
 from __future__ import annotations
@@ -18,8 +19,6 @@ from typing import Any
 
 from ..stores.ledger import APPLICATION_ID
 from .scan.patterns import find_secrets, instruction_reason, normalize_for_duplicates
-
-PAGE_SIZE = 10_000  # local Qdrant's scroll cost grows with the offset: big pages, few round trips
 
 _SCRATCH_SCHEMA = """
 CREATE TABLE points (
@@ -198,7 +197,8 @@ class ScratchDB:
 
     # -- vector store -----------------------------------------------------------------------
     def load_points(self, pages: Iterator[list[Any]]) -> None:
-        """Stream points (qdrant ``Record``s or dicts with id/payload) into ``points`` and scan their text."""
+        """Stream points (``{"id", "payload"}`` dicts, as :func:`~mem0_hygiene.stores.vectors.qdrant_pages`
+        yields them, or qdrant ``Record``s) into ``points`` and scan their text."""
         insert_points = "INSERT OR REPLACE INTO points VALUES (?,?,?,?,?,?,?,?)"
         insert_hits = "INSERT INTO hits VALUES (?,?,?)"
         count = 0
@@ -237,61 +237,3 @@ class ScratchDB:
 
     def rows(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> list[tuple[Any, ...]]:
         return self.conn.execute(sql, params).fetchall()
-
-
-def qdrant_pages(client: Any, collection: str, page_size: int = PAGE_SIZE) -> Iterator[list[Any]]:
-    """Every point of a Qdrant collection, payloads only, in pages.
-
-    A local (embedded) Qdrant client already holds the whole collection in memory, and its ``scroll``
-    re-sorts every id and deep-copies every payload on each page (100k points in 10k pages: about 8 s of
-    the audit). For it the pages are read straight from the client's in-memory collection instead, without
-    copies, when its layout is the one checked for below and its live count matches ``client.count``;
-    anything else (a Qdrant server, another client version) scrolls.
-    """
-    local = _local_collection(client, collection)
-    if local is not None:
-        yield from _local_pages(local, page_size)
-        return
-    offset = None
-    while True:
-        points, offset = client.scroll(collection_name=collection, limit=page_size, offset=offset,
-                                       with_payload=True, with_vectors=False)
-        if points:
-            yield points
-        if offset is None:
-            return
-
-
-def _local_collection(client: Any, collection: str) -> Any:
-    """The in-memory collection behind a local ``QdrantClient(path=...)`` (or ``":memory:"``), or None.
-
-    Relies on qdrant-client's local mode internals (``QdrantLocal.collections[name]`` with the parallel
-    ``ids_inv`` list, ``payload`` list and ``deleted`` flags), so it checks their shape and that the
-    points it would yield are exactly as many as ``client.count`` reports; on any doubt it returns None
-    and the caller scrolls with the public API.
-    """
-    inner: Any = getattr(client, "_client", None)
-    if not type(inner).__module__.startswith("qdrant_client.local."):
-        return None
-    try:
-        local = inner.collections[collection]
-        ids, payloads, deleted = local.ids_inv, local.payload, local.deleted
-        if not (isinstance(ids, list) and isinstance(payloads, list) and len(ids) == len(payloads) == len(deleted)):
-            return None
-        live = len(ids) - int(deleted.sum())
-        if client.count(collection_name=collection, exact=True).count != live:
-            return None
-    except Exception:  # another layout: use the public scroll
-        return None
-    return local
-
-
-def _local_pages(local: Any, page_size: int) -> Iterator[list[dict[str, Any]]]:
-    ids, payloads, deleted = local.ids_inv, local.payload, local.deleted
-    total = min(len(ids), len(payloads), len(deleted))  # a concurrent insert appends; read what was there
-    for start in range(0, total, page_size):
-        end = min(total, start + page_size)
-        gone = deleted[start:end].tolist()
-        page = [{"id": ids[i], "payload": payloads[i]} for i in range(start, end) if not gone[i - start]]
-        if page:
-            yield page

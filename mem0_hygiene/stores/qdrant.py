@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import StoreLocked
+from .vectors import qdrant_pages
 
 LOCK_FILENAME = ".lock"
-SCROLL_PAGE = 10_000
 
 
 def lock_file(path: str | os.PathLike[str]) -> str:
@@ -142,15 +142,7 @@ def collection_counts(path: str | os.PathLike[str]) -> dict[str, int]:
 
 def all_ids(client: Any, collection: str) -> list[Any]:
     """Every point id of a collection, paging through it without payloads or vectors."""
-    ids: list[Any] = []
-    offset = None
-    while True:
-        points, offset = client.scroll(
-            collection, limit=SCROLL_PAGE, offset=offset, with_payload=False, with_vectors=False
-        )
-        ids.extend(p.id for p in points)
-        if offset is None:
-            return ids
+    return [p["id"] for page in qdrant_pages(client, collection, with_payload=False) for p in page]
 
 
 def sample_ids(ids: list[Any], size: int) -> list[Any]:
