@@ -46,15 +46,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
-from urllib.parse import quote
 
 from .. import __version__
 from ..config import HygieneSettings, default_ledger_path, split_config
 from ..errors import BackupError, ConfigError, HygieneError
 from ..stores import qdrant as qdrant_local
 from ..stores.locations import location_of, resolve_locations
+from ..stores.sqlite import BUSY_TIMEOUT_MS, SIDECARS, connect, files_under, integrity_check, table_counts, vacuum_into
 from ..timeutil import Clock, as_utc, parse_time, system_clock, to_iso
-from .relocate import table_counts
 
 FORMAT = "mem0-hygiene-backup"
 MANIFEST_VERSION = 1
@@ -67,8 +66,6 @@ QDRANT_DIR = "qdrant"
 RECORD_SUFFIX = ".backups.json"
 RECORD_FORMAT = "mem0-hygiene-backup-record"
 RECORD_KEEP = 50  # entries kept in the record (rotation removes entries of deleted backups earlier)
-SQLITE_BUSY_MS = 5000
-SQLITE_SIDECARS = ("-wal", "-shm", "-journal")
 _NAME_RE = re.compile(r"^" + re.escape(PREFIX) + r"\d{8}T\d{6}Z(-\d+)?$")
 
 
@@ -310,18 +307,7 @@ def _point_counts(client: Any, tgt: _Target) -> dict[str, int]:
     return {tgt.collection: int(client.count(tgt.collection, exact=True).count)}
 
 
-# ---------------------------------------------------------------------------------------------- SQLite helpers
-
-
-def _connect(path: str, *, create: bool = False) -> sqlite3.Connection:
-    """A plain connection with a busy timeout; never creates a missing file unless ``create``."""
-    if create:
-        conn = sqlite3.connect(path, timeout=SQLITE_BUSY_MS / 1000, isolation_level=None)
-    else:
-        conn = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=rw", uri=True,
-                               timeout=SQLITE_BUSY_MS / 1000, isolation_level=None)
-    conn.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_MS}")
-    return conn
+# ---------------------------------------------------------------------------------------------- SQLite copies
 
 
 @contextlib.contextmanager
@@ -331,14 +317,14 @@ def _held_still(paths: list[str]) -> Iterator[None]:
     conns: list[sqlite3.Connection] = []
     try:
         for path in paths:
-            conn = _connect(path)
+            conn = connect(path)
             conns.append(conn)
             try:
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as exc:
                 raise BackupError(
                     f"cannot hold {path} still for the backup ({exc}): a writer kept it busy for more than "
-                    f"{SQLITE_BUSY_MS // 1000} s; retry, or run the backup when the app is quieter"
+                    f"{BUSY_TIMEOUT_MS // 1000} s; retry, or run the backup when the app is quieter"
                 ) from exc
         yield
     finally:
@@ -351,33 +337,19 @@ def _held_still(paths: list[str]) -> Iterator[None]:
 def _snapshot_sqlite(path: str, dst: str) -> tuple[dict[str, int], str]:
     """``VACUUM INTO`` a copy (the caller holds writers out); returns the source's rows per table and
     journal mode (a restore puts the mode back: the ledger runs in WAL)."""
-    conn = _connect(path)
+    conn = connect(path)
     try:
         counts = table_counts(conn)
         mode = str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
-        conn.execute("VACUUM INTO ?", (dst,))
+        vacuum_into(conn, dst)
     finally:
         conn.close()
     return counts, mode
 
 
-def _integrity_check(path: str) -> str:
-    """``PRAGMA integrity_check`` of a SQLite file: "ok", or what is wrong (a file SQLite cannot read
-    at all says so too)."""
-    try:
-        conn = _connect(path)
-        try:
-            rows = conn.execute("PRAGMA integrity_check").fetchall()
-        finally:
-            conn.close()
-    except sqlite3.DatabaseError as exc:
-        return f"unreadable: {exc}"
-    return "; ".join(line for r in rows for line in str(r[0]).splitlines() if line.strip()) or "no result"
-
-
 def _settle_copy(path: str) -> dict[str, int]:
     """Make a copy self-contained (rollback journal, no sidecars); returns its rows per table."""
-    conn = _connect(path)
+    conn = connect(path)
     try:
         conn.execute("PRAGMA journal_mode = DELETE")
         return table_counts(conn)
@@ -385,19 +357,6 @@ def _settle_copy(path: str) -> dict[str, int]:
         raise BackupError(f"the copy {path} cannot be read as SQLite: {exc}") from exc
     finally:
         conn.close()
-
-
-def _sqlite_files_under(folder: str) -> list[str]:
-    out = []
-    for root, _dirs, files in os.walk(folder):
-        for name in files:
-            if name.endswith(".sqlite"):
-                out.append(os.path.join(root, name))
-    return sorted(out)
-
-
-def _sidecars(path: str) -> list[str]:
-    return [path + s for s in SQLITE_SIDECARS if os.path.lexists(path + s)]
 
 
 # ---------------------------------------------------------------------------------------------- files
@@ -444,7 +403,7 @@ def _free_name(folder: str, base: str) -> str:
 def _aside_name(path: str, stamp: str) -> str:
     base = f"{path}.replaced-{stamp}"
     name, n = base, 1
-    while os.path.lexists(name) or any(os.path.lexists(name + s) for s in SQLITE_SIDECARS):
+    while os.path.lexists(name) or any(os.path.lexists(name + s) for s in SIDECARS):
         n += 1
         name = f"{base}-{n}"
     return name
@@ -703,8 +662,8 @@ def backup(
         with _vector_client(tgt, "back up") as client:
             points = _point_counts(client, tgt)
         counts = {"points": points,
-                  "history": _ro_counts(tgt.history_path) if history_exists else {},
-                  "ledger": _ro_counts(tgt.ledger_path) if ledger_exists else {}}
+                  "history": table_counts(tgt.history_path) if history_exists else {},
+                  "ledger": table_counts(tgt.ledger_path) if ledger_exists else {}}
         taken = ("local folder would be copied while locked" if tgt.kind == "local"
                  else "a server snapshot would be created")
         return BackupResult(
@@ -749,12 +708,6 @@ def backup(
     )
 
 
-def _ro_counts(path: str) -> dict[str, int]:
-    from .relocate import sqlite_counts
-
-    return sqlite_counts(path)
-
-
 def _build_set(tgt: _Target, tmp: str, moment: datetime, history_exists: bool,
                ledger_exists: bool) -> tuple[dict[str, Any], dict[str, str], dict[str, dict[str, int]], str]:
     """Copy every store into ``tmp`` at one moment, check each copy, and return the manifest's parts."""
@@ -767,7 +720,7 @@ def _build_set(tgt: _Target, tmp: str, moment: datetime, history_exists: bool,
         points = _point_counts(client, tgt)
         held = [p for p, ok in ((tgt.history_path, history_exists), (tgt.ledger_path, ledger_exists)) if ok]
         if tgt.kind == "local" and tgt.qdrant_path:
-            held += _sqlite_files_under(tgt.qdrant_path)
+            held += files_under(tgt.qdrant_path)
         with _held_still(held):
             if history_exists:
                 counts["history"], modes["history_db"] = _snapshot_sqlite(
@@ -800,7 +753,7 @@ def _build_set(tgt: _Target, tmp: str, moment: datetime, history_exists: bool,
             continue
         path = os.path.join(tmp, fname)
         copied = _settle_copy(path)
-        result = _integrity_check(path)
+        result = integrity_check(path)
         integrity[fname] = result
         if result != "ok":
             raise BackupError(
@@ -848,9 +801,9 @@ def _check_qdrant_copy(folder: str, expected: dict[str, int], integrity: dict[st
     lock = qdrant_local.lock_file(folder)
     with contextlib.suppress(FileNotFoundError):
         os.unlink(lock)  # the source's lock file came along; it is no part of the data
-    for path in _sqlite_files_under(folder):
+    for path in files_under(folder):
         rel = QDRANT_DIR + "/" + os.path.relpath(path, folder).replace(os.sep, "/")
-        result = _integrity_check(path)
+        result = integrity_check(path)
         integrity[rel] = result
         if result != "ok":
             raise BackupError(f"the copy of the vector store's {rel} failed PRAGMA integrity_check: {result}; "

@@ -39,9 +39,10 @@ from ..memory.core import Memory
 from ..memory.provenance import kind_from_source
 from ..memory.pruning import PrunedMemory, PruneResult
 from ..offline import OFFLINE_PROVIDER
-from ..stores.ledger import BUSY_TIMEOUT_MS, Ledger, LedgerRow
+from ..stores.ledger import Ledger, LedgerRow
 from ..stores.locations import default_history_db_path, location_of, resolve_locations
 from ..stores.qdrant import is_locked, is_qdrant_folder, locked_message
+from ..stores.sqlite import connect as sqlite_connect
 from ..timeutil import as_utc, parse_duration, parse_time, to_iso
 from .compaction import compact_ledger
 from .results import (
@@ -417,8 +418,7 @@ class _Sources:
         history_path = os.path.expanduser(mem0_part.get("history_db_path") or default_history_db_path())
         ledger_path = settings.ledger_path or default_ledger_path(history_path)
         if history_path != ":memory:" and os.path.isfile(history_path):
-            conn = sqlite3.connect("file:" + os.path.abspath(history_path) + "?mode=ro", uri=True,
-                                   timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+            conn = sqlite_connect(history_path, readonly=True, check_same_thread=False)
             self._own.append(conn)
             self.history = conn
         if ledger_path != ":memory:" and os.path.isfile(ledger_path):

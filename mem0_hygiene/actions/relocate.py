@@ -2,7 +2,8 @@
 
 :func:`relocate` moves a local Qdrant folder (and, on request, mem0's history.db and the ledger) into
 a destination folder; :func:`relocate_qdrant_folder` is the Qdrant part alone, used by the drop-in
-``Memory`` at start-up to rescue a defaulted store from tmpfs.
+``Memory`` at start-up to rescue a defaulted store from tmpfs. The verified copy of a SQLite file is
+:func:`mem0_hygiene.stores.sqlite.copy_database`.
 
 The source is never modified before the copy has been verified: each copy is built in a hidden
 temporary name inside the destination folder, checked (point counts per collection and a sample of
@@ -18,22 +19,19 @@ import contextlib
 import logging
 import os
 import shutil
-import sqlite3
 import tempfile
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote
 
 from ..errors import RelocateError
 from ..stores import qdrant as qdrant_local
 from ..stores.locations import StoreLocation, location_of, resolve_locations
+from ..stores.sqlite import SIDECARS, SqliteCopy, copy_database, file_signature, table_counts
 
 log = logging.getLogger(__name__)
 
 DEFAULT_SAMPLE = 25
 QDRANT_DIRNAME = "qdrant"
-SQLITE_BUSY_MS = 5000
 
 
 @dataclass(frozen=True)
@@ -230,106 +228,8 @@ def relocate_qdrant_folder(
 # ---------------------------------------------------------------------------------------------- SQLite
 
 
-def _quote_ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def table_counts(conn: sqlite3.Connection) -> dict[str, int]:
-    """Rows per table (SQLite's own tables excluded), sorted by table name."""
-    names = [
-        r[0]
-        for r in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
-        )
-    ]
-    return {n: int(conn.execute(f"SELECT count(*) FROM {_quote_ident(n)}").fetchone()[0]) for n in names}
-
-
-@contextlib.contextmanager
-def _connect(path: str) -> Iterator[sqlite3.Connection]:
-    conn = sqlite3.connect(path, timeout=SQLITE_BUSY_MS / 1000, isolation_level=None)
-    try:
-        conn.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_MS}")
-        yield conn
-    finally:
-        conn.close()
-
-
-def _file_signature(path: str) -> tuple[tuple[str, int, int], ...]:
-    sig = []
-    for suffix in ("", "-wal", "-journal"):
-        p = path + suffix
-        if os.path.exists(p):
-            st = os.stat(p)
-            sig.append((suffix, st.st_size, st.st_mtime_ns))
-    return tuple(sig)
-
-
-@dataclass(frozen=True)
-class _SqliteCopy:
-    counts_before: dict[str, int]
-    counts_after: dict[str, int]
-    integrity: str
-    signature: tuple[tuple[str, int, int], ...]
-
-
-def copy_sqlite(src: str, dst: str) -> tuple[dict[str, int], dict[str, int], str]:
-    """Copy a live SQLite database with ``VACUUM INTO``, check it, and put it at ``dst`` (not overwritten).
-
-    Returns (rows per table at the source, rows per table in the copy, integrity_check result).
-    """
-    c = _copy_sqlite(src, dst)
-    return c.counts_before, c.counts_after, c.integrity
-
-
-def _copy_sqlite(src: str, dst: str) -> _SqliteCopy:
-    parent = os.path.dirname(dst)
-    os.makedirs(parent, exist_ok=True)
-    if os.path.lexists(dst):
-        raise RelocateError(f"{dst} already exists; choose another destination (nothing was copied)")
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(dst)}.relocating-", dir=parent)
-    os.close(fd)  # VACUUM INTO accepts an existing empty file
-    try:
-        with _connect(src) as guard, _connect(src) as reader:
-            # The guard keeps other writers out while the reader copies, so the copy and the counts
-            # describe the same state (readers are never blocked).
-            try:
-                guard.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                if "locked" in str(exc) or "busy" in str(exc):
-                    raise RelocateError(
-                        f"{src} is being written by another process ({exc}); stop the app and retry"
-                    ) from exc
-                raise RelocateError(f"cannot hold {src} still while copying it: {exc}") from exc
-            try:
-                before = table_counts(reader)
-                reader.execute("VACUUM INTO ?", (tmp,))
-            finally:
-                guard.execute("ROLLBACK")
-        with _connect(tmp) as copy:
-            integrity = "; ".join(str(r[0]) for r in copy.execute("PRAGMA integrity_check"))
-            after = table_counts(copy)
-        if integrity != "ok":
-            raise RelocateError(f"the copy of {src} failed PRAGMA integrity_check: {integrity}")
-        if after != before:
-            raise RelocateError(f"the copy of {src} has rows per table {after}, the source {before}")
-        signature = _file_signature(src)
-        try:
-            os.link(tmp, dst)  # fails instead of overwriting a file that appeared meanwhile
-        except FileExistsError as exc:
-            raise RelocateError(f"{dst} appeared while copying; nothing was switched") from exc
-        except OSError:
-            if os.path.lexists(dst):
-                raise RelocateError(f"{dst} appeared while copying; nothing was switched") from None
-            os.rename(tmp, dst)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-    return _SqliteCopy(before, after, integrity, signature)
-
-
 def _remove_sqlite(path: str) -> None:
-    for suffix in ("", "-wal", "-shm", "-journal"):
+    for suffix in ("", *SIDECARS):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path + suffix)
 
@@ -406,23 +306,10 @@ def _snippet(plans: list[_Plan], locations: list[StoreLocation]) -> dict[str, An
     return snippet
 
 
-def sqlite_counts(path: str) -> dict[str, int]:
-    """Rows per table of a SQLite file, read without writing (read-only when SQLite allows it)."""
-    try:
-        conn = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True, timeout=SQLITE_BUSY_MS / 1000)
-        try:
-            return table_counts(conn)
-        finally:
-            conn.close()
-    except sqlite3.OperationalError:  # e.g. a WAL database whose -shm file cannot be created read-only
-        with _connect(path) as conn:
-            return table_counts(conn)
-
-
 def _dry_counts(plan: _Plan) -> dict[str, int]:
     if plan.kind == "qdrant":
         return qdrant_local.collection_counts(plan.source)
-    return sqlite_counts(plan.source)
+    return table_counts(plan.source)
 
 
 def relocate(
@@ -469,13 +356,13 @@ def relocate(
 
     os.makedirs(to, exist_ok=True)
     placed: list[str] = []
-    copies: list[tuple[_Plan, _QdrantCopy | _SqliteCopy]] = []
+    copies: list[tuple[_Plan, _QdrantCopy | SqliteCopy]] = []
     try:
         for p in plans:
             if p.kind == "qdrant":
-                copy: _QdrantCopy | _SqliteCopy = _copy_qdrant_verified(p.source, p.destination, sample_size)
+                copy: _QdrantCopy | SqliteCopy = _copy_qdrant_verified(p.source, p.destination, sample_size)
             else:
-                copy = _copy_sqlite(p.source, p.destination)
+                copy = copy_database(p.source, p.destination)
             placed.append(p.destination)
             copies.append((p, copy))
     except BaseException:
@@ -496,7 +383,7 @@ def relocate(
                 role=p.role, source=p.source, destination=p.destination,
                 counts_before=c.counts_before, counts_after=c.counts_after,
                 sampled=c.sampled if isinstance(c, _QdrantCopy) else 0,
-                integrity=c.integrity if isinstance(c, _SqliteCopy) else None,
+                integrity=c.integrity if isinstance(c, SqliteCopy) else None,
                 source_removed=removed, note=note,
             )
         )
@@ -504,7 +391,7 @@ def relocate(
                           config_snippet=snippet)
 
 
-def _remove_source(plan: _Plan, copy: _QdrantCopy | _SqliteCopy) -> tuple[bool, str]:
+def _remove_source(plan: _Plan, copy: _QdrantCopy | SqliteCopy) -> tuple[bool, str]:
     if isinstance(copy, _QdrantCopy):
         if qdrant_local.is_locked(plan.source):
             note = f"kept {plan.source}: a Qdrant client opened it after the copy"
@@ -514,7 +401,7 @@ def _remove_source(plan: _Plan, copy: _QdrantCopy | _SqliteCopy) -> tuple[bool, 
             shutil.rmtree(plan.source)
             return True, ""
     else:
-        if _file_signature(plan.source) != copy.signature:
+        if file_signature(plan.source) != copy.signature:
             note = f"kept {plan.source}: it changed after the copy was made"
         else:
             _remove_sqlite(plan.source)

@@ -18,23 +18,20 @@ from typing import Any
 
 from ..errors import BackupError, HygieneError, StoreLocked
 from ..stores import qdrant as qdrant_local
+from ..stores.sqlite import connect, integrity_check, sidecars, table_counts
 from ..timeutil import as_utc, to_iso
 from .backup import (
     _aside_name,
-    _connect,
     _files_of,
     _free_name,
-    _integrity_check,
     _is_memory,
     _resolve,
-    _sidecars,
     _stamp,
     _update_record,
     check_set,
     read_manifest,
     sha256_of,
 )
-from .relocate import table_counts
 
 
 @dataclass(frozen=True)
@@ -194,7 +191,7 @@ def restore(
     for step in steps:
         if step.kind == "folder" and os.path.lexists(step.target):
             step.aside = _aside_name(step.target, stamp)
-        elif step.kind == "sqlite" and (os.path.lexists(step.target) or _sidecars(step.target)):
+        elif step.kind == "sqlite" and (os.path.lexists(step.target) or sidecars(step.target)):
             step.aside = _aside_name(step.target, stamp)
 
     if dry_run:
@@ -224,7 +221,7 @@ def restore(
             raise StoreLocked(_restore_message(tgt.qdrant_path))
         for step in steps:  # swap: current aside, copy in
             if step.aside is not None:
-                for original in [step.target, *_sidecars(step.target)] if step.kind == "sqlite" else [step.target]:
+                for original in [step.target, *sidecars(step.target)] if step.kind == "sqlite" else [step.target]:
                     if not os.path.lexists(original):
                         continue
                     aside = step.aside + original[len(step.target):]
@@ -277,7 +274,7 @@ def _check_staged(step: _Step, src: str, doc: dict[str, Any]) -> None:
 
 def _set_wal(path: str) -> None:
     """Put a restored copy back in WAL mode, as its source was (the ledger: readers beside one writer)."""
-    conn = _connect(path)
+    conn = connect(path)
     try:
         conn.execute("PRAGMA journal_mode = WAL")
     finally:
@@ -300,10 +297,10 @@ def _verify_restored(steps: list[_Step]) -> dict[str, dict[str, int]]:
             except Exception as exc:
                 raise BackupError(f"the restored vector store at {step.target} cannot be opened: {exc}") from exc
         else:
-            result = _integrity_check(step.target)
+            result = integrity_check(step.target)
             if result != "ok":
                 raise BackupError(f"the restored {step.role} at {step.target} failed PRAGMA integrity_check: {result}")
-            conn = _connect(step.target)
+            conn = connect(step.target)
             try:
                 counts = table_counts(conn)
             finally:
@@ -323,7 +320,7 @@ def _undo(steps: list[_Step]) -> list[str]:
                 if step.kind == "folder":
                     shutil.rmtree(step.target)
                 else:
-                    for path in [step.target, *_sidecars(step.target)]:
+                    for path in [step.target, *sidecars(step.target)]:
                         os.unlink(path)
                 step.placed = False
             for original, aside in reversed(step.moved):

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..stores.ledger import APPLICATION_ID
+from ..stores.sqlite import connect, uri
 from .scan.patterns import find_secrets, instruction_reason, normalize_for_duplicates
 
 _SCRATCH_SCHEMA = """
@@ -70,10 +71,6 @@ class Sources:
     backup_status: Any = None
 
 
-def _ro_uri(path: str) -> str:
-    return "file:" + os.path.abspath(path).replace("?", "%3f").replace("#", "%23") + "?mode=ro"
-
-
 class ScratchDB:
     """A temporary SQLite database with the stores attached. Use as a context manager.
 
@@ -84,7 +81,7 @@ class ScratchDB:
 
     def __init__(self) -> None:
         self._dir = tempfile.TemporaryDirectory(prefix="mem0-hygiene-audit-")
-        self._conn = sqlite3.connect(os.path.join(self._dir.name, "audit.db"), uri=True, isolation_level=None)
+        self._conn = connect(os.path.join(self._dir.name, "audit.db"), create=True)
         for pragma in _PRAGMAS:
             self._conn.execute(f"PRAGMA {pragma}")
         self._conn.executescript(_SCRATCH_SCHEMA + _HIST_SCHEMA)
@@ -118,7 +115,7 @@ class ScratchDB:
             self.sources.missing["history"] = f"mem0's history.db was not found at {path}"
             return
         try:
-            self._conn.execute("ATTACH DATABASE ? AS h", (_ro_uri(path),))
+            self._conn.execute("ATTACH DATABASE ? AS h", (uri(path, "ro"),))
             tables = {r[0] for r in self._conn.execute("SELECT name FROM h.sqlite_master WHERE type='table'")}
         except sqlite3.DatabaseError as exc:
             self._detach("h")
@@ -137,12 +134,12 @@ class ScratchDB:
     def _summarize_history(self, path: str) -> None:
         """Build ``hist`` in ``hist.db`` beside the scratch file (runs in the background thread)."""
         try:
-            conn = sqlite3.connect(os.path.join(self._dir.name, "hist.db"), uri=True, isolation_level=None)
+            conn = connect(os.path.join(self._dir.name, "hist.db"), create=True)
             try:
                 for pragma in _PRAGMAS:
                     conn.execute(f"PRAGMA {pragma}")
                 conn.executescript(_HIST_SCHEMA)
-                conn.execute("ATTACH DATABASE ? AS h", (_ro_uri(path),))
+                conn.execute("ATTACH DATABASE ? AS h", (uri(path, "ro"),))
                 conn.execute("BEGIN")
                 conn.execute(_HIST_SUMMARY)
                 conn.execute("UPDATE hist SET last_event = "
@@ -177,7 +174,7 @@ class ScratchDB:
             )
             return
         try:
-            self._conn.execute("ATTACH DATABASE ? AS l", (_ro_uri(path),))
+            self._conn.execute("ATTACH DATABASE ? AS l", (uri(path, "ro"),))
             app_id = self._conn.execute("PRAGMA l.application_id").fetchone()[0]
         except sqlite3.DatabaseError as exc:
             self._detach("l")
