@@ -422,7 +422,7 @@ def forget(
                         failed[history_path] = _vacuum(history_path)
                     vacuumed.append(history_path)
                 if ledger_path and os.path.isfile(ledger_path):
-                    with m.ledger._lock:
+                    with m.ledger.locked():
                         ledger_blanked = _scrub_ledger(ledger_path, affected, ordered)
                         failed[ledger_path] = _vacuum(ledger_path)
                     vacuumed.append(ledger_path)

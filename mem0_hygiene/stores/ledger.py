@@ -244,6 +244,13 @@ class Ledger:
                 raise LedgerError(self._explain(exc)) from None
 
     @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """``with ledger.locked():`` this ledger's connection waits meanwhile (e.g. while another
+        connection to the same file rewrites it)."""
+        with self._lock:
+            yield
+
+    @contextlib.contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """``with ledger.transaction() as conn:`` runs several writes atomically."""
         with self._lock, transaction(self._conn) as conn:
