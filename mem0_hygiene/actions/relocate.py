@@ -1,8 +1,9 @@
 """Moving a local store to a safe place: copy, verify, switch, and only then (if asked) delete the source.
 
 :func:`relocate` moves a local Qdrant folder (and, on request, mem0's history.db and the ledger) into
-a destination folder; :func:`relocate_qdrant_folder` is the Qdrant part alone, used by the drop-in
-``Memory`` at start-up to rescue a defaulted store from tmpfs. The verified copy of a SQLite file is
+a destination folder. The verified copies themselves live in the stores layer:
+:func:`mem0_hygiene.stores.qdrant.relocate_qdrant_folder` (the Qdrant part alone, also used by the
+drop-in ``Memory`` at start-up to rescue a defaulted store from tmpfs; importable from here too) and
 :func:`mem0_hygiene.stores.sqlite.copy_database`.
 
 The source is never modified before the copy has been verified: each copy is built in a hidden
@@ -19,18 +20,25 @@ import contextlib
 import logging
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import RelocateError
 from ..stores import qdrant as qdrant_local
 from ..stores.locations import StoreLocation, location_of, resolve_locations
+from ..stores.qdrant import (
+    DEFAULT_SAMPLE,
+    QdrantCopy,
+    check_destination_free,
+    check_not_nested,
+    copy_store_verified,
+    folder_signature,
+    relocate_qdrant_folder,
+)
 from ..stores.sqlite import SIDECARS, SqliteCopy, copy_database, file_signature, table_counts
 
 log = logging.getLogger(__name__)
 
-DEFAULT_SAMPLE = 25
 QDRANT_DIRNAME = "qdrant"
 
 
@@ -114,118 +122,7 @@ class RelocateResult:
         }
 
 
-# ---------------------------------------------------------------------------------------------- Qdrant
-
-
-def _folder_signature(path: str) -> tuple[tuple[str, int, int], ...]:
-    """(relative path, size, mtime) of every file but the lock: changes when a client writes."""
-    sig = []
-    for root, _dirs, files in os.walk(path):
-        for name in files:
-            full = os.path.join(root, name)
-            rel = os.path.relpath(full, path)
-            if rel == qdrant_local.LOCK_FILENAME:
-                continue
-            try:
-                st = os.lstat(full)
-            except OSError:
-                continue
-            sig.append((rel, st.st_size, st.st_mtime_ns))
-    return tuple(sorted(sig))
-
-
-def _check_destination_free(dst: str) -> None:
-    if os.path.lexists(dst) and not (os.path.isdir(dst) and not os.listdir(dst)):
-        raise RelocateError(
-            f"{dst} already exists and is not empty; choose another destination, or move it away first "
-            "(nothing was copied)"
-        )
-
-
-def _check_not_nested(src: str, dst: str) -> None:
-    rs, rd = os.path.realpath(src), os.path.realpath(dst)
-    if rs == rd:
-        raise RelocateError(f"the store is already at {dst}")
-    if rd.startswith(rs.rstrip("/") + "/") or rs.startswith(rd.rstrip("/") + "/"):
-        raise RelocateError(f"cannot move {src} into {dst}: one folder contains the other")
-
-
-@dataclass(frozen=True)
-class _QdrantCopy:
-    counts_before: dict[str, int]
-    counts_after: dict[str, int]
-    sampled: int
-    signature: tuple[tuple[str, int, int], ...]
-
-
-def _copy_qdrant_verified(src: str, dst: str, sample_size: int) -> _QdrantCopy:
-    """Copy a local Qdrant folder to ``dst`` through a temporary folder beside it, verified, then renamed.
-
-    The source is held open (its lock taken, nothing written) for the whole copy, so no other client
-    can change it meanwhile.
-    """
-    parent = os.path.dirname(dst)
-    os.makedirs(parent, exist_ok=True)
-    with qdrant_local.opened(src, "relocate") as src_client:
-        before = qdrant_local.client_counts(src_client)
-        expected: dict[str, dict[str, tuple[Any, Any]]] = {}
-        for name in before:
-            ids = qdrant_local.sample_ids(qdrant_local.all_ids(src_client, name), sample_size)
-            expected[name] = qdrant_local.fetch_points(src_client, name, ids)
-        signature = _folder_signature(src)
-        tmp = tempfile.mkdtemp(prefix=f".{os.path.basename(dst)}.relocating-", dir=parent)
-        try:
-            staged = os.path.join(tmp, "store")
-            qdrant_local.copy_store(src, staged)
-            with qdrant_local.opened(staged, "verify") as copy_client:
-                after = qdrant_local.client_counts(copy_client)
-                if after != before:
-                    raise RelocateError(
-                        f"the copy of {src} does not match it: points per collection {before} at the "
-                        f"source, {after} in the copy; nothing was switched, the source is untouched"
-                    )
-                sampled = 0
-                for name, points in expected.items():
-                    got = qdrant_local.fetch_points(copy_client, name, list(points))
-                    for pid, (payload, vector) in points.items():
-                        if pid not in got or got[pid][0] != payload or got[pid][1] != vector:
-                            raise RelocateError(
-                                f"point {pid} of collection {name!r} differs between {src} and its copy; "
-                                "nothing was switched, the source is untouched"
-                            )
-                        sampled += 1
-            _check_destination_free(dst)
-            if os.path.isdir(dst):
-                os.rmdir(dst)  # an empty folder the user prepared
-            os.rename(staged, dst)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-    return _QdrantCopy(before, after, sampled, signature)
-
-
-def relocate_qdrant_folder(
-    src: str | os.PathLike[str], dst: str | os.PathLike[str], *, sample_size: int = DEFAULT_SAMPLE
-) -> dict[str, int]:
-    """Copy the local Qdrant folder ``src`` to ``dst`` and verify it; returns the points per collection.
-
-    ``dst`` must not exist (or be an empty folder); the copy is built beside it and renamed into place
-    only after its point counts per collection and a sample of payloads match the source. ``src`` is
-    left as it was: the caller switches its path to ``dst`` (and may delete ``src`` later). Raises
-    :class:`~mem0_hygiene.errors.StoreLocked` when another client holds ``src``, and
-    :class:`~mem0_hygiene.errors.RelocateError` when there is nothing to copy, ``dst`` is taken, or the
-    copy does not verify.
-    """
-    src_s = os.path.abspath(os.path.expanduser(os.fspath(src)))
-    dst_s = os.path.abspath(os.path.expanduser(os.fspath(dst)))
-    if not os.path.isdir(src_s):
-        raise RelocateError(f"there is no local Qdrant store at {src_s}")
-    _check_not_nested(src_s, dst_s)
-    _check_destination_free(dst_s)
-    qdrant_local.ensure_unlocked(src_s, "relocate")
-    return _copy_qdrant_verified(src_s, dst_s, sample_size).counts_after
-
-
-# ---------------------------------------------------------------------------------------------- SQLite
+# ---------------------------------------------------------------------------------------------- helpers
 
 
 def _remove_sqlite(path: str) -> None:
@@ -264,8 +161,8 @@ def _plan(
         skipped.append(reason)
     else:
         dst = os.path.join(to_dir, QDRANT_DIRNAME)
-        _check_not_nested(vs.path, dst)
-        _check_destination_free(dst)
+        check_not_nested(vs.path, dst)
+        check_destination_free(dst)
         plans.append(_Plan("vector_store", vs.path, dst, "qdrant"))
     if include_sqlite:
         for role in ("history_db", "ledger"):
@@ -356,11 +253,11 @@ def relocate(
 
     os.makedirs(to, exist_ok=True)
     placed: list[str] = []
-    copies: list[tuple[_Plan, _QdrantCopy | SqliteCopy]] = []
+    copies: list[tuple[_Plan, QdrantCopy | SqliteCopy]] = []
     try:
         for p in plans:
             if p.kind == "qdrant":
-                copy: _QdrantCopy | SqliteCopy = _copy_qdrant_verified(p.source, p.destination, sample_size)
+                copy: QdrantCopy | SqliteCopy = copy_store_verified(p.source, p.destination, sample_size)
             else:
                 copy = copy_database(p.source, p.destination)
             placed.append(p.destination)
@@ -382,7 +279,7 @@ def relocate(
             MovedStore(
                 role=p.role, source=p.source, destination=p.destination,
                 counts_before=c.counts_before, counts_after=c.counts_after,
-                sampled=c.sampled if isinstance(c, _QdrantCopy) else 0,
+                sampled=c.sampled if isinstance(c, QdrantCopy) else 0,
                 integrity=c.integrity if isinstance(c, SqliteCopy) else None,
                 source_removed=removed, note=note,
             )
@@ -391,11 +288,11 @@ def relocate(
                           config_snippet=snippet)
 
 
-def _remove_source(plan: _Plan, copy: _QdrantCopy | SqliteCopy) -> tuple[bool, str]:
-    if isinstance(copy, _QdrantCopy):
+def _remove_source(plan: _Plan, copy: QdrantCopy | SqliteCopy) -> tuple[bool, str]:
+    if isinstance(copy, QdrantCopy):
         if qdrant_local.is_locked(plan.source):
             note = f"kept {plan.source}: a Qdrant client opened it after the copy"
-        elif _folder_signature(plan.source) != copy.signature:
+        elif folder_signature(plan.source) != copy.signature:
             note = f"kept {plan.source}: it changed after the copy was made"
         else:
             shutil.rmtree(plan.source)
@@ -408,3 +305,6 @@ def _remove_source(plan: _Plan, copy: _QdrantCopy | SqliteCopy) -> tuple[bool, s
             return True, ""
     log.warning("%s; the copy at %s is verified but may now be behind", note, plan.destination)
     return False, note
+
+
+__all__ = ["DEFAULT_SAMPLE", "MovedStore", "RelocateResult", "relocate", "relocate_qdrant_folder"]
