@@ -1,10 +1,10 @@
 """Restoring a backup set: every store back together, or none.
 
-:func:`restore` checks a set written by :func:`mem0_hygiene.actions.backup.backup` (manifest, every file's
-checksum, nothing missing or extra), refuses while a local Qdrant store is open, moves what it replaces
-aside (``<store>.replaced-STAMP``, never deleted; SQLite sidecars keep their pairing, e.g.
-``history.db.replaced-STAMP-wal``), puts all stores back together, verifies the counts, and undoes
-everything when a step fails.
+:func:`restore` checks a set written by :func:`mem0_hygiene.actions.backup.backup` (the format:
+:mod:`mem0_hygiene.stores.backup_set`; manifest, every file's checksum, nothing missing or extra),
+refuses while a local Qdrant store is open, moves what it replaces aside (``<store>.replaced-STAMP``,
+never deleted; SQLite sidecars keep their pairing, e.g. ``history.db.replaced-STAMP-wal``), puts all
+stores back together, verifies the counts, and undoes everything when a step fails.
 """
 
 from __future__ import annotations
@@ -18,20 +18,11 @@ from typing import Any
 
 from ..errors import BackupError, HygieneError, StoreLocked
 from ..stores import qdrant as qdrant_local
-from ..stores.sqlite import connect, integrity_check, sidecars, table_counts
+from ..stores.backup_record import update_record
+from ..stores.backup_set import check_set, free_name, read_manifest, set_files, sha256_of, time_stamp
+from ..stores.sqlite import SIDECARS, connect, integrity_check, sidecars, table_counts
 from ..timeutil import as_utc, to_iso
-from .backup import (
-    _aside_name,
-    _files_of,
-    _free_name,
-    _is_memory,
-    _resolve,
-    _stamp,
-    _update_record,
-    check_set,
-    read_manifest,
-    sha256_of,
-)
+from .backup import _is_memory, _resolve
 
 
 @dataclass(frozen=True)
@@ -117,6 +108,16 @@ class _Step:
     moved: list[tuple[str, str]] = field(default_factory=list)  # (original, aside) pairs moved
 
 
+def _aside_name(path: str, stamp: str) -> str:
+    """``<path>.replaced-STAMP`` (``-2``, ``-3``, ... when taken), free for the path and its SQLite sidecars."""
+    base = f"{path}.replaced-{stamp}"
+    name, n = base, 1
+    while os.path.lexists(name) or any(os.path.lexists(name + s) for s in SIDECARS):
+        n += 1
+        name = f"{base}-{n}"
+    return name
+
+
 def _restore_message(path: str) -> str:
     return (
         f"cannot restore into the local Qdrant store at {path}: another Qdrant client holds its lock "
@@ -172,7 +173,7 @@ def restore(
     if qdrant_local.is_locked(tgt.qdrant_path):
         raise StoreLocked(_restore_message(tgt.qdrant_path))
     moment = as_utc(now or tgt.clock())
-    stamp = _stamp(moment)
+    stamp = time_stamp(moment)
     notes: list[str] = []
     steps = [_Step("vector_store", tgt.qdrant_path, os.path.join(src_s, vs["folder"]), "folder",
                    dict(vs.get("counts") or {}))]
@@ -208,7 +209,7 @@ def restore(
                 continue
             parent = os.path.dirname(step.target)
             os.makedirs(parent, exist_ok=True)
-            step.staged = _free_name(parent, f".{os.path.basename(step.target)}.restoring-{stamp}")
+            step.staged = free_name(parent, f".{os.path.basename(step.target)}.restoring-{stamp}")
             step.staged = os.path.join(parent, step.staged)
             if step.kind == "folder":
                 shutil.copytree(step.source, step.staged, symlinks=True)
@@ -243,7 +244,7 @@ def restore(
             raise
         raise BackupError(f"the restore failed ({type(exc).__name__}: {exc}); everything was put back as it "
                           "was") from exc
-    note = _update_record(tgt.record_path, restore={"src": src_s, "at": to_iso(moment),
+    note = update_record(tgt.record_path, restore={"src": src_s, "at": to_iso(moment),
                                                     "backup_created_at": doc.get("created_at")})
     if note:
         notes.append(note.replace("this backup", "this restore"))
@@ -262,7 +263,7 @@ def _check_staged(step: _Step, src: str, doc: dict[str, Any]) -> None:
     rel_root = os.path.relpath(step.source, src).replace(os.sep, "/")
     if step.kind == "folder":
         want = {rel[len(rel_root) + 1:]: meta for rel, meta in doc["files"].items() if rel.startswith(rel_root + "/")}
-        got = _files_of(step.staged)
+        got = set_files(step.staged)
         if set(got) != set(want):
             raise BackupError(f"the staged copy of {step.role} does not hold the backup's files")
         for rel, full in got.items():

@@ -178,8 +178,8 @@ def audit(
         db.attach_history(tgt.history_path)
         db.attach_ledger(tgt.ledger_path)
         _load_vector_points(db, tgt, extra, page_size)
-        try:  # the backup record beside the ledger (see mem0_hygiene.actions.backup); absent = no backup yet
-            from ..actions.backup import backup_status_for_paths
+        try:  # the backup record beside the ledger (see mem0_hygiene.stores.backup_record); absent = no backup yet
+            from ..stores.backup_record import backup_status_for_paths
 
             db.sources.backup_status = backup_status_for_paths(tgt.ledger_path, tgt.history_path)
             db.sources.backups = True

@@ -57,7 +57,7 @@ class Sources:
         backups: the backup record beside the ledger could be read (present or not yet written).
         missing: source name -> reason it is unavailable ("points", "history", "ledger", "backups").
         point_count: points loaded.
-        backup_status: what the backup record says (:class:`mem0_hygiene.actions.backup.BackupStatus`), when
+        backup_status: what the backup record says (:class:`mem0_hygiene.stores.backup_record.BackupStatus`), when
             ``backups`` is true.
     """
 
