@@ -202,6 +202,7 @@ def _broken_chain_script(config: dict[str, Any], planted: list[str]) -> None:
         Mem0Memory.delete(m, new)  # plain mem0's delete: no cascade to the older fact
     finally:
         m.close()
+    # A plain connection on purpose (not stores.sqlite.connect): it plays a careless script, foreign keys off.
     conn = sqlite3.connect(ledger_path)
     conn.execute("PRAGMA foreign_keys = OFF")
     conn.execute("DELETE FROM memories WHERE memory_id = ?", (new,))

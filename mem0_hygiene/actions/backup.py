@@ -1,6 +1,7 @@
-"""Consistent backups of a mem0 deployment and their record (restoring them: :mod:`mem0_hygiene.actions.restore`).
+"""Consistent backups of a mem0 deployment (restoring them: :mod:`mem0_hygiene.actions.restore`).
 
-:func:`backup` writes one dated folder per run, ``DEST/mem0-backup-YYYYMMDDTHHMMSSZ/``, holding
+:func:`backup` writes one dated folder per run, ``DEST/mem0-backup-YYYYMMDDTHHMMSSZ/`` (the set format:
+:mod:`mem0_hygiene.stores.backup_set`), holding
 
 - ``history.db``: mem0's changelog, copied with ``VACUUM INTO`` and checked with ``PRAGMA integrity_check``;
 - ``hygiene.db``: the ledger, the same way (absent when the deployment has no ledger yet);
@@ -18,26 +19,16 @@ timeout, 5 s) until the copy is taken. The set is built in a hidden temporary fo
 renamed into place only after every check passed; on any failure the partial set is removed and the
 earlier backups are left exactly as they were (:class:`~mem0_hygiene.errors.BackupError`).
 
-**The backup record.** Each verified backup is also listed in a small JSON file beside the ledger,
-named after it: ``hygiene.db`` -> ``hygiene.backups.json`` (beside history.db when the ledger is in
-memory). It lists the recent backups (path, time, counts) and the last restore. It is deliberately
-not a table in the ledger: a restore puts back an older ledger, and the record of the backups must
-survive that. The audit reads it (:func:`backup_status_for_paths`) for ``BACKUP_LAST_VERIFIED``;
-:func:`last_verified_backup` answers the same question for a config or a DEST folder.
-
-:func:`restore` checks a backup set (manifest, every file's checksum, nothing missing or extra),
-refuses while a local Qdrant store is open, moves what it replaces aside (``<store>.replaced-STAMP``,
-never deleted; SQLite sidecars keep their pairing, e.g. ``history.db.replaced-STAMP-wal``), puts all
-stores back together, verifies the counts, and undoes everything when a step fails.
+Each verified backup is also listed in the deployment's backup record, ``hygiene.backups.json`` beside
+the ledger (:mod:`mem0_hygiene.stores.backup_record`), which the audit reads for
+``BACKUP_LAST_VERIFIED``; :func:`last_verified_backup` answers the same question for a config or a
+DEST folder.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import os
-import re
 import shutil
 import sqlite3
 import tempfile
@@ -46,31 +37,31 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
-from urllib.parse import quote
 
 from .. import __version__
 from ..config import HygieneSettings, default_ledger_path, split_config
 from ..errors import BackupError, ConfigError, HygieneError
 from ..stores import qdrant as qdrant_local
+from ..stores.backup_record import backup_status_for_paths, record_path_for, update_record
+from ..stores.backup_set import (
+    FORMAT,
+    HISTORY_FILE,
+    LEDGER_FILE,
+    MANIFEST_VERSION,
+    PREFIX,
+    QDRANT_DIR,
+    BackupInfo,
+    check_set,
+    complete_backups,
+    file_checksums,
+    free_name,
+    info_of,
+    time_stamp,
+    write_manifest,
+)
 from ..stores.locations import location_of, resolve_locations
-from ..timeutil import Clock, as_utc, parse_time, system_clock, to_iso
-from .relocate import table_counts
-
-FORMAT = "mem0-hygiene-backup"
-MANIFEST_VERSION = 1
-MANIFEST = "manifest.json"
-PREFIX = "mem0-backup-"
-STAMP_FORMAT = "%Y%m%dT%H%M%SZ"
-HISTORY_FILE = "history.db"
-LEDGER_FILE = "hygiene.db"
-QDRANT_DIR = "qdrant"
-RECORD_SUFFIX = ".backups.json"
-RECORD_FORMAT = "mem0-hygiene-backup-record"
-RECORD_KEEP = 50  # entries kept in the record (rotation removes entries of deleted backups earlier)
-SQLITE_BUSY_MS = 5000
-SQLITE_SIDECARS = ("-wal", "-shm", "-journal")
-_NAME_RE = re.compile(r"^" + re.escape(PREFIX) + r"\d{8}T\d{6}Z(-\d+)?$")
-
+from ..stores.sqlite import BUSY_TIMEOUT_MS, connect, files_under, integrity_check, table_counts, vacuum_into
+from ..timeutil import Clock, as_utc, system_clock, to_iso
 
 # ---------------------------------------------------------------------------------------------- results
 
@@ -141,59 +132,6 @@ class BackupResult:
             "notes": list(self.notes),
             "seconds": self.seconds,
         }
-
-
-@dataclass(frozen=True)
-class BackupInfo:
-    """A backup that was verified when it was made and is still complete on disk.
-
-    Fields:
-        path: the backup folder.
-        created_at: when it was taken (UTC ISO).
-        counts: as in :attr:`BackupResult.counts`.
-        files: how many files its manifest lists.
-        size_bytes: their total size.
-        vector_store: how the vector store was taken.
-        checked: what was checked just now: "sizes" (every listed file present with its size) or
-            "checksums" (every file's sha256 recomputed).
-    """
-
-    path: str
-    created_at: str
-    counts: dict[str, dict[str, int]]
-    files: int
-    size_bytes: int
-    vector_store: str
-    checked: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "created_at": self.created_at,
-                "counts": {k: dict(v) for k, v in self.counts.items()}, "files": self.files,
-                "size_bytes": self.size_bytes, "vector_store": self.vector_store, "checked": self.checked}
-
-
-@dataclass(frozen=True)
-class BackupStatus:
-    """What the backup record of a deployment says, checked against the disk (read by the audit).
-
-    Fields:
-        record_path: the record file (``hygiene.backups.json`` beside the ledger).
-        recorded: how many backups the record lists.
-        last: the newest recorded backup that is still complete on disk (None: none is).
-        gone: recorded backups that are missing or incomplete now, each "PATH: reason".
-        last_restore: the record of the last restore (src, at, backup_created_at), if any.
-    """
-
-    record_path: str
-    recorded: int
-    last: BackupInfo | None
-    gone: tuple[str, ...] = ()
-    last_restore: dict[str, Any] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"record_path": self.record_path, "recorded": self.recorded,
-                "last": self.last.to_dict() if self.last else None, "gone": list(self.gone),
-                "last_restore": dict(self.last_restore) if self.last_restore else None}
 
 
 # ---------------------------------------------------------------------------------------------- the target
@@ -310,18 +248,7 @@ def _point_counts(client: Any, tgt: _Target) -> dict[str, int]:
     return {tgt.collection: int(client.count(tgt.collection, exact=True).count)}
 
 
-# ---------------------------------------------------------------------------------------------- SQLite helpers
-
-
-def _connect(path: str, *, create: bool = False) -> sqlite3.Connection:
-    """A plain connection with a busy timeout; never creates a missing file unless ``create``."""
-    if create:
-        conn = sqlite3.connect(path, timeout=SQLITE_BUSY_MS / 1000, isolation_level=None)
-    else:
-        conn = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=rw", uri=True,
-                               timeout=SQLITE_BUSY_MS / 1000, isolation_level=None)
-    conn.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_MS}")
-    return conn
+# ---------------------------------------------------------------------------------------------- SQLite copies
 
 
 @contextlib.contextmanager
@@ -331,14 +258,14 @@ def _held_still(paths: list[str]) -> Iterator[None]:
     conns: list[sqlite3.Connection] = []
     try:
         for path in paths:
-            conn = _connect(path)
+            conn = connect(path)
             conns.append(conn)
             try:
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as exc:
                 raise BackupError(
                     f"cannot hold {path} still for the backup ({exc}): a writer kept it busy for more than "
-                    f"{SQLITE_BUSY_MS // 1000} s; retry, or run the backup when the app is quieter"
+                    f"{BUSY_TIMEOUT_MS // 1000} s; retry, or run the backup when the app is quieter"
                 ) from exc
         yield
     finally:
@@ -351,33 +278,19 @@ def _held_still(paths: list[str]) -> Iterator[None]:
 def _snapshot_sqlite(path: str, dst: str) -> tuple[dict[str, int], str]:
     """``VACUUM INTO`` a copy (the caller holds writers out); returns the source's rows per table and
     journal mode (a restore puts the mode back: the ledger runs in WAL)."""
-    conn = _connect(path)
+    conn = connect(path)
     try:
         counts = table_counts(conn)
         mode = str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
-        conn.execute("VACUUM INTO ?", (dst,))
+        vacuum_into(conn, dst)
     finally:
         conn.close()
     return counts, mode
 
 
-def _integrity_check(path: str) -> str:
-    """``PRAGMA integrity_check`` of a SQLite file: "ok", or what is wrong (a file SQLite cannot read
-    at all says so too)."""
-    try:
-        conn = _connect(path)
-        try:
-            rows = conn.execute("PRAGMA integrity_check").fetchall()
-        finally:
-            conn.close()
-    except sqlite3.DatabaseError as exc:
-        return f"unreadable: {exc}"
-    return "; ".join(line for r in rows for line in str(r[0]).splitlines() if line.strip()) or "no result"
-
-
 def _settle_copy(path: str) -> dict[str, int]:
     """Make a copy self-contained (rollback journal, no sidecars); returns its rows per table."""
-    conn = _connect(path)
+    conn = connect(path)
     try:
         conn.execute("PRAGMA journal_mode = DELETE")
         return table_counts(conn)
@@ -387,245 +300,7 @@ def _settle_copy(path: str) -> dict[str, int]:
         conn.close()
 
 
-def _sqlite_files_under(folder: str) -> list[str]:
-    out = []
-    for root, _dirs, files in os.walk(folder):
-        for name in files:
-            if name.endswith(".sqlite"):
-                out.append(os.path.join(root, name))
-    return sorted(out)
-
-
-def _sidecars(path: str) -> list[str]:
-    return [path + s for s in SQLITE_SIDECARS if os.path.lexists(path + s)]
-
-
-# ---------------------------------------------------------------------------------------------- files
-
-
-def sha256_of(path: str) -> str:
-    """The sha256 of a file, read in 1 MiB blocks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _files_of(folder: str) -> dict[str, str]:
-    """relative posix path -> absolute path, for every file under ``folder`` but the manifest."""
-    out: dict[str, str] = {}
-    for root, _dirs, files in os.walk(folder):
-        for name in files:
-            full = os.path.join(root, name)
-            rel = os.path.relpath(full, folder).replace(os.sep, "/")
-            if rel != MANIFEST:
-                out[rel] = full
-    return out
-
-
-def _checksums(folder: str) -> dict[str, dict[str, Any]]:
-    return {rel: {"sha256": sha256_of(full), "size": os.path.getsize(full)}
-            for rel, full in sorted(_files_of(folder).items())}
-
-
-def _stamp(moment: datetime) -> str:
-    return as_utc(moment).strftime(STAMP_FORMAT)
-
-
-def _free_name(folder: str, base: str) -> str:
-    name, n = base, 1
-    while os.path.lexists(os.path.join(folder, name)):
-        n += 1
-        name = f"{base}-{n}"
-    return name
-
-
-def _aside_name(path: str, stamp: str) -> str:
-    base = f"{path}.replaced-{stamp}"
-    name, n = base, 1
-    while os.path.lexists(name) or any(os.path.lexists(name + s) for s in SQLITE_SIDECARS):
-        n += 1
-        name = f"{base}-{n}"
-    return name
-
-
-# ---------------------------------------------------------------------------------------------- manifests
-
-
-def read_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
-    """The manifest of a backup folder; :class:`BackupError` when it is missing or not one of ours."""
-    path = os.path.join(os.fspath(folder), MANIFEST)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except FileNotFoundError:
-        raise BackupError(f"{os.fspath(folder)} is not a complete backup: it has no {MANIFEST}") from None
-    except (OSError, ValueError) as exc:
-        raise BackupError(f"cannot read the manifest {path}: {exc}") from None
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise BackupError(f"{path} is not a mem0-hygiene backup manifest")
-    if not isinstance(doc.get("version"), int) or doc["version"] > MANIFEST_VERSION:
-        raise BackupError(
-            f"{path} has manifest version {doc.get('version')}, newer than this mem0-hygiene understands "
-            f"({MANIFEST_VERSION}); upgrade mem0-hygiene"
-        )
-    if not isinstance(doc.get("files"), dict) or not isinstance(doc.get("stores"), dict):
-        raise BackupError(f"{path} is damaged: it lacks the file list or the store list")
-    return doc
-
-
-def check_set(folder: str | os.PathLike[str], manifest: dict[str, Any] | None = None, *,
-              checksums: bool = True) -> list[str]:
-    """Problems with a backup set: files missing, extra, of another size or (with ``checksums``) another
-    sha256, and stores the manifest names whose files are not listed. Empty = complete and intact."""
-    folder = os.fspath(folder)
-    doc = manifest if manifest is not None else read_manifest(folder)
-    listed: dict[str, Any] = doc["files"]
-    present = _files_of(folder)
-    problems = [f"missing: {rel}" for rel in sorted(set(listed) - set(present))]
-    problems += [f"extra: {rel}" for rel in sorted(set(present) - set(listed))]
-    for rel in sorted(set(listed) & set(present)):
-        want = listed[rel] if isinstance(listed[rel], dict) else {}
-        full = present[rel]
-        if os.path.getsize(full) != want.get("size"):
-            problems.append(f"size differs: {rel} ({os.path.getsize(full)} bytes, manifest {want.get('size')})")
-        elif checksums and sha256_of(full) != want.get("sha256"):
-            problems.append(f"checksum mismatch: {rel}")
-    for role, store in doc["stores"].items():
-        if not isinstance(store, dict):
-            continue
-        if store.get("file") and store["file"] not in listed:
-            problems.append(f"the manifest names {role} ({store['file']}) but does not list its file")
-        if store.get("folder") and not any(r.startswith(store["folder"] + "/") for r in listed):
-            problems.append(f"the manifest names {role} ({store['folder']}/) but lists none of its files")
-    return problems
-
-
-def _info(folder: str, doc: dict[str, Any], checked: str) -> BackupInfo:
-    files = doc["files"]
-    return BackupInfo(
-        path=folder, created_at=str(doc.get("created_at", "")), counts=doc.get("counts") or {},
-        files=len(files), size_bytes=sum(int(f.get("size", 0)) for f in files.values() if isinstance(f, dict)),
-        vector_store=str((doc["stores"].get("vector_store") or {}).get("taken", "")), checked=checked,
-    )
-
-
-def _complete_backups(dest: str) -> list[tuple[str, dict[str, Any]]]:
-    """(folder, manifest) of every backup folder in DEST with a readable manifest, oldest first."""
-    found = []
-    try:
-        names = os.listdir(dest)
-    except FileNotFoundError:
-        return []
-    for name in names:
-        full = os.path.join(dest, name)
-        if not _NAME_RE.match(name) or not os.path.isdir(full):
-            continue
-        try:
-            found.append((full, read_manifest(full)))
-        except BackupError:
-            continue
-    found.sort(key=lambda item: (str(item[1].get("created_at", "")), os.path.basename(item[0])))
-    return found
-
-
-# ---------------------------------------------------------------------------------------------- the record
-
-
-def record_path_for(ledger_path: str | None, history_path: str | None) -> str | None:
-    """Where a deployment's backup record lives: beside the ledger and named after it
-    (``hygiene.db`` -> ``hygiene.backups.json``); beside history.db for an in-memory ledger; None when
-    both are in memory."""
-    for base in (ledger_path, history_path):
-        if base and base != ":memory:":
-            root, _ext = os.path.splitext(os.path.abspath(os.path.expanduser(base)))
-            return root + RECORD_SUFFIX
-    return None
-
-
-def _read_record(path: str) -> dict[str, Any]:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except FileNotFoundError:
-        return {"format": RECORD_FORMAT, "version": 1, "backups": []}
-    except (OSError, ValueError) as exc:
-        raise BackupError(f"the backup record {path} cannot be read ({exc}); move it away, the next "
-                          "`mem0-hygiene backup` writes a new one") from None
-    if not isinstance(doc, dict) or doc.get("format") != RECORD_FORMAT or not isinstance(doc.get("backups"), list):
-        raise BackupError(f"{path} is not a mem0-hygiene backup record; move it away, the next "
-                          "`mem0-hygiene backup` writes a new one")
-    return doc
-
-
-def _write_record(path: str, doc: dict[str, Any]) -> None:
-    folder = os.path.dirname(path)
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, indent=2, sort_keys=True)
-            fh.write("\n")
-        os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-
-
-def _update_record(path: str | None, add: dict[str, Any] | None = None, drop: tuple[str, ...] = (),
-                   restore: dict[str, Any] | None = None) -> str:
-    """Add/drop entries; returns "" or a note saying why the record could not be written."""
-    if path is None:
-        return "the stores are in memory: no backup record was written, so the audit cannot see this backup"
-    try:
-        try:
-            doc = _read_record(path)
-        except BackupError:
-            doc = {"format": RECORD_FORMAT, "version": 1, "backups": []}  # a damaged record is rewritten
-        entries = [e for e in doc["backups"] if isinstance(e, dict) and e.get("path") not in drop]
-        if add is not None:
-            entries = [e for e in entries if e.get("path") != add["path"]] + [add]
-        doc["backups"] = entries[-RECORD_KEEP:]
-        if restore is not None:
-            doc["last_restore"] = restore
-        _write_record(path, doc)
-    except OSError as exc:
-        return f"could not update the backup record {path} ({exc}); the audit will not see this backup"
-    return ""
-
-
-def backup_status_for_paths(ledger_path: str | None, history_path: str | None, *,
-                            verify: bool = False) -> BackupStatus:
-    """The backup record of the deployment with this ledger and history.db, checked against the disk.
-
-    Each recorded backup counts only while its folder still holds its manifest and every listed file
-    with the listed size (``verify=True``: the same sha256 too). Raises :class:`BackupError` when
-    there is no place for a record (in-memory stores) or the record cannot be read.
-    """
-    path = record_path_for(ledger_path, history_path)
-    if path is None:
-        raise BackupError("the ledger and history.db are in memory: there is no place for a backup record")
-    doc = _read_record(path)
-    entries = [e for e in doc["backups"] if isinstance(e, dict) and e.get("path")]
-    entries.sort(key=lambda e: (str(e.get("created_at", "")), str(e["path"])))
-    last: BackupInfo | None = None
-    gone: list[str] = []
-    for entry in reversed(entries):
-        folder = str(entry["path"])
-        try:
-            doc_b = read_manifest(folder)
-            problems = check_set(folder, doc_b, checksums=verify)
-        except BackupError as exc:
-            problems = [str(exc)]
-        if problems:
-            gone.append(f"{folder}: {'; '.join(problems[:3])}")
-            continue
-        if last is None:
-            last = _info(folder, doc_b, "checksums" if verify else "sizes")
-    restore = doc.get("last_restore")
-    return BackupStatus(record_path=path, recorded=len(entries), last=last, gone=tuple(gone),
-                        last_restore=restore if isinstance(restore, dict) else None)
+# ---------------------------------------------------------------------------------------------- last verified
 
 
 def last_verified_backup(dest_or_config: Any = None, *, verify: bool = False) -> BackupInfo | None:
@@ -637,9 +312,9 @@ def last_verified_backup(dest_or_config: Any = None, *, verify: bool = False) ->
     """
     if isinstance(dest_or_config, (str, os.PathLike)):
         dest = os.path.abspath(os.path.expanduser(os.fspath(dest_or_config)))
-        for folder, doc in reversed(_complete_backups(dest)):
+        for folder, doc in reversed(complete_backups(dest)):
             if not check_set(folder, doc, checksums=verify):
-                return _info(folder, doc, "checksums" if verify else "sizes")
+                return info_of(folder, doc, "checksums" if verify else "sizes")
         return None
     tgt = _resolve(dest_or_config)
     return backup_status_for_paths(tgt.ledger_path, tgt.history_path, verify=verify).last
@@ -652,7 +327,7 @@ def _rotation(dest: str, keep: int | None, new_path: str | None) -> list[str]:
     """Complete backups to delete so that ``keep`` remain, counting the new one (never deleted)."""
     if keep is None:
         return []
-    others = [f for f, _ in _complete_backups(dest) if f != new_path]
+    others = [f for f, _ in complete_backups(dest) if f != new_path]
     room = keep - 1  # the new backup takes one place
     return others[: max(0, len(others) - room)]
 
@@ -689,7 +364,7 @@ def backup(
             raise BackupError(f"there is no local Qdrant store at {tgt.qdrant_path}: nothing to back up")
         qdrant_local.ensure_unlocked(tgt.qdrant_path or "", "back up")
     moment = as_utc(now or tgt.clock())
-    name = _free_name(dest_s, PREFIX + _stamp(moment))
+    name = free_name(dest_s, PREFIX + time_stamp(moment))
     final = os.path.join(dest_s, name)
     history_exists = os.path.isfile(tgt.history_path)
     ledger_exists = tgt.ledger_path != ":memory:" and os.path.isfile(tgt.ledger_path)
@@ -703,8 +378,8 @@ def backup(
         with _vector_client(tgt, "back up") as client:
             points = _point_counts(client, tgt)
         counts = {"points": points,
-                  "history": _ro_counts(tgt.history_path) if history_exists else {},
-                  "ledger": _ro_counts(tgt.ledger_path) if ledger_exists else {}}
+                  "history": table_counts(tgt.history_path) if history_exists else {},
+                  "ledger": table_counts(tgt.ledger_path) if ledger_exists else {}}
         taken = ("local folder would be copied while locked" if tgt.kind == "local"
                  else "a server snapshot would be created")
         return BackupResult(
@@ -719,9 +394,7 @@ def backup(
         manifest, integrity, counts, taken = _build_set(tgt, tmp, moment, history_exists, ledger_exists)
         manifest["notes"] = list(notes)
         manifest["seconds"] = round(time.perf_counter() - started, 3)
-        with open(os.path.join(tmp, MANIFEST), "w", encoding="utf-8") as fh:
-            json.dump(manifest, fh, indent=2, sort_keys=True)
-            fh.write("\n")
+        write_manifest(tmp, manifest)
         if os.path.lexists(final):
             raise BackupError(f"{final} appeared while the backup was made; nothing was replaced")
         os.rename(tmp, final)
@@ -738,7 +411,7 @@ def backup(
     entry = {"path": final, "created_at": to_iso(moment), "counts": counts,
              "files": len(manifest["files"]),
              "size_bytes": sum(f["size"] for f in manifest["files"].values()), "vector_store": taken}
-    note = _update_record(tgt.record_path, add=entry, drop=tuple(rotated))
+    note = update_record(tgt.record_path, add=entry, drop=tuple(rotated))
     if note:
         notes.append(note)
     return BackupResult(
@@ -747,12 +420,6 @@ def backup(
         size_bytes=entry["size_bytes"], rotated=tuple(rotated), record_path=tgt.record_path,
         notes=tuple(notes), seconds=round(time.perf_counter() - started, 3),
     )
-
-
-def _ro_counts(path: str) -> dict[str, int]:
-    from .relocate import sqlite_counts
-
-    return sqlite_counts(path)
 
 
 def _build_set(tgt: _Target, tmp: str, moment: datetime, history_exists: bool,
@@ -767,7 +434,7 @@ def _build_set(tgt: _Target, tmp: str, moment: datetime, history_exists: bool,
         points = _point_counts(client, tgt)
         held = [p for p, ok in ((tgt.history_path, history_exists), (tgt.ledger_path, ledger_exists)) if ok]
         if tgt.kind == "local" and tgt.qdrant_path:
-            held += _sqlite_files_under(tgt.qdrant_path)
+            held += files_under(tgt.qdrant_path)
         with _held_still(held):
             if history_exists:
                 counts["history"], modes["history_db"] = _snapshot_sqlite(
@@ -800,7 +467,7 @@ def _build_set(tgt: _Target, tmp: str, moment: datetime, history_exists: bool,
             continue
         path = os.path.join(tmp, fname)
         copied = _settle_copy(path)
-        result = _integrity_check(path)
+        result = integrity_check(path)
         integrity[fname] = result
         if result != "ok":
             raise BackupError(
@@ -838,7 +505,7 @@ def _build_set(tgt: _Target, tmp: str, moment: datetime, history_exists: bool,
         "totals": {"points": sum(points.values()), "history_rows": counts["history"].get("history", 0),
                    "ledger_rows": counts["ledger"].get("memories", 0)},
         "integrity": integrity,
-        "files": _checksums(tmp),
+        "files": file_checksums(tmp),
     }
     return manifest, integrity, counts, taken
 
@@ -848,9 +515,9 @@ def _check_qdrant_copy(folder: str, expected: dict[str, int], integrity: dict[st
     lock = qdrant_local.lock_file(folder)
     with contextlib.suppress(FileNotFoundError):
         os.unlink(lock)  # the source's lock file came along; it is no part of the data
-    for path in _sqlite_files_under(folder):
+    for path in files_under(folder):
         rel = QDRANT_DIR + "/" + os.path.relpath(path, folder).replace(os.sep, "/")
-        result = _integrity_check(path)
+        result = integrity_check(path)
         integrity[rel] = result
         if result != "ok":
             raise BackupError(f"the copy of the vector store's {rel} failed PRAGMA integrity_check: {result}; "
@@ -865,11 +532,3 @@ def _check_qdrant_copy(folder: str, expected: dict[str, int], integrity: dict[st
         raise BackupError(f"the copy of the vector store holds {got} points per collection, the store {expected}; "
                           "the partial set was removed")
     return f"local folder copied while locked ({sum(got.values())} points, counts verified in the copy)"
-
-
-def parse_backup_time(value: str) -> datetime | None:
-    """A manifest/record time back to a datetime (None when it cannot be read)."""
-    try:
-        return parse_time(value)
-    except (ConfigError, ValueError, TypeError):
-        return None

@@ -33,9 +33,9 @@ from typing import Any
 
 from ..errors import BackupError, ConfigError, MemoryNotFound
 from ..stores.ledger import connect as ledger_connect
+from ..stores.sqlite import connect, files_under, sidecars, transaction
 from ..target import resolve
 
-SCRUB_SIDECARS = ("-wal", "-shm", "-journal")
 _LEDGER_TEXT_COLUMNS = ("source", "invalid_reason", "topic_key")
 SHORT_TEXT = 8  # bytes; shorter texts can match unrelated data by chance
 
@@ -152,7 +152,7 @@ def _texts_of(m: Any, memory_id: str) -> tuple[bool, set[str], int]:
 def _sqlite_files(path: str | None) -> list[str]:
     if not path or path == ":memory:":
         return []
-    return [p for p in [path] + [path + s for s in SCRUB_SIDECARS] if os.path.isfile(p)]
+    return [p for p in [path, *sidecars(path)] if os.path.isfile(p)]
 
 
 def _scan(path: str, needles: Sequence[bytes]) -> set[int]:
@@ -176,9 +176,9 @@ def _scan(path: str, needles: Sequence[bytes]) -> set[int]:
     return found
 
 
-def _connect(path: str) -> sqlite3.Connection:
-    conn = sqlite3.connect(f"file:{os.path.abspath(path)}?mode=rw", uri=True, timeout=5, isolation_level=None)
-    conn.execute("PRAGMA busy_timeout = 5000")
+def _connect_secure(path: str) -> sqlite3.Connection:
+    """A read-write connection (never creating the file) that zeroes what it deletes."""
+    conn = connect(path)
     conn.execute("PRAGMA secure_delete = ON")
     return conn
 
@@ -186,7 +186,7 @@ def _connect(path: str) -> sqlite3.Connection:
 def _vacuum(path: str) -> str:
     """``VACUUM`` (secure_delete on) and truncate the WAL; returns "" or why it could not."""
     try:
-        conn = _connect(path)
+        conn = _connect_secure(path)
         try:
             conn.execute("VACUUM")
             mode = str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
@@ -207,10 +207,9 @@ def _tables(conn: sqlite3.Connection) -> set[str]:
 
 def _scrub_history(path: str, ids: Sequence[str], texts: Sequence[str]) -> tuple[int, int]:
     """Blank the memories' text in history (rows kept), remove messages holding it. One transaction."""
-    conn = _connect(path)
+    conn = _connect_secure(path)
     try:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with transaction(conn):
             marks = ",".join("?" * len(ids))
             blanked = conn.execute(
                 f"UPDATE history SET old_memory = CASE WHEN old_memory IS NULL THEN NULL ELSE '' END, "
@@ -222,10 +221,6 @@ def _scrub_history(path: str, ids: Sequence[str], texts: Sequence[str]) -> tuple
             if "messages" in _tables(conn):
                 for text in texts:
                     removed += conn.execute("DELETE FROM messages WHERE instr(content, ?) > 0", (text,)).rowcount
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
     finally:
         conn.close()
     return blanked, removed
@@ -235,7 +230,7 @@ def _count_scrub(path: str | None, ids: Sequence[str], texts: Sequence[str]) -> 
     """What :func:`_scrub_history` would change (history rows, messages rows), read-only."""
     if not path or not os.path.isfile(path):
         return 0, 0
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn = connect(path, readonly=True)
     try:
         marks = ",".join("?" * len(ids))
         rows = conn.execute(f"SELECT count(*) FROM history WHERE memory_id IN ({marks}) "
@@ -258,8 +253,7 @@ def _scrub_ledger(path: str, ids: Sequence[str], texts: Sequence[str]) -> int:
     try:
         conn.execute("PRAGMA secure_delete = ON")
         blanked = 0
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with transaction(conn):
             marks = ",".join("?" * len(ids))
             for column in _LEDGER_TEXT_COLUMNS:
                 for text in texts:
@@ -267,10 +261,6 @@ def _scrub_ledger(path: str, ids: Sequence[str], texts: Sequence[str]) -> int:
                         f"UPDATE memories SET {column} = NULL WHERE memory_id IN ({marks}) AND instr({column}, ?) > 0",
                         [*ids, text],
                     ).rowcount
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
     finally:
         conn.close()
     return blanked
@@ -278,7 +268,7 @@ def _scrub_ledger(path: str, ids: Sequence[str], texts: Sequence[str]) -> int:
 
 def _why_history(path: str, ids: Sequence[str], texts: Sequence[str]) -> str:
     try:
-        conn = sqlite3.connect(f"file:{os.path.abspath(path)}?mode=ro", uri=True)
+        conn = connect(path, readonly=True)
         try:
             others: set[str] = set()
             messages = 0
@@ -306,7 +296,7 @@ def _why_history(path: str, ids: Sequence[str], texts: Sequence[str]) -> str:
 
 def _why_points(path: str, texts: Sequence[str]) -> str:
     try:
-        conn = sqlite3.connect(f"file:{os.path.abspath(path)}?mode=ro", uri=True)
+        conn = connect(path, readonly=True)
         try:
             n = sum(conn.execute("SELECT count(*) FROM points WHERE instr(point, ?) > 0",
                                  (t.encode("utf-8"),)).fetchone()[0] for t in texts)
@@ -410,7 +400,7 @@ def forget(
                         failed[history_path] = _vacuum(history_path)
                     vacuumed.append(history_path)
                 if ledger_path and os.path.isfile(ledger_path):
-                    with m.ledger._lock:
+                    with m.ledger.locked():
                         ledger_blanked = _scrub_ledger(ledger_path, affected, ordered)
                         failed[ledger_path] = _vacuum(ledger_path)
                     vacuumed.append(ledger_path)
@@ -419,7 +409,7 @@ def forget(
                     f"the memories were deleted, but scrubbing their text failed ({exc}); nothing of the scrub "
                     "was half-applied to that file (one transaction). Run forget with scrub again"
                 ) from exc
-            for path in _qdrant_sqlite_files(qdrant_path):
+            for path in (files_under(qdrant_path) if qdrant_path is not None else []):
                 failed[path] = _vacuum(path)
                 vacuumed.append(path)
         else:
@@ -442,15 +432,6 @@ def _local_qdrant_path(m: Any) -> str | None:
 
     vs = location_of(resolve_locations(m), "vector_store")
     return vs.path if vs.provider == "qdrant" and vs.is_local and vs.path and os.path.isdir(vs.path) else None
-
-
-def _qdrant_sqlite_files(folder: str | None) -> list[str]:
-    if folder is None:
-        return []
-    out = []
-    for root, _dirs, files in os.walk(folder):
-        out += [os.path.join(root, n) for n in files if n.endswith(".sqlite")]
-    return sorted(out)
 
 
 def _verify(history_path: str | None, ledger_path: str | None, qdrant_path: str | None, ids: Sequence[str],

@@ -1,8 +1,10 @@
 """Moving a local store to a safe place: copy, verify, switch, and only then (if asked) delete the source.
 
 :func:`relocate` moves a local Qdrant folder (and, on request, mem0's history.db and the ledger) into
-a destination folder; :func:`relocate_qdrant_folder` is the Qdrant part alone, used by the drop-in
-``Memory`` at start-up to rescue a defaulted store from tmpfs.
+a destination folder. The verified copies themselves live in the stores layer:
+:func:`mem0_hygiene.stores.qdrant.relocate_qdrant_folder` (the Qdrant part alone, also used by the
+drop-in ``Memory`` at start-up to rescue a defaulted store from tmpfs; importable from here too) and
+:func:`mem0_hygiene.stores.sqlite.copy_database`.
 
 The source is never modified before the copy has been verified: each copy is built in a hidden
 temporary name inside the destination folder, checked (point counts per collection and a sample of
@@ -18,22 +20,26 @@ import contextlib
 import logging
 import os
 import shutil
-import sqlite3
-import tempfile
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote
 
 from ..errors import RelocateError
 from ..stores import qdrant as qdrant_local
 from ..stores.locations import StoreLocation, location_of, resolve_locations
+from ..stores.qdrant import (
+    DEFAULT_SAMPLE,
+    QdrantCopy,
+    check_destination_free,
+    check_not_nested,
+    copy_store_verified,
+    folder_signature,
+    relocate_qdrant_folder,
+)
+from ..stores.sqlite import SIDECARS, SqliteCopy, copy_database, file_signature, table_counts
 
 log = logging.getLogger(__name__)
 
-DEFAULT_SAMPLE = 25
 QDRANT_DIRNAME = "qdrant"
-SQLITE_BUSY_MS = 5000
 
 
 @dataclass(frozen=True)
@@ -116,220 +122,11 @@ class RelocateResult:
         }
 
 
-# ---------------------------------------------------------------------------------------------- Qdrant
-
-
-def _folder_signature(path: str) -> tuple[tuple[str, int, int], ...]:
-    """(relative path, size, mtime) of every file but the lock: changes when a client writes."""
-    sig = []
-    for root, _dirs, files in os.walk(path):
-        for name in files:
-            full = os.path.join(root, name)
-            rel = os.path.relpath(full, path)
-            if rel == qdrant_local.LOCK_FILENAME:
-                continue
-            try:
-                st = os.lstat(full)
-            except OSError:
-                continue
-            sig.append((rel, st.st_size, st.st_mtime_ns))
-    return tuple(sorted(sig))
-
-
-def _check_destination_free(dst: str) -> None:
-    if os.path.lexists(dst) and not (os.path.isdir(dst) and not os.listdir(dst)):
-        raise RelocateError(
-            f"{dst} already exists and is not empty; choose another destination, or move it away first "
-            "(nothing was copied)"
-        )
-
-
-def _check_not_nested(src: str, dst: str) -> None:
-    rs, rd = os.path.realpath(src), os.path.realpath(dst)
-    if rs == rd:
-        raise RelocateError(f"the store is already at {dst}")
-    if rd.startswith(rs.rstrip("/") + "/") or rs.startswith(rd.rstrip("/") + "/"):
-        raise RelocateError(f"cannot move {src} into {dst}: one folder contains the other")
-
-
-@dataclass(frozen=True)
-class _QdrantCopy:
-    counts_before: dict[str, int]
-    counts_after: dict[str, int]
-    sampled: int
-    signature: tuple[tuple[str, int, int], ...]
-
-
-def _copy_qdrant_verified(src: str, dst: str, sample_size: int) -> _QdrantCopy:
-    """Copy a local Qdrant folder to ``dst`` through a temporary folder beside it, verified, then renamed.
-
-    The source is held open (its lock taken, nothing written) for the whole copy, so no other client
-    can change it meanwhile.
-    """
-    parent = os.path.dirname(dst)
-    os.makedirs(parent, exist_ok=True)
-    with qdrant_local.opened(src, "relocate") as src_client:
-        before = qdrant_local.client_counts(src_client)
-        expected: dict[str, dict[str, tuple[Any, Any]]] = {}
-        for name in before:
-            ids = qdrant_local.sample_ids(qdrant_local.all_ids(src_client, name), sample_size)
-            expected[name] = qdrant_local.fetch_points(src_client, name, ids)
-        signature = _folder_signature(src)
-        tmp = tempfile.mkdtemp(prefix=f".{os.path.basename(dst)}.relocating-", dir=parent)
-        try:
-            staged = os.path.join(tmp, "store")
-            qdrant_local.copy_store(src, staged)
-            with qdrant_local.opened(staged, "verify") as copy_client:
-                after = qdrant_local.client_counts(copy_client)
-                if after != before:
-                    raise RelocateError(
-                        f"the copy of {src} does not match it: points per collection {before} at the "
-                        f"source, {after} in the copy; nothing was switched, the source is untouched"
-                    )
-                sampled = 0
-                for name, points in expected.items():
-                    got = qdrant_local.fetch_points(copy_client, name, list(points))
-                    for pid, (payload, vector) in points.items():
-                        if pid not in got or got[pid][0] != payload or got[pid][1] != vector:
-                            raise RelocateError(
-                                f"point {pid} of collection {name!r} differs between {src} and its copy; "
-                                "nothing was switched, the source is untouched"
-                            )
-                        sampled += 1
-            _check_destination_free(dst)
-            if os.path.isdir(dst):
-                os.rmdir(dst)  # an empty folder the user prepared
-            os.rename(staged, dst)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-    return _QdrantCopy(before, after, sampled, signature)
-
-
-def relocate_qdrant_folder(
-    src: str | os.PathLike[str], dst: str | os.PathLike[str], *, sample_size: int = DEFAULT_SAMPLE
-) -> dict[str, int]:
-    """Copy the local Qdrant folder ``src`` to ``dst`` and verify it; returns the points per collection.
-
-    ``dst`` must not exist (or be an empty folder); the copy is built beside it and renamed into place
-    only after its point counts per collection and a sample of payloads match the source. ``src`` is
-    left as it was: the caller switches its path to ``dst`` (and may delete ``src`` later). Raises
-    :class:`~mem0_hygiene.errors.StoreLocked` when another client holds ``src``, and
-    :class:`~mem0_hygiene.errors.RelocateError` when there is nothing to copy, ``dst`` is taken, or the
-    copy does not verify.
-    """
-    src_s = os.path.abspath(os.path.expanduser(os.fspath(src)))
-    dst_s = os.path.abspath(os.path.expanduser(os.fspath(dst)))
-    if not os.path.isdir(src_s):
-        raise RelocateError(f"there is no local Qdrant store at {src_s}")
-    _check_not_nested(src_s, dst_s)
-    _check_destination_free(dst_s)
-    qdrant_local.ensure_unlocked(src_s, "relocate")
-    return _copy_qdrant_verified(src_s, dst_s, sample_size).counts_after
-
-
-# ---------------------------------------------------------------------------------------------- SQLite
-
-
-def _quote_ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def table_counts(conn: sqlite3.Connection) -> dict[str, int]:
-    """Rows per table (SQLite's own tables excluded), sorted by table name."""
-    names = [
-        r[0]
-        for r in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
-        )
-    ]
-    return {n: int(conn.execute(f"SELECT count(*) FROM {_quote_ident(n)}").fetchone()[0]) for n in names}
-
-
-@contextlib.contextmanager
-def _connect(path: str) -> Iterator[sqlite3.Connection]:
-    conn = sqlite3.connect(path, timeout=SQLITE_BUSY_MS / 1000, isolation_level=None)
-    try:
-        conn.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_MS}")
-        yield conn
-    finally:
-        conn.close()
-
-
-def _file_signature(path: str) -> tuple[tuple[str, int, int], ...]:
-    sig = []
-    for suffix in ("", "-wal", "-journal"):
-        p = path + suffix
-        if os.path.exists(p):
-            st = os.stat(p)
-            sig.append((suffix, st.st_size, st.st_mtime_ns))
-    return tuple(sig)
-
-
-@dataclass(frozen=True)
-class _SqliteCopy:
-    counts_before: dict[str, int]
-    counts_after: dict[str, int]
-    integrity: str
-    signature: tuple[tuple[str, int, int], ...]
-
-
-def copy_sqlite(src: str, dst: str) -> tuple[dict[str, int], dict[str, int], str]:
-    """Copy a live SQLite database with ``VACUUM INTO``, check it, and put it at ``dst`` (not overwritten).
-
-    Returns (rows per table at the source, rows per table in the copy, integrity_check result).
-    """
-    c = _copy_sqlite(src, dst)
-    return c.counts_before, c.counts_after, c.integrity
-
-
-def _copy_sqlite(src: str, dst: str) -> _SqliteCopy:
-    parent = os.path.dirname(dst)
-    os.makedirs(parent, exist_ok=True)
-    if os.path.lexists(dst):
-        raise RelocateError(f"{dst} already exists; choose another destination (nothing was copied)")
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(dst)}.relocating-", dir=parent)
-    os.close(fd)  # VACUUM INTO accepts an existing empty file
-    try:
-        with _connect(src) as guard, _connect(src) as reader:
-            # The guard keeps other writers out while the reader copies, so the copy and the counts
-            # describe the same state (readers are never blocked).
-            try:
-                guard.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                if "locked" in str(exc) or "busy" in str(exc):
-                    raise RelocateError(
-                        f"{src} is being written by another process ({exc}); stop the app and retry"
-                    ) from exc
-                raise RelocateError(f"cannot hold {src} still while copying it: {exc}") from exc
-            try:
-                before = table_counts(reader)
-                reader.execute("VACUUM INTO ?", (tmp,))
-            finally:
-                guard.execute("ROLLBACK")
-        with _connect(tmp) as copy:
-            integrity = "; ".join(str(r[0]) for r in copy.execute("PRAGMA integrity_check"))
-            after = table_counts(copy)
-        if integrity != "ok":
-            raise RelocateError(f"the copy of {src} failed PRAGMA integrity_check: {integrity}")
-        if after != before:
-            raise RelocateError(f"the copy of {src} has rows per table {after}, the source {before}")
-        signature = _file_signature(src)
-        try:
-            os.link(tmp, dst)  # fails instead of overwriting a file that appeared meanwhile
-        except FileExistsError as exc:
-            raise RelocateError(f"{dst} appeared while copying; nothing was switched") from exc
-        except OSError:
-            if os.path.lexists(dst):
-                raise RelocateError(f"{dst} appeared while copying; nothing was switched") from None
-            os.rename(tmp, dst)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-    return _SqliteCopy(before, after, integrity, signature)
+# ---------------------------------------------------------------------------------------------- helpers
 
 
 def _remove_sqlite(path: str) -> None:
-    for suffix in ("", "-wal", "-shm", "-journal"):
+    for suffix in ("", *SIDECARS):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path + suffix)
 
@@ -364,8 +161,8 @@ def _plan(
         skipped.append(reason)
     else:
         dst = os.path.join(to_dir, QDRANT_DIRNAME)
-        _check_not_nested(vs.path, dst)
-        _check_destination_free(dst)
+        check_not_nested(vs.path, dst)
+        check_destination_free(dst)
         plans.append(_Plan("vector_store", vs.path, dst, "qdrant"))
     if include_sqlite:
         for role in ("history_db", "ledger"):
@@ -406,23 +203,10 @@ def _snippet(plans: list[_Plan], locations: list[StoreLocation]) -> dict[str, An
     return snippet
 
 
-def sqlite_counts(path: str) -> dict[str, int]:
-    """Rows per table of a SQLite file, read without writing (read-only when SQLite allows it)."""
-    try:
-        conn = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True, timeout=SQLITE_BUSY_MS / 1000)
-        try:
-            return table_counts(conn)
-        finally:
-            conn.close()
-    except sqlite3.OperationalError:  # e.g. a WAL database whose -shm file cannot be created read-only
-        with _connect(path) as conn:
-            return table_counts(conn)
-
-
 def _dry_counts(plan: _Plan) -> dict[str, int]:
     if plan.kind == "qdrant":
         return qdrant_local.collection_counts(plan.source)
-    return sqlite_counts(plan.source)
+    return table_counts(plan.source)
 
 
 def relocate(
@@ -469,13 +253,13 @@ def relocate(
 
     os.makedirs(to, exist_ok=True)
     placed: list[str] = []
-    copies: list[tuple[_Plan, _QdrantCopy | _SqliteCopy]] = []
+    copies: list[tuple[_Plan, QdrantCopy | SqliteCopy]] = []
     try:
         for p in plans:
             if p.kind == "qdrant":
-                copy: _QdrantCopy | _SqliteCopy = _copy_qdrant_verified(p.source, p.destination, sample_size)
+                copy: QdrantCopy | SqliteCopy = copy_store_verified(p.source, p.destination, sample_size)
             else:
-                copy = _copy_sqlite(p.source, p.destination)
+                copy = copy_database(p.source, p.destination)
             placed.append(p.destination)
             copies.append((p, copy))
     except BaseException:
@@ -495,8 +279,8 @@ def relocate(
             MovedStore(
                 role=p.role, source=p.source, destination=p.destination,
                 counts_before=c.counts_before, counts_after=c.counts_after,
-                sampled=c.sampled if isinstance(c, _QdrantCopy) else 0,
-                integrity=c.integrity if isinstance(c, _SqliteCopy) else None,
+                sampled=c.sampled if isinstance(c, QdrantCopy) else 0,
+                integrity=c.integrity if isinstance(c, SqliteCopy) else None,
                 source_removed=removed, note=note,
             )
         )
@@ -504,20 +288,23 @@ def relocate(
                           config_snippet=snippet)
 
 
-def _remove_source(plan: _Plan, copy: _QdrantCopy | _SqliteCopy) -> tuple[bool, str]:
-    if isinstance(copy, _QdrantCopy):
+def _remove_source(plan: _Plan, copy: QdrantCopy | SqliteCopy) -> tuple[bool, str]:
+    if isinstance(copy, QdrantCopy):
         if qdrant_local.is_locked(plan.source):
             note = f"kept {plan.source}: a Qdrant client opened it after the copy"
-        elif _folder_signature(plan.source) != copy.signature:
+        elif folder_signature(plan.source) != copy.signature:
             note = f"kept {plan.source}: it changed after the copy was made"
         else:
             shutil.rmtree(plan.source)
             return True, ""
     else:
-        if _file_signature(plan.source) != copy.signature:
+        if file_signature(plan.source) != copy.signature:
             note = f"kept {plan.source}: it changed after the copy was made"
         else:
             _remove_sqlite(plan.source)
             return True, ""
     log.warning("%s; the copy at %s is verified but may now be behind", note, plan.destination)
     return False, note
+
+
+__all__ = ["DEFAULT_SAMPLE", "MovedStore", "RelocateResult", "relocate", "relocate_qdrant_folder"]

@@ -1,10 +1,10 @@
 """Restoring a backup set: every store back together, or none.
 
-:func:`restore` checks a set written by :func:`mem0_hygiene.actions.backup.backup` (manifest, every file's
-checksum, nothing missing or extra), refuses while a local Qdrant store is open, moves what it replaces
-aside (``<store>.replaced-STAMP``, never deleted; SQLite sidecars keep their pairing, e.g.
-``history.db.replaced-STAMP-wal``), puts all stores back together, verifies the counts, and undoes
-everything when a step fails.
+:func:`restore` checks a set written by :func:`mem0_hygiene.actions.backup.backup` (the format:
+:mod:`mem0_hygiene.stores.backup_set`; manifest, every file's checksum, nothing missing or extra),
+refuses while a local Qdrant store is open, moves what it replaces aside (``<store>.replaced-STAMP``,
+never deleted; SQLite sidecars keep their pairing, e.g. ``history.db.replaced-STAMP-wal``), puts all
+stores back together, verifies the counts, and undoes everything when a step fails.
 """
 
 from __future__ import annotations
@@ -18,23 +18,11 @@ from typing import Any
 
 from ..errors import BackupError, HygieneError, StoreLocked
 from ..stores import qdrant as qdrant_local
+from ..stores.backup_record import update_record
+from ..stores.backup_set import check_set, free_name, read_manifest, set_files, sha256_of, time_stamp
+from ..stores.sqlite import SIDECARS, connect, integrity_check, sidecars, table_counts
 from ..timeutil import as_utc, to_iso
-from .backup import (
-    _aside_name,
-    _connect,
-    _files_of,
-    _free_name,
-    _integrity_check,
-    _is_memory,
-    _resolve,
-    _sidecars,
-    _stamp,
-    _update_record,
-    check_set,
-    read_manifest,
-    sha256_of,
-)
-from .relocate import table_counts
+from .backup import _is_memory, _resolve
 
 
 @dataclass(frozen=True)
@@ -120,6 +108,16 @@ class _Step:
     moved: list[tuple[str, str]] = field(default_factory=list)  # (original, aside) pairs moved
 
 
+def _aside_name(path: str, stamp: str) -> str:
+    """``<path>.replaced-STAMP`` (``-2``, ``-3``, ... when taken), free for the path and its SQLite sidecars."""
+    base = f"{path}.replaced-{stamp}"
+    name, n = base, 1
+    while os.path.lexists(name) or any(os.path.lexists(name + s) for s in SIDECARS):
+        n += 1
+        name = f"{base}-{n}"
+    return name
+
+
 def _restore_message(path: str) -> str:
     return (
         f"cannot restore into the local Qdrant store at {path}: another Qdrant client holds its lock "
@@ -175,7 +173,7 @@ def restore(
     if qdrant_local.is_locked(tgt.qdrant_path):
         raise StoreLocked(_restore_message(tgt.qdrant_path))
     moment = as_utc(now or tgt.clock())
-    stamp = _stamp(moment)
+    stamp = time_stamp(moment)
     notes: list[str] = []
     steps = [_Step("vector_store", tgt.qdrant_path, os.path.join(src_s, vs["folder"]), "folder",
                    dict(vs.get("counts") or {}))]
@@ -194,7 +192,7 @@ def restore(
     for step in steps:
         if step.kind == "folder" and os.path.lexists(step.target):
             step.aside = _aside_name(step.target, stamp)
-        elif step.kind == "sqlite" and (os.path.lexists(step.target) or _sidecars(step.target)):
+        elif step.kind == "sqlite" and (os.path.lexists(step.target) or sidecars(step.target)):
             step.aside = _aside_name(step.target, stamp)
 
     if dry_run:
@@ -211,7 +209,7 @@ def restore(
                 continue
             parent = os.path.dirname(step.target)
             os.makedirs(parent, exist_ok=True)
-            step.staged = _free_name(parent, f".{os.path.basename(step.target)}.restoring-{stamp}")
+            step.staged = free_name(parent, f".{os.path.basename(step.target)}.restoring-{stamp}")
             step.staged = os.path.join(parent, step.staged)
             if step.kind == "folder":
                 shutil.copytree(step.source, step.staged, symlinks=True)
@@ -224,7 +222,7 @@ def restore(
             raise StoreLocked(_restore_message(tgt.qdrant_path))
         for step in steps:  # swap: current aside, copy in
             if step.aside is not None:
-                for original in [step.target, *_sidecars(step.target)] if step.kind == "sqlite" else [step.target]:
+                for original in [step.target, *sidecars(step.target)] if step.kind == "sqlite" else [step.target]:
                     if not os.path.lexists(original):
                         continue
                     aside = step.aside + original[len(step.target):]
@@ -246,7 +244,7 @@ def restore(
             raise
         raise BackupError(f"the restore failed ({type(exc).__name__}: {exc}); everything was put back as it "
                           "was") from exc
-    note = _update_record(tgt.record_path, restore={"src": src_s, "at": to_iso(moment),
+    note = update_record(tgt.record_path, restore={"src": src_s, "at": to_iso(moment),
                                                     "backup_created_at": doc.get("created_at")})
     if note:
         notes.append(note.replace("this backup", "this restore"))
@@ -265,7 +263,7 @@ def _check_staged(step: _Step, src: str, doc: dict[str, Any]) -> None:
     rel_root = os.path.relpath(step.source, src).replace(os.sep, "/")
     if step.kind == "folder":
         want = {rel[len(rel_root) + 1:]: meta for rel, meta in doc["files"].items() if rel.startswith(rel_root + "/")}
-        got = _files_of(step.staged)
+        got = set_files(step.staged)
         if set(got) != set(want):
             raise BackupError(f"the staged copy of {step.role} does not hold the backup's files")
         for rel, full in got.items():
@@ -277,7 +275,7 @@ def _check_staged(step: _Step, src: str, doc: dict[str, Any]) -> None:
 
 def _set_wal(path: str) -> None:
     """Put a restored copy back in WAL mode, as its source was (the ledger: readers beside one writer)."""
-    conn = _connect(path)
+    conn = connect(path)
     try:
         conn.execute("PRAGMA journal_mode = WAL")
     finally:
@@ -300,10 +298,10 @@ def _verify_restored(steps: list[_Step]) -> dict[str, dict[str, int]]:
             except Exception as exc:
                 raise BackupError(f"the restored vector store at {step.target} cannot be opened: {exc}") from exc
         else:
-            result = _integrity_check(step.target)
+            result = integrity_check(step.target)
             if result != "ok":
                 raise BackupError(f"the restored {step.role} at {step.target} failed PRAGMA integrity_check: {result}")
-            conn = _connect(step.target)
+            conn = connect(step.target)
             try:
                 counts = table_counts(conn)
             finally:
@@ -323,7 +321,7 @@ def _undo(steps: list[_Step]) -> list[str]:
                 if step.kind == "folder":
                     shutil.rmtree(step.target)
                 else:
-                    for path in [step.target, *_sidecars(step.target)]:
+                    for path in [step.target, *sidecars(step.target)]:
                         os.unlink(path)
                 step.placed = False
             for original, aside in reversed(step.moved):

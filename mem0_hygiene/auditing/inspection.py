@@ -25,10 +25,11 @@ from typing import Any
 from ..errors import InspectionError, MissingExtra
 from ..stores.ledger import COLUMNS, LedgerRow
 from ..stores.states import STATE_ORDER, UNTRACKED
+from ..stores.vectors import PAGE_SIZE
 from ..target import resolve
 from ..timeutil import as_utc
 from .reading import load_vector_points
-from .scratch import PAGE_SIZE, ScratchDB
+from .scratch import ScratchDB
 
 MEMORY_COLUMNS = (
     "id", "text", "user_id", "agent_id", "run_id", "source", "source_kind", "created_at", "confirmed_at",

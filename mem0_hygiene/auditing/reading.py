@@ -13,8 +13,9 @@ from typing import Any
 
 from ..stores.locations import QDRANT_DEFAULT_PATH
 from ..stores.qdrant import is_locked, locked_message
+from ..stores.vectors import qdrant_pages
 from ..target import Target
-from .scratch import ScratchDB, qdrant_pages
+from .scratch import ScratchDB
 
 
 def load_vector_points(db: ScratchDB, target: Target, extra: dict[str, Any], page_size: int) -> None:

@@ -13,11 +13,12 @@ from typing import Any
 
 from ..errors import AuditError, HygieneError
 from ..report import AREAS, Finding, Report, Skipped
+from ..stores.vectors import PAGE_SIZE
 from ..target import resolve
 from ..timeutil import as_utc, system_clock, to_iso
 from .checks import REGISTRY, Context, skipped
 from .reading import load_vector_points
-from .scratch import PAGE_SIZE, ScratchDB
+from .scratch import ScratchDB
 
 
 def _order(f: Finding) -> tuple[int, int, str]:

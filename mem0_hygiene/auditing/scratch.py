@@ -1,9 +1,10 @@
 """The audit's working database: one scratch SQLite file that sees every store at once, read-only.
 
 mem0's history.db is attached as ``h`` and the ledger as ``l`` (both ``mode=ro``); the vector store's
-points are streamed in pages into ``points`` (with the text scanners' hits in ``hits``), so every
-cross-store check is a SQL join and nothing is held in Python memory. The scratch file lives in a
-temporary folder and is removed afterwards; the stores themselves are never written.
+points are streamed in pages (:func:`mem0_hygiene.stores.vectors.qdrant_pages`) into ``points`` (with
+the text scanners' hits in ``hits``), so every cross-store check is a SQL join and nothing is held in
+Python memory. The scratch file lives in a temporary folder and is removed afterwards; the stores
+themselves are never written.
 """
 
 from __future__ import annotations
@@ -17,9 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..stores.ledger import APPLICATION_ID
+from ..stores.sqlite import connect, uri
 from .scan import find_secrets, instruction_reason, normalize_for_duplicates
-
-PAGE_SIZE = 10_000  # local Qdrant's scroll cost grows with the offset: big pages, few round trips
 
 _SCRATCH_SCHEMA = """
 CREATE TABLE points (
@@ -57,7 +57,7 @@ class Sources:
         backups: the backup record beside the ledger could be read (present or not yet written).
         missing: source name -> reason it is unavailable ("points", "history", "ledger", "backups").
         point_count: points loaded.
-        backup_status: what the backup record says (:class:`mem0_hygiene.actions.backup.BackupStatus`), when
+        backup_status: what the backup record says (:class:`mem0_hygiene.stores.backup_record.BackupStatus`), when
             ``backups`` is true.
     """
 
@@ -71,10 +71,6 @@ class Sources:
     backup_status: Any = None
 
 
-def _ro_uri(path: str) -> str:
-    return "file:" + os.path.abspath(path).replace("?", "%3f").replace("#", "%23") + "?mode=ro"
-
-
 class ScratchDB:
     """A temporary SQLite database with the stores attached. Use as a context manager.
 
@@ -85,7 +81,7 @@ class ScratchDB:
 
     def __init__(self) -> None:
         self._dir = tempfile.TemporaryDirectory(prefix="mem0-hygiene-audit-")
-        self._conn = sqlite3.connect(os.path.join(self._dir.name, "audit.db"), uri=True, isolation_level=None)
+        self._conn = connect(os.path.join(self._dir.name, "audit.db"), create=True)
         for pragma in _PRAGMAS:
             self._conn.execute(f"PRAGMA {pragma}")
         self._conn.executescript(_SCRATCH_SCHEMA + _HIST_SCHEMA)
@@ -119,7 +115,7 @@ class ScratchDB:
             self.sources.missing["history"] = f"mem0's history.db was not found at {path}"
             return
         try:
-            self._conn.execute("ATTACH DATABASE ? AS h", (_ro_uri(path),))
+            self._conn.execute("ATTACH DATABASE ? AS h", (uri(path, "ro"),))
             tables = {r[0] for r in self._conn.execute("SELECT name FROM h.sqlite_master WHERE type='table'")}
         except sqlite3.DatabaseError as exc:
             self._detach("h")
@@ -138,12 +134,12 @@ class ScratchDB:
     def _summarize_history(self, path: str) -> None:
         """Build ``hist`` in ``hist.db`` beside the scratch file (runs in the background thread)."""
         try:
-            conn = sqlite3.connect(os.path.join(self._dir.name, "hist.db"), uri=True, isolation_level=None)
+            conn = connect(os.path.join(self._dir.name, "hist.db"), create=True)
             try:
                 for pragma in _PRAGMAS:
                     conn.execute(f"PRAGMA {pragma}")
                 conn.executescript(_HIST_SCHEMA)
-                conn.execute("ATTACH DATABASE ? AS h", (_ro_uri(path),))
+                conn.execute("ATTACH DATABASE ? AS h", (uri(path, "ro"),))
                 conn.execute("BEGIN")
                 conn.execute(_HIST_SUMMARY)
                 conn.execute("UPDATE hist SET last_event = "
@@ -178,7 +174,7 @@ class ScratchDB:
             )
             return
         try:
-            self._conn.execute("ATTACH DATABASE ? AS l", (_ro_uri(path),))
+            self._conn.execute("ATTACH DATABASE ? AS l", (uri(path, "ro"),))
             app_id = self._conn.execute("PRAGMA l.application_id").fetchone()[0]
         except sqlite3.DatabaseError as exc:
             self._detach("l")
@@ -198,7 +194,8 @@ class ScratchDB:
 
     # -- vector store -----------------------------------------------------------------------
     def load_points(self, pages: Iterator[list[Any]]) -> None:
-        """Stream points (qdrant ``Record``s or dicts with id/payload) into ``points`` and scan their text."""
+        """Stream points (``{"id", "payload"}`` dicts, as :func:`~mem0_hygiene.stores.vectors.qdrant_pages`
+        yields them, or qdrant ``Record``s) into ``points`` and scan their text."""
         insert_points = "INSERT OR REPLACE INTO points VALUES (?,?,?,?,?,?,?,?)"
         insert_hits = "INSERT INTO hits VALUES (?,?,?)"
         count = 0
@@ -237,61 +234,3 @@ class ScratchDB:
 
     def rows(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> list[tuple[Any, ...]]:
         return self.conn.execute(sql, params).fetchall()
-
-
-def qdrant_pages(client: Any, collection: str, page_size: int = PAGE_SIZE) -> Iterator[list[Any]]:
-    """Every point of a Qdrant collection, payloads only, in pages.
-
-    A local (embedded) Qdrant client already holds the whole collection in memory, and its ``scroll``
-    re-sorts every id and deep-copies every payload on each page (100k points in 10k pages: about 8 s of
-    the audit). For it the pages are read straight from the client's in-memory collection instead, without
-    copies, when its layout is the one checked for below and its live count matches ``client.count``;
-    anything else (a Qdrant server, another client version) scrolls.
-    """
-    local = _local_collection(client, collection)
-    if local is not None:
-        yield from _local_pages(local, page_size)
-        return
-    offset = None
-    while True:
-        points, offset = client.scroll(collection_name=collection, limit=page_size, offset=offset,
-                                       with_payload=True, with_vectors=False)
-        if points:
-            yield points
-        if offset is None:
-            return
-
-
-def _local_collection(client: Any, collection: str) -> Any:
-    """The in-memory collection behind a local ``QdrantClient(path=...)`` (or ``":memory:"``), or None.
-
-    Relies on qdrant-client's local mode internals (``QdrantLocal.collections[name]`` with the parallel
-    ``ids_inv`` list, ``payload`` list and ``deleted`` flags), so it checks their shape and that the
-    points it would yield are exactly as many as ``client.count`` reports; on any doubt it returns None
-    and the caller scrolls with the public API.
-    """
-    inner: Any = getattr(client, "_client", None)
-    if not type(inner).__module__.startswith("qdrant_client.local."):
-        return None
-    try:
-        local = inner.collections[collection]
-        ids, payloads, deleted = local.ids_inv, local.payload, local.deleted
-        if not (isinstance(ids, list) and isinstance(payloads, list) and len(ids) == len(payloads) == len(deleted)):
-            return None
-        live = len(ids) - int(deleted.sum())
-        if client.count(collection_name=collection, exact=True).count != live:
-            return None
-    except Exception:  # another layout: use the public scroll
-        return None
-    return local
-
-
-def _local_pages(local: Any, page_size: int) -> Iterator[list[dict[str, Any]]]:
-    ids, payloads, deleted = local.ids_inv, local.payload, local.deleted
-    total = min(len(ids), len(payloads), len(deleted))  # a concurrent insert appends; read what was there
-    for start in range(0, total, page_size):
-        end = min(total, start + page_size)
-        gone = deleted[start:end].tolist()
-        page = [{"id": ids[i], "payload": payloads[i]} for i in range(start, end) if not gone[i - start]]
-        if page:
-            yield page

@@ -17,10 +17,10 @@ from typing import Any
 
 from mem0.configs.base import MemoryConfig
 
-from ..actions.relocate import relocate_qdrant_folder
 from ..config import ConfigFacts, HygieneSettings
 from ..errors import VolatileStoreError
 from .locations import StoreLocation, current_mem0_dir, resolve_locations
+from .qdrant import relocate_qdrant_folder
 
 logger = logging.getLogger("mem0_hygiene")
 MOUNTINFO = "/proc/self/mountinfo"

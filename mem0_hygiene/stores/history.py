@@ -17,18 +17,13 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..errors import LedgerError
-from .ledger import BUSY_TIMEOUT_MS, Ledger, LedgerRow
+from .ledger import Ledger, LedgerRow
+from .sqlite import connect
 
 if TYPE_CHECKING:
     from ..target import Target
 
 HISTORY_COLUMNS = "memory_id, event, old_memory, new_memory, created_at, updated_at"
-
-
-def open_history_readonly(path: str) -> sqlite3.Connection:
-    """A read-only connection to history.db (the file must exist), with the shared busy timeout."""
-    return sqlite3.connect("file:" + os.path.abspath(path) + "?mode=ro", uri=True,
-                           timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
 
 
 class HistoryAndLedger:
@@ -66,14 +61,14 @@ class HistoryAndLedger:
                 raise ConfigError("pass the drop-in mem0_hygiene.Memory (or a config dict), not plain mem0.Memory")
             ledger = memory.ledger
             if history_path and history_path != ":memory:" and os.path.isfile(history_path):
-                history = open_history_readonly(history_path)
+                history = connect(history_path, readonly=True, check_same_thread=False)
                 owned.append(history)
             else:
                 history = memory.db.connection
             return cls(target.now(), history, ledger, owned)
         ledger_path = target.ledger_path
         if history_path and history_path != ":memory:" and os.path.isfile(history_path):
-            history = open_history_readonly(history_path)
+            history = connect(history_path, readonly=True, check_same_thread=False)
             owned.append(history)
         if ledger_path != ":memory:" and os.path.isfile(ledger_path):
             ledger = Ledger.open_readonly(ledger_path)

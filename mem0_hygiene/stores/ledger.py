@@ -1,12 +1,14 @@
 """The sidecar ledger: one SQLite row per mem0 memory_id with provenance, confirmation, expiry,
 supersession, invalidation, use and tombstone facts. Schema, migrations and queries live here.
 
-Every connection turns on foreign keys, WAL and a busy timeout. Times are UTC ISO strings in one
-format (see :func:`mem0_hygiene.timeutil.to_iso`), so they compare correctly as text.
+Every connection turns on foreign keys, WAL and a busy timeout (built on
+:func:`mem0_hygiene.stores.sqlite.connect`). Times are UTC ISO strings in one format (see
+:func:`mem0_hygiene.timeutil.to_iso`), so they compare correctly as text.
 """
 
 from __future__ import annotations
 
+import contextlib
 import operator
 import os
 import sqlite3
@@ -18,11 +20,12 @@ from typing import Any
 
 from ..errors import LedgerError, SupersedeError
 from ..timeutil import parse_time, to_iso
+from .sqlite import connect as sqlite_connect
+from .sqlite import transaction
 from .states import live_sql, state_of
 
 APPLICATION_ID = 0x4D304859  # "M0HY": marks a SQLite file as a mem0-hygiene ledger
 SCHEMA_VERSION = 1
-BUSY_TIMEOUT_MS = 5000
 
 SOURCE_KINDS = ("user", "assistant", "tool", "system", "import", "unknown")
 
@@ -141,17 +144,10 @@ _INSERT_SQL = {
 
 def connect(path: str, *, readonly: bool = False) -> sqlite3.Connection:
     """A connection with foreign keys on, a busy timeout and (for files) WAL. Autocommit mode."""
-    if readonly:
-        if path == ":memory:":
-            raise LedgerError("an in-memory ledger cannot be opened read-only from elsewhere")
-        uri = "file:" + os.path.abspath(path) + "?mode=ro"
-        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
-                               check_same_thread=False)
-    else:
-        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
-                               check_same_thread=False)
+    if readonly and path == ":memory:":
+        raise LedgerError("an in-memory ledger cannot be opened read-only from elsewhere")
+    conn = sqlite_connect(path, readonly=readonly, create=not readonly, check_same_thread=False)
     conn.execute("PRAGMA foreign_keys = ON")
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     if not readonly and path != ":memory:":
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")  # WAL: no fsync per commit, still safe on power loss
@@ -210,16 +206,11 @@ class Ledger:
                 f"understands ({SCHEMA_VERSION}); upgrade mem0-hygiene"
             )
         for target in range(version + 1, SCHEMA_VERSION + 1):
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+            with transaction(conn):
                 for stmt in _split_sql(_MIGRATIONS[target]):
                     conn.execute(stmt)
                 conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                 conn.execute(f"PRAGMA user_version = {target}")
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
 
     def close(self) -> None:
         with self._lock:
@@ -235,21 +226,24 @@ class Ledger:
                     rows = list(params)  # type: ignore[arg-type]
                     if len(rows) == 1:
                         return self._conn.execute(sql, rows[0]).rowcount
-                    self._conn.execute("BEGIN IMMEDIATE")
-                    try:
-                        count = self._conn.executemany(sql, rows).rowcount
-                        self._conn.execute("COMMIT")
-                        return count
-                    except BaseException:
-                        self._conn.execute("ROLLBACK")
-                        raise
+                    with transaction(self._conn):
+                        return self._conn.executemany(sql, rows).rowcount
                 return self._conn.execute(sql, params).rowcount  # type: ignore[arg-type]
             except sqlite3.DatabaseError as exc:
                 raise LedgerError(self._explain(exc)) from None
 
-    def transaction(self) -> _Transaction:
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """``with ledger.locked():`` this ledger's connection waits meanwhile (e.g. while another
+        connection to the same file rewrites it)."""
+        with self._lock:
+            yield
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
         """``with ledger.transaction() as conn:`` runs several writes atomically."""
-        return _Transaction(self)
+        with self._lock, transaction(self._conn) as conn:
+            yield conn
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
@@ -454,17 +448,12 @@ class Ledger:
                 previous = self._conn.execute("PRAGMA secure_delete").fetchone()[0]
                 self._conn.execute("PRAGMA secure_delete = ON")
                 try:
-                    self._conn.execute("BEGIN IMMEDIATE")
-                    try:
+                    with transaction(self._conn):
                         for start in range(0, len(ids), 500):
                             chunk = ids[start : start + 500]
                             marks = ",".join("?" * len(chunk))
                             self._conn.execute(
                                 f"DELETE FROM memories WHERE deleted_at IS NOT NULL AND memory_id IN ({marks})", chunk)
-                        self._conn.execute("COMMIT")
-                    except BaseException:
-                        self._conn.execute("ROLLBACK")
-                        raise
                 finally:
                     self._conn.execute(f"PRAGMA secure_delete = {int(previous)}")
                 removed = before - self._conn.execute("SELECT count(*) FROM memories").fetchone()[0]
@@ -500,22 +489,6 @@ class Ledger:
         on = bool(self.query("PRAGMA foreign_keys")[0][0])
         mode = str(self.query("PRAGMA journal_mode")[0][0])
         return fk, on, mode
-
-
-class _Transaction:
-    def __init__(self, ledger: Ledger) -> None:
-        self.ledger = ledger
-
-    def __enter__(self) -> sqlite3.Connection:
-        self.ledger._lock.acquire()
-        self.ledger._conn.execute("BEGIN IMMEDIATE")
-        return self.ledger._conn
-
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        try:
-            self.ledger._conn.execute("ROLLBACK" if exc_type else "COMMIT")
-        finally:
-            self.ledger._lock.release()
 
 
 def _split_sql(script: str) -> list[str]:

@@ -4,6 +4,10 @@ Local Qdrant keeps a collection per sub-folder plus ``meta.json`` and takes an e
 lock on ``PATH/.lock`` (portalocker, i.e. ``flock`` on POSIX) for as long as a client is open. A second
 client, in this process or another, cannot open the folder until the first one is closed. Everything
 here says so with :class:`~mem0_hygiene.errors.StoreLocked`, naming the remedies.
+
+:func:`relocate_qdrant_folder` (built on :func:`copy_store_verified`) is the verified copy of a folder
+to a new place: used by the drop-in's start-up rescue of a store on tmpfs and by
+:func:`mem0_hygiene.actions.relocate.relocate`.
 """
 
 from __future__ import annotations
@@ -11,13 +15,16 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from ..errors import StoreLocked
+from ..errors import RelocateError, StoreLocked
+from .vectors import qdrant_pages
 
 LOCK_FILENAME = ".lock"
-SCROLL_PAGE = 10_000
+DEFAULT_SAMPLE = 25  # points whose payload and vector a verified copy compares with the source
 
 
 def lock_file(path: str | os.PathLike[str]) -> str:
@@ -142,15 +149,7 @@ def collection_counts(path: str | os.PathLike[str]) -> dict[str, int]:
 
 def all_ids(client: Any, collection: str) -> list[Any]:
     """Every point id of a collection, paging through it without payloads or vectors."""
-    ids: list[Any] = []
-    offset = None
-    while True:
-        points, offset = client.scroll(
-            collection, limit=SCROLL_PAGE, offset=offset, with_payload=False, with_vectors=False
-        )
-        ids.extend(p.id for p in points)
-        if offset is None:
-            return ids
+    return [p["id"] for page in qdrant_pages(client, collection, with_payload=False) for p in page]
 
 
 def sample_ids(ids: list[Any], size: int) -> list[Any]:
@@ -197,3 +196,119 @@ def folder_size(path: str | os.PathLike[str]) -> int:
             if not os.path.islink(os.path.join(root, name)):
                 total += st.st_size
     return total
+
+
+# ---------------------------------------------------------------------------------------------- verified copies
+
+
+def folder_signature(path: str) -> tuple[tuple[str, int, int], ...]:
+    """(relative path, size, mtime) of every file but the lock: changes when a client writes."""
+    sig = []
+    for root, _dirs, files in os.walk(path):
+        for name in files:
+            full = os.path.join(root, name)
+            rel = os.path.relpath(full, path)
+            if rel == LOCK_FILENAME:
+                continue
+            try:
+                st = os.lstat(full)
+            except OSError:
+                continue
+            sig.append((rel, st.st_size, st.st_mtime_ns))
+    return tuple(sorted(sig))
+
+
+def check_destination_free(dst: str) -> None:
+    """:class:`~mem0_hygiene.errors.RelocateError` unless ``dst`` is missing or an empty folder."""
+    if os.path.lexists(dst) and not (os.path.isdir(dst) and not os.listdir(dst)):
+        raise RelocateError(
+            f"{dst} already exists and is not empty; choose another destination, or move it away first "
+            "(nothing was copied)"
+        )
+
+
+def check_not_nested(src: str, dst: str) -> None:
+    """:class:`~mem0_hygiene.errors.RelocateError` when ``src`` and ``dst`` are one folder or one holds the other."""
+    rs, rd = os.path.realpath(src), os.path.realpath(dst)
+    if rs == rd:
+        raise RelocateError(f"the store is already at {dst}")
+    if rd.startswith(rs.rstrip("/") + "/") or rs.startswith(rd.rstrip("/") + "/"):
+        raise RelocateError(f"cannot move {src} into {dst}: one folder contains the other")
+
+
+@dataclass(frozen=True)
+class QdrantCopy:
+    """What :func:`copy_store_verified` made: points per collection at the source and in the copy, how
+    many sampled points were compared, and the source's :func:`folder_signature` at copy time."""
+
+    counts_before: dict[str, int]
+    counts_after: dict[str, int]
+    sampled: int
+    signature: tuple[tuple[str, int, int], ...]
+
+
+def copy_store_verified(src: str, dst: str, sample_size: int = DEFAULT_SAMPLE) -> QdrantCopy:
+    """Copy a local Qdrant folder to ``dst`` through a temporary folder beside it, verified, then renamed.
+
+    The source is held open (its lock taken, nothing written) for the whole copy, so no other client
+    can change it meanwhile.
+    """
+    parent = os.path.dirname(dst)
+    os.makedirs(parent, exist_ok=True)
+    with opened(src, "relocate") as src_client:
+        before = client_counts(src_client)
+        expected: dict[str, dict[str, tuple[Any, Any]]] = {}
+        for name in before:
+            ids = sample_ids(all_ids(src_client, name), sample_size)
+            expected[name] = fetch_points(src_client, name, ids)
+        signature = folder_signature(src)
+        tmp = tempfile.mkdtemp(prefix=f".{os.path.basename(dst)}.relocating-", dir=parent)
+        try:
+            staged = os.path.join(tmp, "store")
+            copy_store(src, staged)
+            with opened(staged, "verify") as copy_client:
+                after = client_counts(copy_client)
+                if after != before:
+                    raise RelocateError(
+                        f"the copy of {src} does not match it: points per collection {before} at the "
+                        f"source, {after} in the copy; nothing was switched, the source is untouched"
+                    )
+                sampled = 0
+                for name, points in expected.items():
+                    got = fetch_points(copy_client, name, list(points))
+                    for pid, (payload, vector) in points.items():
+                        if pid not in got or got[pid][0] != payload or got[pid][1] != vector:
+                            raise RelocateError(
+                                f"point {pid} of collection {name!r} differs between {src} and its copy; "
+                                "nothing was switched, the source is untouched"
+                            )
+                        sampled += 1
+            check_destination_free(dst)
+            if os.path.isdir(dst):
+                os.rmdir(dst)  # an empty folder the user prepared
+            os.rename(staged, dst)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return QdrantCopy(before, after, sampled, signature)
+
+
+def relocate_qdrant_folder(
+    src: str | os.PathLike[str], dst: str | os.PathLike[str], *, sample_size: int = DEFAULT_SAMPLE
+) -> dict[str, int]:
+    """Copy the local Qdrant folder ``src`` to ``dst`` and verify it; returns the points per collection.
+
+    ``dst`` must not exist (or be an empty folder); the copy is built beside it and renamed into place
+    only after its point counts per collection and a sample of payloads match the source. ``src`` is
+    left as it was: the caller switches its path to ``dst`` (and may delete ``src`` later). Raises
+    :class:`~mem0_hygiene.errors.StoreLocked` when another client holds ``src``, and
+    :class:`~mem0_hygiene.errors.RelocateError` when there is nothing to copy, ``dst`` is taken, or the
+    copy does not verify.
+    """
+    src_s = os.path.abspath(os.path.expanduser(os.fspath(src)))
+    dst_s = os.path.abspath(os.path.expanduser(os.fspath(dst)))
+    if not os.path.isdir(src_s):
+        raise RelocateError(f"there is no local Qdrant store at {src_s}")
+    check_not_nested(src_s, dst_s)
+    check_destination_free(dst_s)
+    ensure_unlocked(src_s, "relocate")
+    return copy_store_verified(src_s, dst_s, sample_size).counts_after

@@ -12,12 +12,12 @@ import pytest
 from mem0_hygiene import Memory, offline_config
 from mem0_hygiene.actions import backup as backup_mod
 from mem0_hygiene.actions.backup import backup, last_verified_backup
-from mem0_hygiene.actions.relocate import sqlite_counts
 from mem0_hygiene.actions.restore import restore
 from mem0_hygiene.auditing.runner import audit
 from mem0_hygiene.errors import BackupError, StoreLocked
 from mem0_hygiene.report import Severity
 from mem0_hygiene.stores.qdrant import collection_counts, is_locked
+from mem0_hygiene.stores.sqlite import table_counts
 
 U = {"user_id": "dana"}
 CONSISTENCY = {"MEMORIES_LOST", "MEMORIES_RESURRECTED", "TOMBSTONED_PRESENT", "LEDGER_ORPHANS"}
@@ -43,8 +43,8 @@ def deployment(make_deployment, persistent_dir):
 def live_counts(cfg):
     return {
         "points": collection_counts(cfg["vector_store"]["config"]["path"]),
-        "history": sqlite_counts(cfg["history_db_path"]),
-        "ledger": sqlite_counts(str(Path(cfg["history_db_path"]).parent / "hygiene.db")),
+        "history": table_counts(cfg["history_db_path"]),
+        "ledger": table_counts(str(Path(cfg["history_db_path"]).parent / "hygiene.db")),
     }
 
 
@@ -81,7 +81,7 @@ def test_round_trip_counts_equal_and_the_audit_is_clean(deployment, persistent_d
     # what was replaced is kept aside, whole, and still opens
     aside = done.store("vector_store").replaced_to
     assert aside and collection_counts(aside) == changed["points"]
-    assert sqlite_counts(done.store("history_db").replaced_to) == changed["history"]
+    assert table_counts(done.store("history_db").replaced_to) == changed["history"]
     m = Memory.from_config(cfg)
     try:
         texts = {r["memory"] for r in m.get_all(filters=U)["results"]}
@@ -121,7 +121,7 @@ def test_a_copy_failing_integrity_check_keeps_the_previous_backup(deployment, pe
     dest = persistent_dir / "backups"
     first = backup(cfg, dest)
     before = snapshot_files(dest)
-    real_check = backup_mod._integrity_check
+    real_check = backup_mod.integrity_check
     checked = []
 
     def damaged_then_checked(path):
@@ -131,7 +131,7 @@ def test_a_copy_failing_integrity_check_keeps_the_previous_backup(deployment, pe
         checked.append((os.path.basename(path), result))
         return result
 
-    monkeypatch.setattr(backup_mod, "_integrity_check", damaged_then_checked)
+    monkeypatch.setattr(backup_mod, "integrity_check", damaged_then_checked)
     clock.advance(days=1)
     failed = r"history_db \(history\.db\) failed PRAGMA integrity_check: .*(Offset|malformed)"
     with pytest.raises(BackupError, match=failed):

@@ -14,11 +14,12 @@ from typing import Any
 import pytest
 
 from mem0_hygiene.actions import relocate as relocate_mod
-from mem0_hygiene.actions.relocate import copy_sqlite, relocate, relocate_qdrant_folder
+from mem0_hygiene.actions.relocate import relocate, relocate_qdrant_folder
 from mem0_hygiene.config import build_mem0_config, offline_config, split_config
 from mem0_hygiene.errors import RelocateError, StoreLocked
 from mem0_hygiene.stores import qdrant as qdrant_local
 from mem0_hygiene.stores.mounts import filesystem_of
+from mem0_hygiene.stores.sqlite import copy_sqlite
 
 TEXTS = [f"fact number {i}: the team deploys service {i} with tool {i % 3}" for i in range(40)]
 
@@ -294,7 +295,7 @@ def test_failure_in_a_later_store_undoes_earlier_copies(
     def broken(src: str, dst: str) -> Any:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(relocate_mod, "_copy_sqlite", broken)
+    monkeypatch.setattr(relocate_mod, "copy_database", broken)
     with pytest.raises(KeyboardInterrupt):
         relocate(store, tmp_path / "new", include_sqlite=True, remove_source=True)
     assert not (tmp_path / "new" / "qdrant").exists()

@@ -328,7 +328,7 @@ def test_in_process_audit_of_a_live_memory_reads_the_locked_store(deploy):
 
 
 def test_fast_local_read_and_public_scroll_give_the_same_report(deploy, monkeypatch, plain_mem0, close_plain):
-    from mem0_hygiene.auditing import scratch as auditdb
+    from mem0_hygiene.stores import vectors as auditdb
 
     cfg, m = deploy
     m.add("My OpenAI key is sk-proj-" + "Zq7" * 14, **U, infer=False, source="chat")

@@ -1,0 +1,201 @@
+"""The backup SET format: what a backup folder holds, and reading and verifying one.
+
+A set is one dated folder, ``DEST/mem0-backup-YYYYMMDDTHHMMSSZ/`` (:data:`PREFIX`, :data:`STAMP_FORMAT`),
+holding ``history.db``, ``hygiene.db`` (the ledger, when there is one), ``qdrant/`` (a local Qdrant
+folder) and ``manifest.json`` (:data:`MANIFEST`): format and version (:data:`FORMAT`,
+:data:`MANIFEST_VERSION`), times, counts per store, the integrity results, the paths the set came from,
+and the sha256 and size of every other file. Writing a set is :func:`mem0_hygiene.actions.backup.backup`;
+restoring one is :func:`mem0_hygiene.actions.restore.restore`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ..errors import BackupError, ConfigError
+from ..timeutil import as_utc, parse_time
+
+FORMAT = "mem0-hygiene-backup"
+MANIFEST_VERSION = 1
+MANIFEST = "manifest.json"
+PREFIX = "mem0-backup-"
+STAMP_FORMAT = "%Y%m%dT%H%M%SZ"
+HISTORY_FILE = "history.db"
+LEDGER_FILE = "hygiene.db"
+QDRANT_DIR = "qdrant"
+_NAME_RE = re.compile(r"^" + re.escape(PREFIX) + r"\d{8}T\d{6}Z(-\d+)?$")
+
+
+@dataclass(frozen=True)
+class BackupInfo:
+    """A backup that was verified when it was made and is still complete on disk.
+
+    Fields:
+        path: the backup folder.
+        created_at: when it was taken (UTC ISO).
+        counts: ``points`` (per collection), ``history`` and ``ledger`` (rows per table).
+        files: how many files its manifest lists.
+        size_bytes: their total size.
+        vector_store: how the vector store was taken.
+        checked: what was checked just now: "sizes" (every listed file present with its size) or
+            "checksums" (every file's sha256 recomputed).
+    """
+
+    path: str
+    created_at: str
+    counts: dict[str, dict[str, int]]
+    files: int
+    size_bytes: int
+    vector_store: str
+    checked: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "created_at": self.created_at,
+                "counts": {k: dict(v) for k, v in self.counts.items()}, "files": self.files,
+                "size_bytes": self.size_bytes, "vector_store": self.vector_store, "checked": self.checked}
+
+
+# ---------------------------------------------------------------------------------------------- files
+
+
+def sha256_of(path: str) -> str:
+    """The sha256 of a file, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def set_files(folder: str) -> dict[str, str]:
+    """relative posix path -> absolute path, for every file under ``folder`` but the manifest."""
+    out: dict[str, str] = {}
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            full = os.path.join(root, name)
+            rel = os.path.relpath(full, folder).replace(os.sep, "/")
+            if rel != MANIFEST:
+                out[rel] = full
+    return out
+
+
+def file_checksums(folder: str) -> dict[str, dict[str, Any]]:
+    """The manifest's file list: relative path -> ``{"sha256", "size"}`` of every file but the manifest."""
+    return {rel: {"sha256": sha256_of(full), "size": os.path.getsize(full)}
+            for rel, full in sorted(set_files(folder).items())}
+
+
+def time_stamp(moment: datetime) -> str:
+    """The UTC time stamp in set names (and in the names restore moves replaced stores to)."""
+    return as_utc(moment).strftime(STAMP_FORMAT)
+
+
+def free_name(folder: str, base: str) -> str:
+    """``base``, or ``base-2``, ``base-3``, ...: the first name not yet taken in ``folder``."""
+    name, n = base, 1
+    while os.path.lexists(os.path.join(folder, name)):
+        n += 1
+        name = f"{base}-{n}"
+    return name
+
+
+def parse_backup_time(value: str) -> datetime | None:
+    """A manifest/record time back to a datetime (None when it cannot be read)."""
+    try:
+        return parse_time(value)
+    except (ConfigError, ValueError, TypeError):
+        return None
+
+
+# ---------------------------------------------------------------------------------------------- manifests
+
+
+def write_manifest(folder: str, manifest: dict[str, Any]) -> None:
+    """Write ``manifest`` as the set's ``manifest.json`` (sorted keys, indented)."""
+    with open(os.path.join(folder, MANIFEST), "w", encoding="utf-8") as fh:
+        json.dump(manifest, fh, indent=2, sort_keys=True)
+        fh.write("\n")
+
+
+def read_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
+    """The manifest of a backup folder; :class:`BackupError` when it is missing or not one of ours."""
+    path = os.path.join(os.fspath(folder), MANIFEST)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except FileNotFoundError:
+        raise BackupError(f"{os.fspath(folder)} is not a complete backup: it has no {MANIFEST}") from None
+    except (OSError, ValueError) as exc:
+        raise BackupError(f"cannot read the manifest {path}: {exc}") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise BackupError(f"{path} is not a mem0-hygiene backup manifest")
+    if not isinstance(doc.get("version"), int) or doc["version"] > MANIFEST_VERSION:
+        raise BackupError(
+            f"{path} has manifest version {doc.get('version')}, newer than this mem0-hygiene understands "
+            f"({MANIFEST_VERSION}); upgrade mem0-hygiene"
+        )
+    if not isinstance(doc.get("files"), dict) or not isinstance(doc.get("stores"), dict):
+        raise BackupError(f"{path} is damaged: it lacks the file list or the store list")
+    return doc
+
+
+def check_set(folder: str | os.PathLike[str], manifest: dict[str, Any] | None = None, *,
+              checksums: bool = True) -> list[str]:
+    """Problems with a backup set: files missing, extra, of another size or (with ``checksums``) another
+    sha256, and stores the manifest names whose files are not listed. Empty = complete and intact."""
+    folder = os.fspath(folder)
+    doc = manifest if manifest is not None else read_manifest(folder)
+    listed: dict[str, Any] = doc["files"]
+    present = set_files(folder)
+    problems = [f"missing: {rel}" for rel in sorted(set(listed) - set(present))]
+    problems += [f"extra: {rel}" for rel in sorted(set(present) - set(listed))]
+    for rel in sorted(set(listed) & set(present)):
+        want = listed[rel] if isinstance(listed[rel], dict) else {}
+        full = present[rel]
+        if os.path.getsize(full) != want.get("size"):
+            problems.append(f"size differs: {rel} ({os.path.getsize(full)} bytes, manifest {want.get('size')})")
+        elif checksums and sha256_of(full) != want.get("sha256"):
+            problems.append(f"checksum mismatch: {rel}")
+    for role, store in doc["stores"].items():
+        if not isinstance(store, dict):
+            continue
+        if store.get("file") and store["file"] not in listed:
+            problems.append(f"the manifest names {role} ({store['file']}) but does not list its file")
+        if store.get("folder") and not any(r.startswith(store["folder"] + "/") for r in listed):
+            problems.append(f"the manifest names {role} ({store['folder']}/) but lists none of its files")
+    return problems
+
+
+def info_of(folder: str, doc: dict[str, Any], checked: str) -> BackupInfo:
+    """The :class:`BackupInfo` of a set from its manifest; ``checked`` says what was just verified."""
+    files = doc["files"]
+    return BackupInfo(
+        path=folder, created_at=str(doc.get("created_at", "")), counts=doc.get("counts") or {},
+        files=len(files), size_bytes=sum(int(f.get("size", 0)) for f in files.values() if isinstance(f, dict)),
+        vector_store=str((doc["stores"].get("vector_store") or {}).get("taken", "")), checked=checked,
+    )
+
+
+def complete_backups(dest: str) -> list[tuple[str, dict[str, Any]]]:
+    """(folder, manifest) of every backup folder in DEST with a readable manifest, oldest first."""
+    found = []
+    try:
+        names = os.listdir(dest)
+    except FileNotFoundError:
+        return []
+    for name in names:
+        full = os.path.join(dest, name)
+        if not _NAME_RE.match(name) or not os.path.isdir(full):
+            continue
+        try:
+            found.append((full, read_manifest(full)))
+        except BackupError:
+            continue
+    found.sort(key=lambda item: (str(item[1].get("created_at", "")), os.path.basename(item[0])))
+    return found
