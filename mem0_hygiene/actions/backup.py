@@ -34,13 +34,12 @@ import sqlite3
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from .. import __version__
-from ..config import HygieneSettings, default_ledger_path, split_config
-from ..errors import BackupError, ConfigError, HygieneError
+from ..errors import BackupError, HygieneError
 from ..stores import qdrant as qdrant_local
 from ..stores.backup_record import backup_status_for_paths, record_path_for, update_record
 from ..stores.backup_set import (
@@ -59,9 +58,9 @@ from ..stores.backup_set import (
     time_stamp,
     write_manifest,
 )
-from ..stores.locations import location_of, resolve_locations
 from ..stores.sqlite import BUSY_TIMEOUT_MS, connect, files_under, integrity_check, table_counts, vacuum_into
-from ..timeutil import Clock, as_utc, system_clock, to_iso
+from ..target import Target, resolve
+from ..timeutil import as_utc, system_clock, to_iso
 
 # ---------------------------------------------------------------------------------------------- results
 
@@ -137,110 +136,42 @@ class BackupResult:
 # ---------------------------------------------------------------------------------------------- the target
 
 
-@dataclass
-class _Target:
-    """What to back up or restore into, resolved from a config dict or a live Memory."""
-
-    description: str
-    kind: str  # "local" | "server"
-    qdrant_path: str | None
-    collection: str
-    history_path: str
-    ledger_path: str
-    clock: Clock
-    client: Any = None  # an open client to use (the app's, in-process); never closed by us
-    server_conf: dict[str, Any] = field(default_factory=dict)
-    in_process: bool = False
-
-    @property
-    def record_path(self) -> str | None:
-        return record_path_for(self.ledger_path, self.history_path)
-
-    def source_dict(self) -> dict[str, Any]:
-        return {
-            "vector_store": {"provider": "qdrant", "kind": self.kind, "path": self.qdrant_path,
-                             "server": self.server_conf.get("remote"), "collection": self.collection},
-            "history_db_path": self.history_path,
-            "ledger_path": self.ledger_path,
-        }
-
-
-def _is_memory(target: Any) -> bool:
-    return hasattr(target, "vector_store") and hasattr(target, "config")
-
-
-def _resolve(target: Any) -> _Target:
-    if target is not None and not isinstance(target, dict) and not _is_memory(target):
-        raise ConfigError(f"expected a mem0 config dict or a Memory, not {type(target).__name__}")
-    locations = resolve_locations(target)
-    vs = location_of(locations, "vector_store")
-    history = location_of(locations, "history_db").path or ""
-    ledger = location_of(locations, "ledger").path or default_ledger_path(history)
-    if vs.provider != "qdrant":
+def backup_target(target: Any) -> Target:
+    """The deployment to back up or restore into (a config dict, a live Memory or a Target), refused unless its
+    vector store is Qdrant (a local folder or a server): the only store whose data can be snapshotted here."""
+    tgt = resolve(target)
+    if tgt.vector_location.provider != "qdrant":
         raise BackupError(
             f"backups cover a Qdrant vector store (a local folder or a server); this deployment uses "
-            f"{vs.provider!r}, whose data mem0-hygiene cannot snapshot. Back it up with its own tools, "
-            "at the same moment as history.db and the ledger"
+            f"{tgt.vector_location.provider!r}, whose data mem0-hygiene cannot snapshot. Back it up with its own "
+            "tools, at the same moment as history.db and the ledger"
         )
-    if _is_memory(target):
-        settings = getattr(target, "hygiene_settings", None)
-        clock: Clock = target.now if hasattr(target, "now") and settings is not None else system_clock
-        store = target.vector_store
-        return _Target(
-            description="in-process Memory", kind="local" if vs.is_local else "server",
-            qdrant_path=vs.path if vs.is_local else None,
-            collection=getattr(store, "collection_name", None) or vs.collection or "mem0",
-            history_path=history, ledger_path=ledger, clock=clock, client=store.client,
-            server_conf={"remote": vs.remote}, in_process=True,
-        )
-    mem0_part, settings, _ = split_config(target or {})
-    conf = dict(((mem0_part.get("vector_store") or {}).get("config")) or {})
-    server = {k: conf.get(k) for k in ("url", "host", "port", "api_key", "https")}
-    server["remote"] = vs.remote
-    return _Target(
-        description="config" if target else "mem0 defaults",
-        kind="local" if vs.is_local else "server",
-        qdrant_path=vs.path if vs.is_local else None,
-        collection=vs.collection or "mem0",
-        history_path=history, ledger_path=ledger,
-        clock=(settings or HygieneSettings()).clock,
-        client=conf.get("client"), server_conf=server,
-    )
+    return tgt
 
 
-@contextlib.contextmanager
-def _vector_client(tgt: _Target, action: str) -> Iterator[Any]:
-    """The client to read the vector store with: the app's (in-process), or one of ours (closed after).
-
-    Ours on a local folder takes the folder's lock for as long as it is open, so nobody else writes it.
-    """
-    if tgt.client is not None:
-        yield tgt.client
-        return
-    if tgt.kind == "local":
-        path = tgt.qdrant_path or ""
-        if not qdrant_local.is_qdrant_folder(path):
-            raise BackupError(f"there is no local Qdrant store at {path}: nothing to {action}")
-        with qdrant_local.opened(path, action) as client:
-            yield client
-        return
-    from qdrant_client import QdrantClient
-
-    conf = tgt.server_conf
-    try:
-        client = QdrantClient(url=conf.get("url"), host=conf.get("host"), port=conf.get("port"),
-                              api_key=conf.get("api_key"), https=conf.get("https"))
-    except Exception as exc:
-        raise BackupError(f"cannot reach the Qdrant server {conf.get('remote')}: {exc}") from exc
-    try:
-        yield client
-    finally:
-        client.close()
+def _is_local(tgt: Target) -> bool:
+    return tgt.vector_location.is_local
 
 
-def _point_counts(client: Any, tgt: _Target) -> dict[str, int]:
+def record_path(tgt: Target) -> str | None:
+    """Where the deployment's backup record lives (beside the ledger); None for an in-memory ledger."""
+    return record_path_for(tgt.ledger_path, tgt.history_path)
+
+
+def source_dict(tgt: Target) -> dict[str, Any]:
+    """What a backup set was taken from, as written into its manifest."""
+    return {
+        "vector_store": {"provider": "qdrant", "kind": "local" if _is_local(tgt) else "server",
+                         "path": tgt.vector_path, "server": tgt.server_conf.get("remote"),
+                         "collection": tgt.collection},
+        "history_db_path": tgt.history_path,
+        "ledger_path": tgt.ledger_path,
+    }
+
+
+def _point_counts(client: Any, tgt: Target) -> dict[str, int]:
     """Local: every collection of the folder (the whole folder is copied). Server: the app's collection."""
-    if tgt.kind == "local":
+    if _is_local(tgt):
         return qdrant_local.client_counts(client)
     names = {c.name for c in client.get_collections().collections}
     if tgt.collection not in names:
@@ -316,7 +247,7 @@ def last_verified_backup(dest_or_config: Any = None, *, verify: bool = False) ->
             if not check_set(folder, doc, checksums=verify):
                 return info_of(folder, doc, "checksums" if verify else "sizes")
         return None
-    tgt = _resolve(dest_or_config)
+    tgt = backup_target(dest_or_config)
     return backup_status_for_paths(tgt.ledger_path, tgt.history_path, verify=verify).last
 
 
@@ -355,15 +286,15 @@ def backup(
     started = time.perf_counter()
     if keep is not None and keep < 1:
         raise BackupError(f"keep must be at least 1 (the backup just made is always kept), not {keep}")
-    tgt = _resolve(target)
+    tgt = backup_target(target)
     dest_s = os.path.abspath(os.path.expanduser(os.fspath(dest)))
     if os.path.exists(dest_s) and not os.path.isdir(dest_s):
         raise BackupError(f"{dest_s} exists and is not a folder; give a folder to hold the dated backups")
-    if tgt.client is None and tgt.kind == "local":  # refuse before anything is written
-        if not qdrant_local.is_qdrant_folder(tgt.qdrant_path or ""):
-            raise BackupError(f"there is no local Qdrant store at {tgt.qdrant_path}: nothing to back up")
-        qdrant_local.ensure_unlocked(tgt.qdrant_path or "", "back up")
-    moment = as_utc(now or tgt.clock())
+    if tgt.client is None and _is_local(tgt):  # refuse before anything is written
+        if not qdrant_local.is_qdrant_folder(tgt.vector_path or ""):
+            raise BackupError(f"there is no local Qdrant store at {tgt.vector_path}: nothing to back up")
+        qdrant_local.ensure_unlocked(tgt.vector_path or "", "back up")
+    moment = as_utc(now or tgt.now())
     name = free_name(dest_s, PREFIX + time_stamp(moment))
     final = os.path.join(dest_s, name)
     history_exists = os.path.isfile(tgt.history_path)
@@ -375,17 +306,17 @@ def backup(
         notes.append(f"no history.db at {tgt.history_path}: the set holds no changelog")
 
     if dry_run:
-        with _vector_client(tgt, "back up") as client:
+        with tgt.vector_client("back up", BackupError) as client:
             points = _point_counts(client, tgt)
         counts = {"points": points,
                   "history": table_counts(tgt.history_path) if history_exists else {},
                   "ledger": table_counts(tgt.ledger_path) if ledger_exists else {}}
-        taken = ("local folder would be copied while locked" if tgt.kind == "local"
+        taken = ("local folder would be copied while locked" if _is_local(tgt)
                  else "a server snapshot would be created")
         return BackupResult(
-            path=final, dest=dest_s, dry_run=True, created_at=to_iso(moment), source=tgt.source_dict(),
+            path=final, dest=dest_s, dry_run=True, created_at=to_iso(moment), source=source_dict(tgt),
             counts=counts, integrity={}, vector_store=taken, rotated=tuple(_rotation(dest_s, keep, None)),
-            record_path=tgt.record_path, notes=tuple(notes), seconds=round(time.perf_counter() - started, 3),
+            record_path=record_path(tgt), notes=tuple(notes), seconds=round(time.perf_counter() - started, 3),
         )
 
     os.makedirs(dest_s, exist_ok=True)
@@ -411,18 +342,18 @@ def backup(
     entry = {"path": final, "created_at": to_iso(moment), "counts": counts,
              "files": len(manifest["files"]),
              "size_bytes": sum(f["size"] for f in manifest["files"].values()), "vector_store": taken}
-    note = update_record(tgt.record_path, add=entry, drop=tuple(rotated))
+    note = update_record(record_path(tgt), add=entry, drop=tuple(rotated))
     if note:
         notes.append(note)
     return BackupResult(
-        path=final, dest=dest_s, dry_run=False, created_at=to_iso(moment), source=tgt.source_dict(),
+        path=final, dest=dest_s, dry_run=False, created_at=to_iso(moment), source=source_dict(tgt),
         counts=counts, integrity=integrity, vector_store=taken, files=len(manifest["files"]),
-        size_bytes=entry["size_bytes"], rotated=tuple(rotated), record_path=tgt.record_path,
+        size_bytes=entry["size_bytes"], rotated=tuple(rotated), record_path=record_path(tgt),
         notes=tuple(notes), seconds=round(time.perf_counter() - started, 3),
     )
 
 
-def _build_set(tgt: _Target, tmp: str, moment: datetime, history_exists: bool,
+def _build_set(tgt: Target, tmp: str, moment: datetime, history_exists: bool,
                ledger_exists: bool) -> tuple[dict[str, Any], dict[str, str], dict[str, dict[str, int]], str]:
     """Copy every store into ``tmp`` at one moment, check each copy, and return the manifest's parts."""
     counts: dict[str, dict[str, int]] = {"points": {}, "history": {}, "ledger": {}}
@@ -430,19 +361,19 @@ def _build_set(tgt: _Target, tmp: str, moment: datetime, history_exists: bool,
     stores: dict[str, Any] = {}
     snapshots: dict[str, str] = {}
     modes: dict[str, str] = {}
-    with _vector_client(tgt, "back up") as client:
+    with tgt.vector_client("back up", BackupError) as client:
         points = _point_counts(client, tgt)
         held = [p for p, ok in ((tgt.history_path, history_exists), (tgt.ledger_path, ledger_exists)) if ok]
-        if tgt.kind == "local" and tgt.qdrant_path:
-            held += files_under(tgt.qdrant_path)
+        if _is_local(tgt) and tgt.vector_path:
+            held += files_under(tgt.vector_path)
         with _held_still(held):
             if history_exists:
                 counts["history"], modes["history_db"] = _snapshot_sqlite(
                     tgt.history_path, os.path.join(tmp, HISTORY_FILE))
             if ledger_exists:
                 counts["ledger"], modes["ledger"] = _snapshot_sqlite(tgt.ledger_path, os.path.join(tmp, LEDGER_FILE))
-            if tgt.kind == "local" and tgt.qdrant_path:
-                qdrant_local.copy_store(tgt.qdrant_path, os.path.join(tmp, QDRANT_DIR))
+            if _is_local(tgt) and tgt.vector_path:
+                qdrant_local.copy_store(tgt.vector_path, os.path.join(tmp, QDRANT_DIR))
             else:
                 for collection in points:
                     try:
@@ -481,9 +412,9 @@ def _build_set(tgt: _Target, tmp: str, moment: datetime, history_exists: bool,
         stores[role] = {"file": fname, "source": tgt.history_path if role == "history_db" else tgt.ledger_path,
                         "counts": copied, "integrity": result, "journal_mode": modes.get(role, "delete")}
 
-    if tgt.kind == "local":
+    if _is_local(tgt):
         taken = _check_qdrant_copy(os.path.join(tmp, QDRANT_DIR), points, integrity)
-        stores["vector_store"] = {"kind": "local_qdrant", "folder": QDRANT_DIR, "source": tgt.qdrant_path,
+        stores["vector_store"] = {"kind": "local_qdrant", "folder": QDRANT_DIR, "source": tgt.vector_path,
                                   "collection": tgt.collection, "counts": points, "taken": taken}
     else:
         taken = "; ".join(f"server snapshot created: {name}" for name in snapshots.values()) \
@@ -499,7 +430,7 @@ def _build_set(tgt: _Target, tmp: str, moment: datetime, history_exists: bool,
         "created_at": to_iso(moment),
         "finished_at": to_iso(as_utc(system_clock())),
         "in_process": tgt.in_process,
-        "source": tgt.source_dict(),
+        "source": source_dict(tgt),
         "stores": stores,
         "counts": counts,
         "totals": {"points": sum(points.values()), "history_rows": counts["history"].get("history", 0),

@@ -21,8 +21,9 @@ from ..stores import qdrant as qdrant_local
 from ..stores.backup_record import update_record
 from ..stores.backup_set import check_set, free_name, read_manifest, set_files, sha256_of, time_stamp
 from ..stores.sqlite import SIDECARS, connect, integrity_check, sidecars, table_counts
+from ..target import is_memory
 from ..timeutil import as_utc, to_iso
-from .backup import _is_memory, _resolve
+from .backup import backup_target, record_path
 
 
 @dataclass(frozen=True)
@@ -145,7 +146,7 @@ def restore(
     Qdrant server (a server-side snapshot) cannot be restored from here. ``dry_run`` checks the set
     and returns the plan.
     """
-    if _is_memory(target_config):
+    if is_memory(target_config):
         raise BackupError("restore replaces the stores under the app: pass the app's config dict (not a live "
                           "Memory), with the app stopped")
     src_s = os.path.abspath(os.path.expanduser(os.fspath(src)))
@@ -166,16 +167,16 @@ def restore(
             "local folder; recover the snapshot on the server, then restore history.db and the ledger by hand "
             "(nothing was changed)"
         )
-    tgt = _resolve(target_config)
-    if tgt.kind != "local" or not tgt.qdrant_path:
+    tgt = backup_target(target_config)
+    if not tgt.vector_location.is_local or not tgt.vector_path:
         raise BackupError("the target config's vector store is a Qdrant server; this backup holds a local "
                           "folder. Point vector_store.config.path at the folder to restore into")
-    if qdrant_local.is_locked(tgt.qdrant_path):
-        raise StoreLocked(_restore_message(tgt.qdrant_path))
-    moment = as_utc(now or tgt.clock())
+    if qdrant_local.is_locked(tgt.vector_path):
+        raise StoreLocked(_restore_message(tgt.vector_path))
+    moment = as_utc(now or tgt.now())
     stamp = time_stamp(moment)
     notes: list[str] = []
-    steps = [_Step("vector_store", tgt.qdrant_path, os.path.join(src_s, vs["folder"]), "folder",
+    steps = [_Step("vector_store", tgt.vector_path, os.path.join(src_s, vs["folder"]), "folder",
                    dict(vs.get("counts") or {}))]
     if str(tgt.collection) not in (vs.get("counts") or {}) and vs.get("counts"):
         notes.append(f"the backup has collections {sorted(vs['counts'])}, the config uses {tgt.collection!r}")
@@ -218,8 +219,8 @@ def restore(
             _check_staged(step, src_s, doc)
             if step.kind == "sqlite" and step.journal_mode == "wal":
                 _set_wal(step.staged)
-        if qdrant_local.is_locked(tgt.qdrant_path):
-            raise StoreLocked(_restore_message(tgt.qdrant_path))
+        if qdrant_local.is_locked(tgt.vector_path):
+            raise StoreLocked(_restore_message(tgt.vector_path))
         for step in steps:  # swap: current aside, copy in
             if step.aside is not None:
                 for original in [step.target, *sidecars(step.target)] if step.kind == "sqlite" else [step.target]:
@@ -244,7 +245,7 @@ def restore(
             raise
         raise BackupError(f"the restore failed ({type(exc).__name__}: {exc}); everything was put back as it "
                           "was") from exc
-    note = update_record(tgt.record_path, restore={"src": src_s, "at": to_iso(moment),
+    note = update_record(record_path(tgt), restore={"src": src_s, "at": to_iso(moment),
                                                     "backup_created_at": doc.get("created_at")})
     if note:
         notes.append(note.replace("this backup", "this restore"))
