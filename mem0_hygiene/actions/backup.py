@@ -294,7 +294,7 @@ def backup(
         if not qdrant_local.is_qdrant_folder(tgt.vector_path or ""):
             raise BackupError(f"there is no local Qdrant store at {tgt.vector_path}: nothing to back up")
         qdrant_local.ensure_unlocked(tgt.vector_path or "", "back up")
-    moment = as_utc(now or tgt.now())
+    moment = as_utc(now) if now is not None else tgt.now()
     name = free_name(dest_s, PREFIX + time_stamp(moment))
     final = os.path.join(dest_s, name)
     history_exists = os.path.isfile(tgt.history_path)

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..errors import RelocateError
 from ..stores import qdrant as qdrant_local
-from ..stores.locations import StoreLocation, location_of, resolve_locations
+from ..stores.locations import StoreLocation, location_of
 from ..stores.qdrant import (
     DEFAULT_SAMPLE,
     QdrantCopy,
@@ -36,6 +36,7 @@ from ..stores.qdrant import (
     relocate_qdrant_folder,
 )
 from ..stores.sqlite import SIDECARS, SqliteCopy, copy_database, file_signature, table_counts
+from ..target import resolve
 
 log = logging.getLogger(__name__)
 
@@ -235,7 +236,7 @@ def relocate(
     to = os.path.abspath(os.path.expanduser(os.fspath(to_dir)))
     if os.path.exists(to) and not os.path.isdir(to):
         raise RelocateError(f"{to} is not a folder")
-    locations = resolve_locations(config or {})
+    locations = list(resolve(config).locations)
     plans, skipped = _plan(locations, to, include_sqlite)
     for p in plans:
         if p.kind == "qdrant":

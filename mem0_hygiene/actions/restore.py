@@ -173,7 +173,7 @@ def restore(
                           "folder. Point vector_store.config.path at the folder to restore into")
     if qdrant_local.is_locked(tgt.vector_path):
         raise StoreLocked(_restore_message(tgt.vector_path))
-    moment = as_utc(now or tgt.now())
+    moment = as_utc(now) if now is not None else tgt.now()
     stamp = time_stamp(moment)
     notes: list[str] = []
     steps = [_Step("vector_store", tgt.vector_path, os.path.join(src_s, vs["folder"]), "folder",

@@ -227,7 +227,7 @@ def inspect(target: Any = None, *, now: datetime | None = None, page_size: int =
     """
     pd = require("pandas")
     tgt = resolve(target)
-    moment = as_utc(now or tgt.settings.clock())
+    moment = as_utc(now) if now is not None else tgt.now()
     with ScratchDB() as db:
         db.attach_history(tgt.history_path)
         db.attach_ledger(tgt.ledger_path)

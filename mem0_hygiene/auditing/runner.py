@@ -45,7 +45,7 @@ def audit(
     """
     started = time.perf_counter()
     tgt = resolve(target, description=description)
-    moment = as_utc(now or tgt.settings.clock())
+    moment = as_utc(now) if now is not None else tgt.now()
     extra: dict[str, Any] = {"stats": {}}
     with ScratchDB() as db:
         db.attach_history(tgt.history_path)
