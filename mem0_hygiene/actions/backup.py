@@ -40,6 +40,8 @@ from typing import Any
 
 from .. import __version__
 from ..errors import BackupError, HygieneError
+from ..render.tables import Line, LinesView, counts_text
+from ..render.text import human_size
 from ..stores import qdrant as qdrant_local
 from ..stores.backup_record import backup_status_for_paths, record_path_for, update_record
 from ..stores.backup_set import (
@@ -66,7 +68,7 @@ from ..timeutil import as_utc, system_clock, to_iso
 
 
 @dataclass(frozen=True)
-class BackupResult:
+class BackupResult(LinesView):
     """What :func:`backup` did (or, with ``dry_run``, would do).
 
     Fields:
@@ -113,6 +115,25 @@ class BackupResult:
     @property
     def ledger_rows(self) -> int:
         return int(self.counts.get("ledger", {}).get("memories", 0))
+
+    def _lines(self) -> list[Line]:
+        c = self.counts
+        out: list[Line] = [[("dry run: would back up into ", ""), (self.path, "")] if self.dry_run
+                           else [("backed up into ", ""), (self.path, "bold")]]
+        out.append([(f"  vector store: {self.vector_store}", "")])
+        out.append([(f"  points: {counts_text(c.get('points', {}))}; history.db rows: "
+                     f"{counts_text(c.get('history', {}))}; ledger rows: {counts_text(c.get('ledger', {}))}", "")])
+        if self.integrity:
+            out.append([("  integrity_check: " + ", ".join(f"{k} {v}" for k, v in self.integrity.items()), "")])
+        if not self.dry_run:
+            out.append([(f"  {self.files} files ({human_size(self.size_bytes)}), each with its sha256 in "
+                         "manifest.json", "")])
+        for old in self.rotated:
+            out.append([(f"  {'would remove' if self.dry_run else 'removed'} the older backup {old} (--keep)", "")])
+        if self.record_path and not self.dry_run:
+            out.append([(f"  recorded in {self.record_path} (the audit's BACKUP_LAST_VERIFIED reads it)", "")])
+        out += [[("  ", ""), ("note", "yellow"), (f": {note}", "")] for note in self.notes]
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import BackupError, ConfigError, MemoryNotFound
+from ..render.tables import Line, LinesView
 from ..stores.ledger import connect as ledger_connect
 from ..stores.sqlite import connect, files_under, sidecars, transaction
 from ..target import resolve
@@ -64,7 +65,7 @@ class FileCheck:
 
 
 @dataclass(frozen=True)
-class ForgetResult:
+class ForgetResult(LinesView):
     """What :func:`forget` did (or, with ``dry_run``, would do). It never contains the memories' text.
 
     Fields:
@@ -109,6 +110,34 @@ class ForgetResult:
     def verified(self) -> bool:
         """A real scrub ran, every store's files could be read, and all of them were found clean."""
         return self.scrub and not self.dry_run and bool(self.files) and not self.still_found and not self.unverified
+
+    def _lines(self) -> list[Line]:
+        out: list[Line] = []
+        verb = "would delete" if self.dry_run else "deleted"
+        if self.deleted:
+            out.append([(f"{verb} (through mem0's API): {', '.join(self.deleted)}", "")])
+        if self.cascaded:
+            out.append([(f"  including the memories they superseded: {', '.join(self.cascaded)}", "")])
+        if self.already_deleted:
+            out.append([(f"already gone from the vector store: {', '.join(self.already_deleted)}", "")])
+        if self.scrub:
+            blank = "would blank" if self.dry_run else "blanked"
+            out.append([(f"scrub: {blank} the text in {self.history_rows_blanked} history.db row(s) (rows kept), "
+                         f"{'would remove' if self.dry_run else 'removed'} {self.messages_removed} messages row(s), "
+                         f"{self.ledger_fields_blanked} ledger field(s); {self.texts} text(s) searched for", "")])
+            if self.vacuumed:
+                out.append([("  vacuumed: " + ", ".join(self.vacuumed), "")])
+            dirty = self.still_found
+            if self.dry_run:
+                out.append([("  the text is found now in: " + (", ".join(f.path for f in dirty) or "no store file"),
+                             "")])
+            elif not dirty:
+                out.append([("  ", ""), ("verified", "green"),
+                            (f": the text is found in none of the {len(self.files)} store files", "")])
+            for f in ([] if self.dry_run else dirty):
+                out.append([("  ", ""), ("still found", "bold red"), (f" in {f.path}: {f.reason}", "")])
+        out += [[("  ", ""), ("note", "yellow"), (f": {note}", "")] for note in self.notes]
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import RelocateError
+from ..render.tables import Line, LinesView, counts_text
 from ..stores import qdrant as qdrant_local
 from ..stores.locations import StoreLocation, location_of
 from ..stores.qdrant import (
@@ -84,7 +85,7 @@ class MovedStore:
 
 
 @dataclass(frozen=True)
-class RelocateResult:
+class RelocateResult(LinesView):
     """What :func:`relocate` did.
 
     Fields:
@@ -111,6 +112,34 @@ class RelocateResult:
             if m.role == role:
                 return m
         return None
+
+    def _lines(self) -> list[Line]:
+        out: list[Line] = []
+        verb = "would copy" if self.dry_run else "copied"
+        for move in self.moves:
+            out.append([(f"{move.role}: {verb} {move.source} -> {move.destination} "
+                         f"({counts_text(move.counts_before)})", "")])
+            if self.dry_run:
+                continue
+            checks = [f"counts match ({counts_text(move.counts_after)})"]
+            if move.sampled:
+                checks.append(f"{move.sampled} sampled points identical")
+            if move.integrity:
+                checks.append(f"integrity_check {move.integrity}")
+            out.append([("  verified: " + "; ".join(checks), "")])
+            if move.source_removed:
+                out.append([(f"  removed the old copy at {move.source}", "")])
+            elif move.note:
+                out.append([(f"  {move.note}", "yellow")])
+            else:
+                out.append([(f"  the old copy at {move.source} is untouched", "")])
+        out += [[(f"skipped: {reason}", "")] for reason in self.skipped]
+        if self.dry_run:
+            out.append([("dry run: nothing was written; after the move, use this in your mem0 config:", "")])
+        else:
+            out.append([("use this in your mem0 config from now on (merge it into the dict given to "
+                         "Memory.from_config):", "")])
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         return {

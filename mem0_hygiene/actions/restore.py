@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from ..errors import BackupError, HygieneError, StoreLocked
+from ..render.tables import Line, LinesView, counts_text
 from ..stores import qdrant as qdrant_local
 from ..stores.backup_record import update_record
 from ..stores.backup_set import check_set, free_name, read_manifest, set_files, sha256_of, time_stamp
@@ -52,7 +53,7 @@ class RestoredStore:
 
 
 @dataclass(frozen=True)
-class RestoreResult:
+class RestoreResult(LinesView):
     """What :func:`restore` did (or, with ``dry_run``, would do).
 
     Fields:
@@ -78,6 +79,18 @@ class RestoreResult:
             if s.role == role:
                 return s
         return None
+
+    def _lines(self) -> list[Line]:
+        head = "dry run: would restore" if self.dry_run else "restored"
+        out: list[Line] = [[(f"{head} the backup taken {self.backup_created_at} from {self.src} "
+                             f"({self.checked_files} files checked against their sha256)", "")]]
+        for s in self.stores:
+            line = f"  {s.role}: {s.source or '(none in the backup)'} -> {s.target} ({counts_text(s.counts)})"
+            if s.replaced_to:
+                line += f"; the current one {'would be' if self.dry_run else 'was'} moved to {s.replaced_to}"
+            out.append([(line, "")])
+        out += [[("  ", ""), ("note", "yellow"), (f": {note}", "")] for note in self.notes]
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         return {

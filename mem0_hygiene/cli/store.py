@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import click
-from rich.markup import escape
 
 from . import StoreOptions, cli, console_for_output, emit_json, hygiene_command, store_options
 
@@ -55,28 +54,5 @@ def relocate(store: StoreOptions, to_dir: str, with_sqlite: bool, dry_run: bool,
     if as_json:
         emit_json(result.to_dict())
         return
-    console = console_for_output()
-    verb = "would copy" if result.dry_run else "copied"
-    for move in result.moves:
-        counts = ", ".join(f"{k}={v}" for k, v in move.counts_before.items()) or "empty"
-        console.print(f"{move.role}: {verb} {escape(move.source)} -> {escape(move.destination)} ({counts})")
-        if not result.dry_run:
-            checks = [f"counts match ({', '.join(f'{k}={v}' for k, v in move.counts_after.items()) or 'empty'})"]
-            if move.sampled:
-                checks.append(f"{move.sampled} sampled points identical")
-            if move.integrity:
-                checks.append(f"integrity_check {move.integrity}")
-            console.print("  verified: " + "; ".join(checks))
-            if move.source_removed:
-                console.print(f"  removed the old copy at {escape(move.source)}")
-            elif move.note:
-                console.print(f"  [yellow]{escape(move.note)}[/]")
-            else:
-                console.print(f"  the old copy at {escape(move.source)} is untouched")
-    for reason in result.skipped:
-        console.print(f"skipped: {escape(reason)}")
-    if result.dry_run:
-        console.print("dry run: nothing was written; after the move, use this in your mem0 config:")
-    else:
-        console.print("use this in your mem0 config from now on (merge it into the dict given to Memory.from_config):")
+    console_for_output().print(result)
     emit_json(result.config_snippet)

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from rich import box
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
@@ -117,3 +118,37 @@ class TableView:
     def _repr_html_(self) -> str:
         title, headers, rows, caption = self._table_args()
         return html_table(title, headers, rows, caption=caption)
+
+
+Line = Sequence[tuple[object, str]]
+"""One line of a result's summary: (text, style) pieces, styles from :data:`STATE_STYLES`' palette or ""."""
+
+
+def counts_text(counts: dict[str, int]) -> str:
+    """``"mem0=12, other=3"`` ("empty" for none): rows or points per table or collection."""
+    return ", ".join(f"{k}={v}" for k, v in counts.items()) or "empty"
+
+
+class LinesView:
+    """Mixin for a result that shows itself as a few lines of summary: ``_lines()`` gives each line as
+    (text, style) pieces; the same lines render as rich Text (terminal, CLI) and as HTML (Jupyter). Every
+    value goes through :func:`~mem0_hygiene.render.text.printable`, so store text cannot move the cursor."""
+
+    def _lines(self) -> list[Line]:
+        raise NotImplementedError
+
+    def __rich__(self) -> Group:
+        return Group(*(Text.assemble(*((printable(text), style) for text, style in line)) for line in self._lines()))
+
+    def _repr_html_(self) -> str:
+        out = []
+        for line in self._lines():
+            parts = []
+            for text, style in line:
+                escaped = html.escape(printable(text), quote=True)
+                colour = _HTML_COLOURS.get(style) or ("#2e7d32" if style == "bold green" else None)
+                if style.startswith("bold"):
+                    escaped = f"<strong>{escaped}</strong>"
+                parts.append(f'<span style="color:{colour}">{escaped}</span>' if colour else escaped)
+            out.append(f"<div>{''.join(parts)}</div>")
+        return f'<div class="m0h-result" style="font-family:monospace;white-space:pre-wrap">{"".join(out)}</div>'
