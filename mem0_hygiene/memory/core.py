@@ -46,6 +46,7 @@ from ..stores.guard import guard_stores
 from ..stores.ledger import Ledger, LedgerRow
 from ..stores.vectors import iter_points
 from ..timeutil import Clock, age_days, as_utc, parse_duration, parse_time, system_clock, to_iso
+from .birth import adoption_row, birth_payload, strip_birth
 from .decision import CONTRADICTION, DUPLICATE, UNRELATED, UPDATE, Thresholds, classify, embedder_family, normalize_text
 from .provenance import (
     QUARANTINED_KINDS,
@@ -55,37 +56,12 @@ from .provenance import (
 )
 from .pruning import PrunedMemory, PruneResult
 from .ranking import rank as rank_items
+from .scope import SCOPE_KEYS, scope_of
 from .timetravel import TimeWindow
 
 logger = logging.getLogger(__name__)
 
 _MISSING: Any = object()
-
-# A memory's birth facts, written into its payload by the same mem0 ``add`` that stores it, so a crash
-# before the ledger row is written loses nothing: the next read rebuilds the row from them. They are
-# taken out of ``metadata`` in every result, so items look exactly like mem0's.
-BIRTH_SOURCE = "hygiene_source"
-BIRTH_SOURCE_KIND = "hygiene_source_kind"
-BIRTH_EXPIRES = "hygiene_expires_at"
-BIRTH_QUARANTINED = "hygiene_quarantined"
-BIRTH_TOPIC = "hygiene_topic_key"
-BIRTH_KEYS = (BIRTH_SOURCE, BIRTH_SOURCE_KIND, BIRTH_EXPIRES, BIRTH_QUARANTINED, BIRTH_TOPIC)
-
-
-def birth_payload(source: str | None, kind: str, expires: str | None, quarantined: bool,
-                  topic_key: str | None) -> dict[str, Any]:
-    """The payload keys that let a lost ledger row be rebuilt (only the ones with a value)."""
-    out: dict[str, Any] = {BIRTH_SOURCE_KIND: kind}
-    if source is not None:
-        out[BIRTH_SOURCE] = source
-    if expires is not None:
-        out[BIRTH_EXPIRES] = expires
-    if quarantined:
-        out[BIRTH_QUARANTINED] = True
-    if topic_key is not None:
-        out[BIRTH_TOPIC] = topic_key
-    return out
-_SCOPE_KEYS = ("user_id", "agent_id", "run_id")
 
 
 @dataclass
@@ -191,74 +167,14 @@ class Memory(Mem0Memory):
             )
         return when
 
-    def _adoption_row(self, item: dict[str, Any]) -> LedgerRow:
-        """A ledger row for a memory the ledger does not know: from its birth facts in the payload when the
-        drop-in wrote it (its row was still buffered when the process died), else source "unknown"."""
-        birth = item.get("metadata") or item.get("payload") or {}
-        if isinstance(birth, dict) and BIRTH_SOURCE_KIND in birth:
-            return self._row_from_birth(item, birth)
-        created = item.get("created_at")
-        try:
-            created_iso = to_iso(parse_time(created)) if created else to_iso(self.now())
-        except ConfigError:
-            created_iso = to_iso(self.now())
-        expires = None
-        exp_date = item.get("expiration_date")
-        if exp_date:
-            try:
-                expires = to_iso(parse_time(str(exp_date)[:10]) + timedelta(days=1))
-            except ConfigError:
-                expires = None
-        return LedgerRow(
-            memory_id=str(item["id"]),
-            user_id=item.get("user_id"),
-            agent_id=item.get("agent_id"),
-            run_id=item.get("run_id"),
-            source="unknown",
-            source_kind="unknown",
-            created_at=created_iso,
-            confirmed_at=created_iso,
-            expires_at=expires,
-            adopted=True,
-        )
-
-    def _row_from_birth(self, item: dict[str, Any], birth: dict[str, Any]) -> LedgerRow:
-        try:  # mem0's own created_at (the drop-in passes its clock's time when the clock is injected)
-            created = to_iso(parse_time(item["created_at"])) if item.get("created_at") else to_iso(self.now())
-        except ConfigError:
-            created = to_iso(self.now())
-        return LedgerRow(
-            memory_id=str(item["id"]),
-            user_id=item.get("user_id"),
-            agent_id=item.get("agent_id"),
-            run_id=item.get("run_id"),
-            source=birth.get(BIRTH_SOURCE),
-            source_kind=str(birth.get(BIRTH_SOURCE_KIND) or "unknown"),
-            created_at=created,
-            confirmed_at=created,
-            expires_at=birth.get(BIRTH_EXPIRES),
-            quarantined=bool(birth.get(BIRTH_QUARANTINED)),
-            topic_key=birth.get(BIRTH_TOPIC),
-        )
-
-    @staticmethod
-    def _strip_birth(item: dict[str, Any]) -> None:
-        """Result items look exactly like mem0's: the birth facts stay in the payload, not in ``metadata``."""
-        meta = item.get("metadata")
-        if isinstance(meta, dict) and BIRTH_SOURCE_KIND in meta:
-            for key in BIRTH_KEYS:
-                meta.pop(key, None)
-            if not meta:
-                item["metadata"] = None
-
     def _row_for(self, item: dict[str, Any], rows: dict[str, LedgerRow]) -> LedgerRow:
         mid = str(item["id"])
         row = rows.get(mid) or self._pending_new.get(mid) or self._pending_adopt.get(mid)
         if row is None:
-            row = self._adoption_row(item)
+            row = adoption_row(item, self.now)
             with self._buffer_lock:
                 self._pending_adopt[mid] = row
-        self._strip_birth(item)
+        strip_birth(item)
         return row
 
     @staticmethod
@@ -340,7 +256,8 @@ class Memory(Mem0Memory):
         """Write buffered ledger rows: new memories' rows, adoption rows and last-use counts.
 
         New rows are buffered because their facts are already safe in the memory's payload (see
-        :data:`BIRTH_KEYS`): if the process dies first, the next read rebuilds the row from there."""
+        :data:`mem0_hygiene.memory.birth.BIRTH_KEYS`): if the process dies first, the next read
+        rebuilds the row from there."""
         with self._buffer_lock:
             new, adopt, uses = list(self._pending_new.values()), list(self._pending_adopt.values()), dict(self._uses)
             if not new and not adopt and not uses:
@@ -368,7 +285,7 @@ class Memory(Mem0Memory):
         item = super().get(memory_id)
         if item is None:
             raise MemoryNotFound(memory_id, "it is in neither the vector store nor the ledger; check the id")
-        row = self._adoption_row(item)
+        row = adoption_row(item, self.now)
         self.ledger.insert([row], ignore_existing=True)
         return self.ledger.get(memory_id) or row
 
@@ -496,8 +413,7 @@ class Memory(Mem0Memory):
         expiry_iso = to_iso(expiry) if expiry is not None else None
         results: list[dict[str, Any]] = []
         rows: list[LedgerRow] = []
-        scope = {k: v.strip() for k, v in (("user_id", user_id), ("agent_id", agent_id), ("run_id", run_id))
-                 if isinstance(v, str) and v.strip()}
+        scope = scope_of(user_id, agent_id, run_id)
         extra: dict[str, Any] = {}
         decider = self._decider if memory_type is None else None
         links: list[tuple[str, str, str, str, dict[str, Any] | None]] = []
@@ -677,7 +593,7 @@ class Memory(Mem0Memory):
                         pending: dict[str, LedgerRow], dead: set[str], now: datetime) -> _Found | None:
         where = "topic_key = ? AND deleted_at IS NULL AND superseded_by IS NULL AND invalid_at IS NULL"
         params: list[Any] = [key]
-        for name in _SCOPE_KEYS:
+        for name in SCOPE_KEYS:
             where += f" AND {name} IS ?"
             params.append(scope.get(name))
         stored = list(self.ledger.iter_rows(where, params, order="created_at DESC"))
@@ -704,7 +620,7 @@ class Memory(Mem0Memory):
         rows = self.ledger.get_many([str(h.id) for h in hits]) if hits else {}
         for hit in hits:
             hid, payload = str(hit.id), dict(hit.payload or {})
-            if any(payload.get(name) != scope.get(name) for name in _SCOPE_KEYS):
+            if any(payload.get(name) != scope.get(name) for name in SCOPE_KEYS):
                 continue  # a wider or narrower scope is another memory's business
             row = pending.get(hid) or self._row_for({"id": hid, **payload}, rows)
             if row.state(now) != "live":
@@ -810,7 +726,7 @@ class Memory(Mem0Memory):
             scope = old.scope
             if not scope:
                 item = super().get(old_id) or {}
-                scope = {k: item[k] for k in _SCOPE_KEYS if item.get(k)}
+                scope = {k: item[k] for k in SCOPE_KEYS if item.get(k)}
             added = self.add(
                 text, **scope, infer=False, metadata=metadata, source=source, source_kind=source_kind,
                 ttl=ttl, expires_at=expires_at, topic_key=topic_key or old.topic_key,
@@ -875,8 +791,7 @@ class Memory(Mem0Memory):
     def delete_all(self, user_id: str | None = None, agent_id: str | None = None,  # type: ignore[override]
                    run_id: str | None = None) -> dict[str, Any]:
         """mem0's ``delete_all``; the scope's ledger rows (and their chains) are tombstoned first."""
-        scope = {k: v.strip() for k, v in (("user_id", user_id), ("agent_id", agent_id), ("run_id", run_id))
-                 if isinstance(v, str) and v.strip()}
+        scope = scope_of(user_id, agent_id, run_id)
         if scope:
             self.flush()
             ids = self.ledger.scope_ids(scope)
@@ -986,7 +901,7 @@ class Memory(Mem0Memory):
         for page in iter_points(self.vector_store):
             ids = [str(p["id"]) for p in page]
             known = self.ledger.get_many(ids)
-            fresh = [self._adoption_row(p) for p in page if str(p["id"]) not in known]
+            fresh = [adoption_row(p, self.now) for p in page if str(p["id"]) not in known]
             added += self.ledger.insert(fresh, ignore_existing=True) if fresh else 0
         return added
 
@@ -998,13 +913,13 @@ class Memory(Mem0Memory):
         now = self.now()
         delta = parse_duration(older_than, what="older_than") if older_than is not None \
             else self.hygiene_settings.review_older_than
-        scope = {k: v for k, v in (filters or {}).items() if k in _SCOPE_KEYS and v}
+        scope = {k: v for k, v in (filters or {}).items() if k in SCOPE_KEYS and v}
         out = []
         for row in self.ledger.review_candidates(now, delta, limit, scope):
             item = super().get(row.memory_id)
             if item is None:
                 continue  # in the ledger, gone from the store: the audit reports it
-            self._strip_birth(item)
+            strip_birth(item)
             item["hygiene"] = self.hygiene_facts(row, now)
             out.append(item)
         return out
