@@ -12,12 +12,9 @@ Python point by point.)
 
 from __future__ import annotations
 
-import atexit
-import functools
 import logging
 import threading
-import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -36,7 +33,6 @@ from ..config import (
 )
 from ..errors import (
     ConfigError,
-    LedgerError,
     MemoryNotFound,
     MissingSource,
     StateError,
@@ -47,6 +43,7 @@ from ..stores.ledger import Ledger, LedgerRow
 from ..stores.vectors import iter_points
 from ..timeutil import Clock, age_days, as_utc, parse_duration, parse_time, system_clock, to_iso
 from .birth import adoption_row, birth_payload, strip_birth
+from .buffer import LedgerBufferMixin
 from .decision import CONTRADICTION, DUPLICATE, UNRELATED, UPDATE, Thresholds, classify, embedder_family, normalize_text
 from .provenance import (
     QUARANTINED_KINDS,
@@ -85,7 +82,7 @@ class _Found:
         return out
 
 
-class Memory(Mem0Memory):
+class Memory(LedgerBufferMixin, Mem0Memory):
     """mem0's ``Memory`` with a hygiene ledger. Same constructor, ``from_config``, methods, arguments
     and result shapes; result items carry one extra key, ``"hygiene"``.
 
@@ -113,21 +110,13 @@ class Memory(Mem0Memory):
         self.store_warnings = guard_stores(config, settings, config_facts, self.ledger_path)
         self.config_facts = config_facts or ConfigFacts()
         self.ledger = Ledger(self.ledger_path)
-        self._uses: dict[str, tuple[int, datetime]] = {}
-        self._pending_adopt: dict[str, LedgerRow] = {}
-        self._pending_new: dict[str, LedgerRow] = {}  # rows of memories just added, written in batches
-        self._buffer_lock = threading.RLock()
-        self._flush_timer: threading.Timer | None = None
-        # write-time decisions, ranking and auto_prune read the ledger on the hot path: no buffering then
-        self._eager_ledger = bool(settings.write_decision or settings.rank or settings.auto_prune)
         self._decider = WriteDecisionSettings.parse(settings.write_decision)
-        # an app that exits without close() still gets its buffered ledger rows written
-        self._exit_hook = functools.partial(_flush_at_exit, weakref.ref(self))
-        atexit.register(self._exit_hook)
         self._last_prune: datetime | None = None  # when the current (or last) prune run started
         self._prune_pending = False  # an auto_prune run has work left for the next calls
         self._auto_prune_lock = threading.Lock()
         try:
+            # the mixins set up their own state first (ledger buffers and the exit hook that flushes
+            # them), then mem0's own __init__ runs
             super().__init__(config)
         except BaseException:
             self.ledger.close()
@@ -167,16 +156,6 @@ class Memory(Mem0Memory):
             )
         return when
 
-    def _row_for(self, item: dict[str, Any], rows: dict[str, LedgerRow]) -> LedgerRow:
-        mid = str(item["id"])
-        row = rows.get(mid) or self._pending_new.get(mid) or self._pending_adopt.get(mid)
-        if row is None:
-            row = adoption_row(item, self.now)
-            with self._buffer_lock:
-                self._pending_adopt[mid] = row
-        strip_birth(item)
-        return row
-
     @staticmethod
     def hygiene_facts(row: LedgerRow, now: datetime, now_iso: str | None = None) -> dict[str, Any]:
         """The ``"hygiene"`` dict a result item carries (``now_iso``: ``to_iso(now)`` when the caller has it)."""
@@ -204,7 +183,7 @@ class Memory(Mem0Memory):
         rows = self.ledger.get_many([str(i["id"]) for i in items]) if items else {}
         kept = []
         for item in items:
-            row = self._row_for(item, rows)
+            row = self.row_for(item, rows)
             state = row.state(now)
             if state == "deleted":
                 continue  # a tombstone hides a point that came back (an old snapshot restored)
@@ -218,63 +197,6 @@ class Memory(Mem0Memory):
                 seen[row.memory_id] = row
             kept.append(item)
         return kept
-
-    def _note_uses(self, items: Iterable[dict[str, Any]], now: datetime) -> None:
-        with self._buffer_lock:
-            for item in items:
-                mid = str(item["id"])
-                count, _ = self._uses.get(mid, (0, now))
-                self._uses[mid] = (count + 1, now)
-        self._flush_soon()
-
-    def _flush_soon(self) -> None:
-        """Flush now when the buffers are full, else make sure a timer writes them within ``flush_after``."""
-        pending = len(self._uses) + len(self._pending_adopt) + len(self._pending_new)
-        if not pending:
-            return
-        if (pending >= self.hygiene_settings.use_flush_every or self.hygiene_settings.flush_after <= 0
-                or self._eager_ledger):
-            self.flush()
-            return
-        if self._pending_new and self._flush_timer is None:
-            with self._buffer_lock:
-                if self._flush_timer is None:
-                    timer = threading.Timer(self.hygiene_settings.flush_after, self._timer_flush)
-                    timer.daemon = True
-                    self._flush_timer = timer
-                    timer.start()
-
-    def _timer_flush(self) -> None:
-        with self._buffer_lock:
-            self._flush_timer = None
-        try:
-            self.flush()
-        except Exception as exc:  # never let the timer thread die noisily; the next flush retries
-            logger.warning("background ledger flush failed (kept for the next flush): %s", exc)
-
-    def flush(self) -> None:
-        """Write buffered ledger rows: new memories' rows, adoption rows and last-use counts.
-
-        New rows are buffered because their facts are already safe in the memory's payload (see
-        :data:`mem0_hygiene.memory.birth.BIRTH_KEYS`): if the process dies first, the next read
-        rebuilds the row from there."""
-        with self._buffer_lock:
-            new, adopt, uses = list(self._pending_new.values()), list(self._pending_adopt.values()), dict(self._uses)
-            if not new and not adopt and not uses:
-                return
-            try:
-                self.ledger.insert(new)
-                self.ledger.insert(adopt, ignore_existing=True)
-                self.ledger.record_uses(uses)
-            except LedgerError as exc:
-                logger.warning("could not write to the ledger (kept for the next flush): %s", exc)
-                return
-            for row in new:
-                self._pending_new.pop(row.memory_id, None)
-            for row in adopt:
-                self._pending_adopt.pop(row.memory_id, None)
-            for mid in uses:
-                self._uses.pop(mid, None)
 
     def _require_row(self, memory_id: str) -> LedgerRow:
         """The ledger row for a memory, adopting it if only the store knows it."""
@@ -469,13 +391,12 @@ class Memory(Mem0Memory):
                 rows.append(row)
                 item["hygiene"] = self.hygiene_facts(row, now, now_iso)
                 results.append(item)
-        with self._buffer_lock:
-            self._pending_new.update((row.memory_id, row) for row in rows)
+        self.buffer_new(rows)
         if links:
             self.flush()  # the decision links rows to each other: they must be in the ledger first
             self._apply_decisions(links, now)
         else:
-            self._flush_soon()
+            self.flush_soon()
         self._maybe_auto_prune(now)
         return {**extra, "results": results}
 
@@ -540,7 +461,7 @@ class Memory(Mem0Memory):
             assert found.old_id is not None and found.old_row is not None
             results.append({"id": found.old_id, "memory": found.old_text, "event": "NONE",
                             "hygiene": {**self.hygiene_facts(found.old_row, now), "decision": found.describe()}})
-            self._note_uses([{"id": found.old_id}], now)
+            self.note_uses([{"id": found.old_id}], now)
 
         if not call["infer"]:
             for msg in group if isinstance(group, list) else [{"role": "user", "content": group}]:
@@ -622,7 +543,7 @@ class Memory(Mem0Memory):
             hid, payload = str(hit.id), dict(hit.payload or {})
             if any(payload.get(name) != scope.get(name) for name in SCOPE_KEYS):
                 continue  # a wider or narrower scope is another memory's business
-            row = pending.get(hid) or self._row_for({"id": hid, **payload}, rows)
+            row = pending.get(hid) or self.row_for({"id": hid, **payload}, rows)
             if row.state(now) != "live":
                 continue
             if key is not None and row.topic_key is not None and row.topic_key != key:
@@ -748,8 +669,7 @@ class Memory(Mem0Memory):
     def delete(self, memory_id: str) -> dict[str, Any]:  # type: ignore[override]
         """mem0's ``delete``, plus the memories this one superseded (each through mem0's API) and a
         tombstone that keeps them hidden if their points ever reappear."""
-        with self._buffer_lock:
-            fresh = self._pending_new.pop(memory_id, None)
+        fresh = self.unbuffer_new(memory_id)
         if fresh is not None:
             # added and not yet written to the ledger: it superseded nothing, so there is no chain to
             # cascade; its row goes in with its tombstone, then mem0 deletes it
@@ -878,10 +798,9 @@ class Memory(Mem0Memory):
         res["results"] = kept[:top_k]
         if rank is not None and seen is not None:
             at = parse_time(window.as_of) if window is not None and window.as_of else now
-            uses = {mid: when for mid, (_count, when) in self._uses.items()}
-            res["results"] = rank_items(res["results"], seen, at, rank, uses)
+            res["results"] = rank_items(res["results"], seen, at, rank, self.last_uses())
         if window is None or window.as_of is None:
-            self._note_uses(res["results"], now)  # a question about the past is not a use
+            self.note_uses(res["results"], now)  # a question about the past is not a use
         return res
 
     def get(self, memory_id: str) -> dict[str, Any] | None:  # type: ignore[override]
@@ -890,7 +809,7 @@ class Memory(Mem0Memory):
         if item is None:
             return None
         now = self.now()
-        row = self._row_for(item, self.ledger.get_many([memory_id]))
+        row = self.row_for(item, self.ledger.get_many([memory_id]))
         item["hygiene"] = self.hygiene_facts(row, now)
         return item
 
@@ -965,10 +884,7 @@ class Memory(Mem0Memory):
     def close(self) -> None:
         """Flush the ledger, close it, mem0's history db and the vector-store client (releases a local
         Qdrant folder's lock)."""
-        atexit.unregister(self._exit_hook)
-        timer = self._flush_timer
-        if timer is not None:
-            timer.cancel()
+        self.stop_deferred_flushes()
         try:
             self.flush()
         finally:
@@ -979,15 +895,6 @@ class Memory(Mem0Memory):
                 client = getattr(store, "client", None)
                 if client is not None and hasattr(client, "close"):
                     client.close()
-
-
-def _flush_at_exit(ref: weakref.ReferenceType[Memory]) -> None:
-    memory = ref()
-    if memory is not None:
-        try:
-            memory.flush()
-        except Exception:  # the interpreter is going away; the payload still holds the birth facts
-            pass
 
 
 HygieneMemory = Memory
