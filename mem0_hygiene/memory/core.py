@@ -3,11 +3,8 @@ still true each memory is.
 
 Everything stored or deleted goes through mem0's own public methods (``add``, ``update``, ``delete``,
 ``delete_all``, ``reset``); this class never writes to the vector store or history.db itself. Reads
-hide what is no longer true: superseded, invalidated, quarantined, expired and deleted memories.
-The ledger is the authority: reads over-fetch a little from mem0, drop stale rows by their ledger
-state, and re-query wider when a page came up short, so ``top_k=k`` returns min(k, live matches).
-(A payload filter inside the query was measured slower on local Qdrant, which evaluates filters in
-Python point by point.)
+hide what is no longer true: superseded, invalidated, quarantined, expired and deleted memories (see
+:mod:`mem0_hygiene.memory.reads`).
 """
 
 from __future__ import annotations
@@ -41,7 +38,7 @@ from ..errors import (
 from ..stores.guard import guard_stores
 from ..stores.ledger import Ledger, LedgerRow
 from ..stores.vectors import iter_points
-from ..timeutil import Clock, age_days, as_utc, parse_duration, parse_time, system_clock, to_iso
+from ..timeutil import Clock, as_utc, parse_duration, parse_time, system_clock, to_iso
 from .birth import adoption_row, birth_payload, strip_birth
 from .buffer import LedgerBufferMixin
 from .decision import CONTRADICTION, DUPLICATE, UNRELATED, UPDATE, Thresholds, classify, embedder_family, normalize_text
@@ -52,7 +49,7 @@ from .provenance import (
     split_tool_messages,
 )
 from .pruning import PrunedMemory, PruneResult
-from .ranking import rank as rank_items
+from .reads import LiveReadsMixin
 from .scope import SCOPE_KEYS, scope_of
 from .timetravel import TimeWindow
 
@@ -82,7 +79,7 @@ class _Found:
         return out
 
 
-class Memory(LedgerBufferMixin, Mem0Memory):
+class Memory(LiveReadsMixin, LedgerBufferMixin, Mem0Memory):
     """mem0's ``Memory`` with a hygiene ledger. Same constructor, ``from_config``, methods, arguments
     and result shapes; result items carry one extra key, ``"hygiene"``.
 
@@ -155,48 +152,6 @@ class Memory(LedgerBufferMixin, Mem0Memory):
                 f"use ttl='7d' for a relative one"
             )
         return when
-
-    @staticmethod
-    def hygiene_facts(row: LedgerRow, now: datetime, now_iso: str | None = None) -> dict[str, Any]:
-        """The ``"hygiene"`` dict a result item carries (``now_iso``: ``to_iso(now)`` when the caller has it)."""
-        confirmed = row.confirmed_at or row.created_at
-        if confirmed == now_iso:
-            age: float | None = 0.0  # just written or confirmed: no need to parse the time back
-        else:
-            age = age_days(parse_time(confirmed), now) if confirmed else None
-        return {
-            "state": row.state(now),
-            "source": row.source,
-            "source_kind": row.source_kind,
-            "created_at": row.created_at,
-            "confirmed_at": row.confirmed_at,
-            "expires_at": row.expires_at,
-            "age_days": age,
-            "superseded_by": row.superseded_by,
-            "invalid_reason": row.invalid_reason,
-            "topic_key": row.topic_key,
-        }
-
-    def _keep(self, items: list[dict[str, Any]], now: datetime, include_stale: bool,
-              show_expired: bool, window: TimeWindow | None = None,
-              seen: dict[str, LedgerRow] | None = None) -> list[dict[str, Any]]:
-        rows = self.ledger.get_many([str(i["id"]) for i in items]) if items else {}
-        kept = []
-        for item in items:
-            row = self.row_for(item, rows)
-            state = row.state(now)
-            if state == "deleted":
-                continue  # a tombstone hides a point that came back (an old snapshot restored)
-            if window is not None:
-                if not window.admits(row, state, include_stale, show_expired):
-                    continue
-            elif not include_stale and state != "live" and not (show_expired and state == "expired"):
-                continue
-            item["hygiene"] = self.hygiene_facts(row, now)
-            if seen is not None:
-                seen[row.memory_id] = row
-            kept.append(item)
-        return kept
 
     def _require_row(self, memory_id: str) -> LedgerRow:
         """The ledger row for a memory, adopting it if only the store knows it."""
@@ -757,8 +712,8 @@ class Memory(LedgerBufferMixin, Mem0Memory):
                 reference_date=reference_date, show_expired=True, **kwargs,
             )
 
-        res = self._paged(run, top_k, now, include_stale, show_expired, window,
-                          RankSettings.parse(self.hygiene_settings.rank))
+        res = self.paged_read(run, top_k, now, include_stale, show_expired, window,
+                              RankSettings.parse(self.hygiene_settings.rank))
         self._maybe_auto_prune(now)
         return res
 
@@ -782,26 +737,7 @@ class Memory(LedgerBufferMixin, Mem0Memory):
         def run(fetch: int) -> dict[str, Any]:
             return Mem0Memory.get_all(self, filters=filters, top_k=fetch, show_expired=True, **kwargs)
 
-        return self._paged(run, top_k, now, include_stale, show_expired, window)
-
-    def _paged(self, run: Any, top_k: int, now: datetime, include_stale: bool, show_expired: bool,
-               window: TimeWindow | None = None, rank: RankSettings | None = None) -> dict[str, Any]:
-        fetch = top_k if include_stale and window is None else top_k + top_k // 2 + 4  # room for a few stale rows
-        seen: dict[str, LedgerRow] | None = {} if rank is not None else None
-        while True:
-            res = run(fetch)
-            raw = res.get("results", [])
-            kept = self._keep(raw, now, include_stale, show_expired, window, seen)
-            if len(kept) >= top_k or len(raw) < fetch or top_k == 0:
-                break
-            fetch = fetch * 2 + (top_k - len(kept))
-        res["results"] = kept[:top_k]
-        if rank is not None and seen is not None:
-            at = parse_time(window.as_of) if window is not None and window.as_of else now
-            res["results"] = rank_items(res["results"], seen, at, rank, self.last_uses())
-        if window is None or window.as_of is None:
-            self.note_uses(res["results"], now)  # a question about the past is not a use
-        return res
+        return self.paged_read(run, top_k, now, include_stale, show_expired, window)
 
     def get(self, memory_id: str) -> dict[str, Any] | None:  # type: ignore[override]
         """mem0's ``get``, whatever the memory's state; ``["hygiene"]["state"]`` says which."""
