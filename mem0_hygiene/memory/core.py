@@ -5,12 +5,17 @@ Everything stored or deleted goes through mem0's own public methods (``add``, ``
 ``delete_all``, ``reset``); this class never writes to the vector store or history.db itself. Reads
 hide what is no longer true: superseded, invalidated, quarantined, expired and deleted memories (see
 :mod:`mem0_hygiene.memory.reads`).
+
+This module holds the class, its constructor, the mem0 methods it overrides and the lifecycle verbs
+(confirm, supersede, invalidate, adopt, review_queue, backup, forget, close). The rest is mixed in:
+buffered ledger writes (:mod:`~mem0_hygiene.memory.buffer`), read filtering and paging
+(:mod:`~mem0_hygiene.memory.reads`), the write-time decision (:mod:`~mem0_hygiene.memory.write_decision`)
+and pruning (:mod:`~mem0_hygiene.memory.pruning`).
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -47,7 +52,7 @@ from .provenance import (
     resolve_kind,
     split_tool_messages,
 )
-from .pruning import PrunedMemory, PruneResult
+from .pruning import PruneMixin
 from .reads import LiveReadsMixin
 from .scope import SCOPE_KEYS, scope_of
 from .timetravel import TimeWindow
@@ -58,7 +63,7 @@ logger = logging.getLogger(__name__)
 _MISSING: Any = object()
 
 
-class Memory(WriteDecisionMixin, LiveReadsMixin, LedgerBufferMixin, Mem0Memory):
+class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, Mem0Memory):
     """mem0's ``Memory`` with a hygiene ledger. Same constructor, ``from_config``, methods, arguments
     and result shapes; result items carry one extra key, ``"hygiene"``.
 
@@ -87,12 +92,9 @@ class Memory(WriteDecisionMixin, LiveReadsMixin, LedgerBufferMixin, Mem0Memory):
         self.config_facts = config_facts or ConfigFacts()
         self.ledger = Ledger(self.ledger_path)
         self._decider = WriteDecisionSettings.parse(settings.write_decision)
-        self._last_prune: datetime | None = None  # when the current (or last) prune run started
-        self._prune_pending = False  # an auto_prune run has work left for the next calls
-        self._auto_prune_lock = threading.Lock()
         try:
-            # the mixins set up their own state first (ledger buffers and the exit hook that flushes
-            # them), then mem0's own __init__ runs
+            # the mixins set up their own state first (auto-prune, ledger buffers and the exit hook that
+            # flushes them), then mem0's own __init__ runs
             super().__init__(config)
         except BaseException:
             self.ledger.close()
@@ -132,8 +134,9 @@ class Memory(WriteDecisionMixin, LiveReadsMixin, LedgerBufferMixin, Mem0Memory):
             )
         return when
 
-    def _require_row(self, memory_id: str) -> LedgerRow:
-        """The ledger row for a memory, adopting it if only the store knows it."""
+    def require_row(self, memory_id: str) -> LedgerRow:
+        """The ledger row for a memory (buffered rows flushed first), adopting it if only the store
+        knows it. Raises :class:`~mem0_hygiene.errors.MemoryNotFound` when neither knows it."""
         self.flush()
         row = self.ledger.get(memory_id)
         if row is not None:
@@ -144,67 +147,6 @@ class Memory(WriteDecisionMixin, LiveReadsMixin, LedgerBufferMixin, Mem0Memory):
         row = adoption_row(item, self.now)
         self.ledger.insert([row], ignore_existing=True)
         return self.ledger.get(memory_id) or row
-
-    AUTO_PRUNE_STEP = 1
-    """How many prunable memories (each with the chain it superseded) one add/search call deletes at
-    most while an auto_prune run has work left."""
-
-    AUTO_PRUNE_TOMBSTONES = 64
-    """How many old tombstones one call looks at once the memories are done (a lookup each, cheap)."""
-
-    def _maybe_auto_prune(self, now: datetime) -> None:
-        """``hygiene.auto_prune``: a prune spread thinly over the app's own add/search calls.
-
-        A run starts at most once per interval (the first call after start-up starts one). While it
-        has work left, each add/search call does one bounded step after its own work is done: delete
-        at most :attr:`AUTO_PRUNE_STEP` prunable memories, then, once none are left, compact at most
-        :attr:`AUTO_PRUNE_TOMBSTONES` old tombstones; a step that finds nothing ends the run. Outside a
-        run the cost is one time comparison. A failure is logged and never reaches the app's call; the
-        run is then retried after the interval. A non-blocking lock keeps two threads (or a re-entered
-        call) from stepping at once: the second simply skips.
-
-        Synchronous on purpose, not a background thread: local Qdrant, the store that most needs
-        in-process pruning (no second process can open it), is not thread-safe. Its client keeps each
-        collection in numpy arrays that ``add`` replaces (``np.append``) without a lock, so a delete
-        from another thread can be lost or a concurrent search can see arrays of different lengths;
-        with SQLite builds where ``THREADSAFE=2`` (macOS) its storage connection even refuses other
-        threads; and mem0's entity store shares the same client. mem0's own history.db connection
-        would be fine (``check_same_thread=False`` and a lock), and so is the ledger. Making a thread
-        safe would mean a lock around every store call of the app, which would then wait for the
-        deletion anyway; one small step per call costs about the same and stays deterministic.
-        A large backlog is better cleared in one go with ``mem0_hygiene.maintenance.prune(m)``.
-        """
-        interval = self.hygiene_settings.auto_prune
-        if interval is None:
-            return
-        if not self._prune_pending and self._last_prune is not None and now - self._last_prune < interval:
-            return
-        if not self._auto_prune_lock.acquire(blocking=False):
-            return
-        try:
-            if not self._prune_pending:
-                self._last_prune = now
-            self._prune_pending = self._auto_prune_step(now)
-        except Exception as exc:  # maintenance must never break the app's own call
-            self._prune_pending = False
-            logger.warning("auto_prune failed (will retry after the interval): %s", exc)
-        finally:
-            self._auto_prune_lock.release()
-
-    def _auto_prune_step(self, now: datetime) -> bool:
-        """One bounded piece of an auto_prune run. True when it did something (more may be left)."""
-        retain = self.hygiene_settings.retain_superseded
-        found = self.ledger.prune_candidates(now, retain, limit=self.AUTO_PRUNE_STEP)
-        if found:
-            self._delete_ids([row.memory_id for row, _reason in found])
-            logger.info("auto_prune deleted %s", ", ".join(f"{row.memory_id} ({why})" for row, why in found))
-            return True
-        from ..actions.compaction import compact_ledger
-
-        done = compact_ledger(self, now - retain, limit=self.AUTO_PRUNE_TOMBSTONES)
-        if done.purged or done.leftovers:
-            logger.info("auto_prune compacted the ledger: %d old tombstone row(s) removed", done.purged)
-        return done.more
 
     # -- writes -----------------------------------------------------------------------------
     def add(  # type: ignore[override]
@@ -331,7 +273,7 @@ class Memory(WriteDecisionMixin, LiveReadsMixin, LedgerBufferMixin, Mem0Memory):
             self.apply_decisions(links, now)
         else:
             self.flush_soon()
-        self._maybe_auto_prune(now)
+        self.maybe_auto_prune(now)
         return {**extra, "results": results}
 
     def update(  # type: ignore[override]
@@ -354,16 +296,17 @@ class Memory(WriteDecisionMixin, LiveReadsMixin, LedgerBufferMixin, Mem0Memory):
                 expiry = self._resolve_expiry(self.now(), None, None, expiration_date)
         result = super().update(memory_id, text=text, metadata=metadata, data=data, **kwargs)
         if row is None:
-            row = self._require_row(memory_id)
+            row = self.require_row(memory_id)
         if expiration_date is not _MISSING:
             self.ledger.set_expiry(memory_id, expiry)
         if (text or data) is not None:
             self.ledger.confirm(memory_id, self.now())
         return result
 
+    # -- lifecycle --------------------------------------------------------------------------
     def confirm(self, memory_id: str) -> dict[str, Any]:
         """Mark a memory as re-checked against its source today; releases it from quarantine."""
-        row = self._require_row(memory_id)
+        row = self.require_row(memory_id)
         state = row.state(self.now())
         if state in ("deleted", "superseded", "invalidated"):
             hint = {
@@ -394,7 +337,7 @@ class Memory(WriteDecisionMixin, LiveReadsMixin, LedgerBufferMixin, Mem0Memory):
         if (text is None) == (new_id is None):
             raise ConfigError("supersede needs exactly one of text= (a new fact) or new_id= (an existing memory)")
         now = self.now()
-        old = self._require_row(old_id)
+        old = self.require_row(old_id)
         old_state = old.state(now)
         if old_state == "superseded":
             raise SupersedeError(
@@ -403,7 +346,7 @@ class Memory(WriteDecisionMixin, LiveReadsMixin, LedgerBufferMixin, Mem0Memory):
         if old_state in ("deleted", "invalidated"):
             raise SupersedeError(f"{old_id} is {old_state}; there is nothing live to supersede")
         if new_id is not None:
-            target = self._require_row(new_id)
+            target = self.require_row(new_id)
             tstate = target.state(now)
             if tstate in ("superseded", "invalidated", "deleted"):
                 raise SupersedeError(
@@ -429,11 +372,12 @@ class Memory(WriteDecisionMixin, LiveReadsMixin, LedgerBufferMixin, Mem0Memory):
 
     def invalidate(self, memory_id: str, reason: str = "") -> None:
         """Declare a memory untrue (soft delete with a date); kept for audit until prune."""
-        row = self._require_row(memory_id)
+        row = self.require_row(memory_id)
         if row.deleted_at:
             raise MemoryNotFound(memory_id, f"it was deleted on {row.deleted_at}")
         self.ledger.invalidate(memory_id, reason or "invalidated", self.now())
 
+    # -- deletes ----------------------------------------------------------------------------
     def delete(self, memory_id: str) -> dict[str, Any]:  # type: ignore[override]
         """mem0's ``delete``, plus the memories this one superseded (each through mem0's API) and a
         tombstone that keeps them hidden if their points ever reappear."""
@@ -454,14 +398,14 @@ class Memory(WriteDecisionMixin, LiveReadsMixin, LedgerBufferMixin, Mem0Memory):
         if row.deleted_at:
             if self.vector_store.get(vector_id=memory_id) is None:
                 raise MemoryNotFound(memory_id, f"it was already deleted on {row.deleted_at}")
-        missing = self._delete_ids([memory_id])
+        missing = self.delete_ids([memory_id])
         if memory_id in missing:
             raise MemoryNotFound(memory_id, "it was not in the vector store; the ledger now marks it deleted")
         return {"message": "Memory deleted successfully!"}
 
-    def _delete_ids(self, memory_ids: Sequence[str]) -> list[str]:
+    def delete_ids(self, memory_ids: Sequence[str]) -> list[str]:
         """Tombstone, then delete through mem0: the ids and everything they superseded. Returns the ids
-        that were already gone from the vector store."""
+        that were already gone from the vector store (their tombstones are written all the same)."""
         now = self.now()
         order: list[str] = []
         for mid in memory_ids:
@@ -527,7 +471,7 @@ class Memory(WriteDecisionMixin, LiveReadsMixin, LedgerBufferMixin, Mem0Memory):
 
         res = self.paged_read(run, top_k, now, include_stale, show_expired, window,
                               RankSettings.parse(self.hygiene_settings.rank))
-        self._maybe_auto_prune(now)
+        self.maybe_auto_prune(now)
         return res
 
     def get_all(  # type: ignore[override]
@@ -562,6 +506,7 @@ class Memory(WriteDecisionMixin, LiveReadsMixin, LedgerBufferMixin, Mem0Memory):
         item["hygiene"] = self.hygiene_facts(row, now)
         return item
 
+    # -- maintenance ------------------------------------------------------------------------
     def adopt(self) -> int:
         """Give every memory in the store that has no ledger row one (source "unknown"). Returns how many."""
         self.flush()
@@ -591,25 +536,6 @@ class Memory(WriteDecisionMixin, LiveReadsMixin, LedgerBufferMixin, Mem0Memory):
             item["hygiene"] = self.hygiene_facts(row, now)
             out.append(item)
         return out
-
-    def prune(self, dry_run: bool = False) -> PruneResult:
-        """Delete (through mem0's API) expired memories and those superseded or invalidated more than
-        ``hygiene.retain_superseded`` ago. ``dry_run=True`` only lists them."""
-        self.flush()
-        now = self.now()
-        pruned: list[PrunedMemory] = []
-        for row, reason in self.ledger.prune_candidates(now, self.hygiene_settings.retain_superseded):
-            item = super().get(row.memory_id)
-            pruned.append(PrunedMemory(row.memory_id, reason, item["memory"] if item else None, row.scope))
-        cascaded: list[str] = []
-        if not dry_run and pruned:
-            targets = {p.memory_id for p in pruned}
-            for p in pruned:
-                cascaded += [c for c in self.ledger.predecessors(p.memory_id) if c not in targets]
-            self._delete_ids([p.memory_id for p in pruned])
-        self._last_prune = now
-        self._prune_pending = False
-        return PruneResult(memories=tuple(pruned), dry_run=dry_run, at=to_iso(now), cascaded=tuple(cascaded))
 
     def backup(self, dest: Any, *, keep: int | None = None, dry_run: bool = False) -> Any:
         """Back up this deployment into a new dated folder under ``dest`` (in-process: through this
