@@ -42,7 +42,7 @@ def prune(target: Any, *, dry_run: bool = False, unused: timedelta | str | None 
             rows = m.ledger.unused_candidates(now, window)
             listed = tuple(PrunedMemory(r.memory_id, "unused", memory_text(m, r.memory_id), r.scope) for r in rows)
             if delete_unused and not dry_run and listed:
-                m._delete_ids([p.memory_id for p in listed])
+                m.delete_ids([p.memory_id for p in listed])
                 deleted_unused = True
         compaction = compact_ledger(m, now - m.hygiene_settings.retain_superseded, dry_run=dry_run)
         return replace(

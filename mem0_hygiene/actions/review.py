@@ -46,7 +46,7 @@ def review_queue(target: Any, *, older_than: timedelta | str | None = None, limi
 
 def _state_of(m: Memory, memory_id: str) -> tuple[LedgerRow, str, str | None]:
     """(ledger row, state now, text) of a memory; adopts a memory only the store knows."""
-    row = m._require_row(memory_id)
+    row = m.require_row(memory_id)
     return row, row.state(m.now()), memory_text(m, memory_id)
 
 

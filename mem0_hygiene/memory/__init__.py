@@ -1,1 +1,15 @@
-"""memory"""
+"""The drop-in ``Memory`` (:mod:`.core`) and what it is made of.
+
+- :mod:`.core`: ``Memory`` itself (``HygieneMemory`` is the same class): constructor, the mem0 methods
+  it overrides, the lifecycle verbs;
+- mixins of ``Memory``: :mod:`.buffer` (buffered ledger writes), :mod:`.reads` (read filtering and
+  paging), :mod:`.write_decision` (``hygiene.write_decision`` at ``add``), :mod:`.pruning` (``prune``,
+  ``hygiene.auto_prune``, and the prune results);
+- plain rules and codecs: :mod:`.birth` (a memory's birth facts in its payload), :mod:`.scope`,
+  :mod:`.provenance`, :mod:`.decision`, :mod:`.ranking`, :mod:`.timetravel`, :mod:`.prompt`.
+
+Imports: this package uses ``stores/``, ``config``, ``errors`` and ``timeutil`` (and mem0). It never
+imports ``auditing/`` or ``cli/``, and ``actions/`` only lazily, inside ``Memory.backup()``,
+``Memory.forget()`` and the auto-prune compaction step; the prune results import ``render/`` lazily for
+their tables.
+"""

@@ -3,22 +3,21 @@ still true each memory is.
 
 Everything stored or deleted goes through mem0's own public methods (``add``, ``update``, ``delete``,
 ``delete_all``, ``reset``); this class never writes to the vector store or history.db itself. Reads
-hide what is no longer true: superseded, invalidated, quarantined, expired and deleted memories.
-The ledger is the authority: reads over-fetch a little from mem0, drop stale rows by their ledger
-state, and re-query wider when a page came up short, so ``top_k=k`` returns min(k, live matches).
-(A payload filter inside the query was measured slower on local Qdrant, which evaluates filters in
-Python point by point.)
+hide what is no longer true: superseded, invalidated, quarantined, expired and deleted memories (see
+:mod:`mem0_hygiene.memory.reads`).
+
+This module holds the class, its constructor, the mem0 methods it overrides and the lifecycle verbs
+(confirm, supersede, invalidate, adopt, review_queue, backup, forget, close). The rest is mixed in:
+buffered ledger writes (:mod:`~mem0_hygiene.memory.buffer`), read filtering and paging
+(:mod:`~mem0_hygiene.memory.reads`), the write-time decision (:mod:`~mem0_hygiene.memory.write_decision`)
+and pruning (:mod:`~mem0_hygiene.memory.pruning`).
 """
 
 from __future__ import annotations
 
-import atexit
-import functools
 import logging
-import threading
-import weakref
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -36,7 +35,6 @@ from ..config import (
 )
 from ..errors import (
     ConfigError,
-    LedgerError,
     MemoryNotFound,
     MissingSource,
     StateError,
@@ -45,71 +43,27 @@ from ..errors import (
 from ..stores.guard import guard_stores
 from ..stores.ledger import Ledger, LedgerRow
 from ..stores.vectors import iter_points
-from ..timeutil import Clock, age_days, as_utc, parse_duration, parse_time, system_clock, to_iso
-from .decision import CONTRADICTION, DUPLICATE, UNRELATED, UPDATE, Thresholds, classify, embedder_family, normalize_text
+from ..timeutil import Clock, as_utc, parse_duration, parse_time, system_clock, to_iso
+from .birth import adoption_row, birth_payload, strip_birth
+from .buffer import LedgerBufferMixin
 from .provenance import (
     QUARANTINED_KINDS,
     normalize_messages,
     resolve_kind,
     split_tool_messages,
 )
-from .pruning import PrunedMemory, PruneResult
-from .ranking import rank as rank_items
+from .pruning import PruneMixin
+from .reads import LiveReadsMixin
+from .scope import SCOPE_KEYS, scope_of
 from .timetravel import TimeWindow
+from .write_decision import Link, WriteDecisionMixin, identity_key
 
 logger = logging.getLogger(__name__)
 
 _MISSING: Any = object()
 
-# A memory's birth facts, written into its payload by the same mem0 ``add`` that stores it, so a crash
-# before the ledger row is written loses nothing: the next read rebuilds the row from them. They are
-# taken out of ``metadata`` in every result, so items look exactly like mem0's.
-BIRTH_SOURCE = "hygiene_source"
-BIRTH_SOURCE_KIND = "hygiene_source_kind"
-BIRTH_EXPIRES = "hygiene_expires_at"
-BIRTH_QUARANTINED = "hygiene_quarantined"
-BIRTH_TOPIC = "hygiene_topic_key"
-BIRTH_KEYS = (BIRTH_SOURCE, BIRTH_SOURCE_KIND, BIRTH_EXPIRES, BIRTH_QUARANTINED, BIRTH_TOPIC)
 
-
-def birth_payload(source: str | None, kind: str, expires: str | None, quarantined: bool,
-                  topic_key: str | None) -> dict[str, Any]:
-    """The payload keys that let a lost ledger row be rebuilt (only the ones with a value)."""
-    out: dict[str, Any] = {BIRTH_SOURCE_KIND: kind}
-    if source is not None:
-        out[BIRTH_SOURCE] = source
-    if expires is not None:
-        out[BIRTH_EXPIRES] = expires
-    if quarantined:
-        out[BIRTH_QUARANTINED] = True
-    if topic_key is not None:
-        out[BIRTH_TOPIC] = topic_key
-    return out
-_SCOPE_KEYS = ("user_id", "agent_id", "run_id")
-
-
-@dataclass
-class _Found:
-    """The write-time decision for one new memory against the nearest live one (old_* None: none near)."""
-
-    label: str
-    similarity: float | None
-    reason: str
-    old_id: str | None = None
-    old_text: str | None = None
-    old_row: LedgerRow | None = None
-
-    def describe(self, **names: str) -> dict[str, Any]:
-        out: dict[str, Any] = {"label": self.label, "reason": self.reason,
-                               "similarity": None if self.similarity is None else round(self.similarity, 4)}
-        if self.old_id is not None:
-            out[{UPDATE: "supersedes", CONTRADICTION: "invalidates", DUPLICATE: "reinforces"}.get(
-                self.label, "nearest")] = self.old_id
-        out.update(names)
-        return out
-
-
-class Memory(Mem0Memory):
+class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, Mem0Memory):
     """mem0's ``Memory`` with a hygiene ledger. Same constructor, ``from_config``, methods, arguments
     and result shapes; result items carry one extra key, ``"hygiene"``.
 
@@ -137,21 +91,10 @@ class Memory(Mem0Memory):
         self.store_warnings = guard_stores(config, settings, config_facts, self.ledger_path)
         self.config_facts = config_facts or ConfigFacts()
         self.ledger = Ledger(self.ledger_path)
-        self._uses: dict[str, tuple[int, datetime]] = {}
-        self._pending_adopt: dict[str, LedgerRow] = {}
-        self._pending_new: dict[str, LedgerRow] = {}  # rows of memories just added, written in batches
-        self._buffer_lock = threading.RLock()
-        self._flush_timer: threading.Timer | None = None
-        # write-time decisions, ranking and auto_prune read the ledger on the hot path: no buffering then
-        self._eager_ledger = bool(settings.write_decision or settings.rank or settings.auto_prune)
         self._decider = WriteDecisionSettings.parse(settings.write_decision)
-        # an app that exits without close() still gets its buffered ledger rows written
-        self._exit_hook = functools.partial(_flush_at_exit, weakref.ref(self))
-        atexit.register(self._exit_hook)
-        self._last_prune: datetime | None = None  # when the current (or last) prune run started
-        self._prune_pending = False  # an auto_prune run has work left for the next calls
-        self._auto_prune_lock = threading.Lock()
         try:
+            # the mixins set up their own state first (auto-prune, ledger buffers and the exit hook that
+            # flushes them), then mem0's own __init__ runs
             super().__init__(config)
         except BaseException:
             self.ledger.close()
@@ -191,176 +134,9 @@ class Memory(Mem0Memory):
             )
         return when
 
-    def _adoption_row(self, item: dict[str, Any]) -> LedgerRow:
-        """A ledger row for a memory the ledger does not know: from its birth facts in the payload when the
-        drop-in wrote it (its row was still buffered when the process died), else source "unknown"."""
-        birth = item.get("metadata") or item.get("payload") or {}
-        if isinstance(birth, dict) and BIRTH_SOURCE_KIND in birth:
-            return self._row_from_birth(item, birth)
-        created = item.get("created_at")
-        try:
-            created_iso = to_iso(parse_time(created)) if created else to_iso(self.now())
-        except ConfigError:
-            created_iso = to_iso(self.now())
-        expires = None
-        exp_date = item.get("expiration_date")
-        if exp_date:
-            try:
-                expires = to_iso(parse_time(str(exp_date)[:10]) + timedelta(days=1))
-            except ConfigError:
-                expires = None
-        return LedgerRow(
-            memory_id=str(item["id"]),
-            user_id=item.get("user_id"),
-            agent_id=item.get("agent_id"),
-            run_id=item.get("run_id"),
-            source="unknown",
-            source_kind="unknown",
-            created_at=created_iso,
-            confirmed_at=created_iso,
-            expires_at=expires,
-            adopted=True,
-        )
-
-    def _row_from_birth(self, item: dict[str, Any], birth: dict[str, Any]) -> LedgerRow:
-        try:  # mem0's own created_at (the drop-in passes its clock's time when the clock is injected)
-            created = to_iso(parse_time(item["created_at"])) if item.get("created_at") else to_iso(self.now())
-        except ConfigError:
-            created = to_iso(self.now())
-        return LedgerRow(
-            memory_id=str(item["id"]),
-            user_id=item.get("user_id"),
-            agent_id=item.get("agent_id"),
-            run_id=item.get("run_id"),
-            source=birth.get(BIRTH_SOURCE),
-            source_kind=str(birth.get(BIRTH_SOURCE_KIND) or "unknown"),
-            created_at=created,
-            confirmed_at=created,
-            expires_at=birth.get(BIRTH_EXPIRES),
-            quarantined=bool(birth.get(BIRTH_QUARANTINED)),
-            topic_key=birth.get(BIRTH_TOPIC),
-        )
-
-    @staticmethod
-    def _strip_birth(item: dict[str, Any]) -> None:
-        """Result items look exactly like mem0's: the birth facts stay in the payload, not in ``metadata``."""
-        meta = item.get("metadata")
-        if isinstance(meta, dict) and BIRTH_SOURCE_KIND in meta:
-            for key in BIRTH_KEYS:
-                meta.pop(key, None)
-            if not meta:
-                item["metadata"] = None
-
-    def _row_for(self, item: dict[str, Any], rows: dict[str, LedgerRow]) -> LedgerRow:
-        mid = str(item["id"])
-        row = rows.get(mid) or self._pending_new.get(mid) or self._pending_adopt.get(mid)
-        if row is None:
-            row = self._adoption_row(item)
-            with self._buffer_lock:
-                self._pending_adopt[mid] = row
-        self._strip_birth(item)
-        return row
-
-    @staticmethod
-    def hygiene_facts(row: LedgerRow, now: datetime, now_iso: str | None = None) -> dict[str, Any]:
-        """The ``"hygiene"`` dict a result item carries (``now_iso``: ``to_iso(now)`` when the caller has it)."""
-        confirmed = row.confirmed_at or row.created_at
-        if confirmed == now_iso:
-            age: float | None = 0.0  # just written or confirmed: no need to parse the time back
-        else:
-            age = age_days(parse_time(confirmed), now) if confirmed else None
-        return {
-            "state": row.state(now),
-            "source": row.source,
-            "source_kind": row.source_kind,
-            "created_at": row.created_at,
-            "confirmed_at": row.confirmed_at,
-            "expires_at": row.expires_at,
-            "age_days": age,
-            "superseded_by": row.superseded_by,
-            "invalid_reason": row.invalid_reason,
-            "topic_key": row.topic_key,
-        }
-
-    def _keep(self, items: list[dict[str, Any]], now: datetime, include_stale: bool,
-              show_expired: bool, window: TimeWindow | None = None,
-              seen: dict[str, LedgerRow] | None = None) -> list[dict[str, Any]]:
-        rows = self.ledger.get_many([str(i["id"]) for i in items]) if items else {}
-        kept = []
-        for item in items:
-            row = self._row_for(item, rows)
-            state = row.state(now)
-            if state == "deleted":
-                continue  # a tombstone hides a point that came back (an old snapshot restored)
-            if window is not None:
-                if not window.admits(row, state, include_stale, show_expired):
-                    continue
-            elif not include_stale and state != "live" and not (show_expired and state == "expired"):
-                continue
-            item["hygiene"] = self.hygiene_facts(row, now)
-            if seen is not None:
-                seen[row.memory_id] = row
-            kept.append(item)
-        return kept
-
-    def _note_uses(self, items: Iterable[dict[str, Any]], now: datetime) -> None:
-        with self._buffer_lock:
-            for item in items:
-                mid = str(item["id"])
-                count, _ = self._uses.get(mid, (0, now))
-                self._uses[mid] = (count + 1, now)
-        self._flush_soon()
-
-    def _flush_soon(self) -> None:
-        """Flush now when the buffers are full, else make sure a timer writes them within ``flush_after``."""
-        pending = len(self._uses) + len(self._pending_adopt) + len(self._pending_new)
-        if not pending:
-            return
-        if (pending >= self.hygiene_settings.use_flush_every or self.hygiene_settings.flush_after <= 0
-                or self._eager_ledger):
-            self.flush()
-            return
-        if self._pending_new and self._flush_timer is None:
-            with self._buffer_lock:
-                if self._flush_timer is None:
-                    timer = threading.Timer(self.hygiene_settings.flush_after, self._timer_flush)
-                    timer.daemon = True
-                    self._flush_timer = timer
-                    timer.start()
-
-    def _timer_flush(self) -> None:
-        with self._buffer_lock:
-            self._flush_timer = None
-        try:
-            self.flush()
-        except Exception as exc:  # never let the timer thread die noisily; the next flush retries
-            logger.warning("background ledger flush failed (kept for the next flush): %s", exc)
-
-    def flush(self) -> None:
-        """Write buffered ledger rows: new memories' rows, adoption rows and last-use counts.
-
-        New rows are buffered because their facts are already safe in the memory's payload (see
-        :data:`BIRTH_KEYS`): if the process dies first, the next read rebuilds the row from there."""
-        with self._buffer_lock:
-            new, adopt, uses = list(self._pending_new.values()), list(self._pending_adopt.values()), dict(self._uses)
-            if not new and not adopt and not uses:
-                return
-            try:
-                self.ledger.insert(new)
-                self.ledger.insert(adopt, ignore_existing=True)
-                self.ledger.record_uses(uses)
-            except LedgerError as exc:
-                logger.warning("could not write to the ledger (kept for the next flush): %s", exc)
-                return
-            for row in new:
-                self._pending_new.pop(row.memory_id, None)
-            for row in adopt:
-                self._pending_adopt.pop(row.memory_id, None)
-            for mid in uses:
-                self._uses.pop(mid, None)
-
-    def _require_row(self, memory_id: str) -> LedgerRow:
-        """The ledger row for a memory, adopting it if only the store knows it."""
+    def require_row(self, memory_id: str) -> LedgerRow:
+        """The ledger row for a memory (buffered rows flushed first), adopting it if only the store
+        knows it. Raises :class:`~mem0_hygiene.errors.MemoryNotFound` when neither knows it."""
         self.flush()
         row = self.ledger.get(memory_id)
         if row is not None:
@@ -368,70 +144,9 @@ class Memory(Mem0Memory):
         item = super().get(memory_id)
         if item is None:
             raise MemoryNotFound(memory_id, "it is in neither the vector store nor the ledger; check the id")
-        row = self._adoption_row(item)
+        row = adoption_row(item, self.now)
         self.ledger.insert([row], ignore_existing=True)
         return self.ledger.get(memory_id) or row
-
-    AUTO_PRUNE_STEP = 1
-    """How many prunable memories (each with the chain it superseded) one add/search call deletes at
-    most while an auto_prune run has work left."""
-
-    AUTO_PRUNE_TOMBSTONES = 64
-    """How many old tombstones one call looks at once the memories are done (a lookup each, cheap)."""
-
-    def _maybe_auto_prune(self, now: datetime) -> None:
-        """``hygiene.auto_prune``: a prune spread thinly over the app's own add/search calls.
-
-        A run starts at most once per interval (the first call after start-up starts one). While it
-        has work left, each add/search call does one bounded step after its own work is done: delete
-        at most :attr:`AUTO_PRUNE_STEP` prunable memories, then, once none are left, compact at most
-        :attr:`AUTO_PRUNE_TOMBSTONES` old tombstones; a step that finds nothing ends the run. Outside a
-        run the cost is one time comparison. A failure is logged and never reaches the app's call; the
-        run is then retried after the interval. A non-blocking lock keeps two threads (or a re-entered
-        call) from stepping at once: the second simply skips.
-
-        Synchronous on purpose, not a background thread: local Qdrant, the store that most needs
-        in-process pruning (no second process can open it), is not thread-safe. Its client keeps each
-        collection in numpy arrays that ``add`` replaces (``np.append``) without a lock, so a delete
-        from another thread can be lost or a concurrent search can see arrays of different lengths;
-        with SQLite builds where ``THREADSAFE=2`` (macOS) its storage connection even refuses other
-        threads; and mem0's entity store shares the same client. mem0's own history.db connection
-        would be fine (``check_same_thread=False`` and a lock), and so is the ledger. Making a thread
-        safe would mean a lock around every store call of the app, which would then wait for the
-        deletion anyway; one small step per call costs about the same and stays deterministic.
-        A large backlog is better cleared in one go with ``mem0_hygiene.maintenance.prune(m)``.
-        """
-        interval = self.hygiene_settings.auto_prune
-        if interval is None:
-            return
-        if not self._prune_pending and self._last_prune is not None and now - self._last_prune < interval:
-            return
-        if not self._auto_prune_lock.acquire(blocking=False):
-            return
-        try:
-            if not self._prune_pending:
-                self._last_prune = now
-            self._prune_pending = self._auto_prune_step(now)
-        except Exception as exc:  # maintenance must never break the app's own call
-            self._prune_pending = False
-            logger.warning("auto_prune failed (will retry after the interval): %s", exc)
-        finally:
-            self._auto_prune_lock.release()
-
-    def _auto_prune_step(self, now: datetime) -> bool:
-        """One bounded piece of an auto_prune run. True when it did something (more may be left)."""
-        retain = self.hygiene_settings.retain_superseded
-        found = self.ledger.prune_candidates(now, retain, limit=self.AUTO_PRUNE_STEP)
-        if found:
-            self._delete_ids([row.memory_id for row, _reason in found])
-            logger.info("auto_prune deleted %s", ", ".join(f"{row.memory_id} ({why})" for row, why in found))
-            return True
-        from ..actions.compaction import compact_ledger
-
-        done = compact_ledger(self, now - retain, limit=self.AUTO_PRUNE_TOMBSTONES)
-        if done.purged or done.leftovers:
-            logger.info("auto_prune compacted the ledger: %d old tombstone row(s) removed", done.purged)
-        return done.more
 
     # -- writes -----------------------------------------------------------------------------
     def add(  # type: ignore[override]
@@ -496,11 +211,10 @@ class Memory(Mem0Memory):
         expiry_iso = to_iso(expiry) if expiry is not None else None
         results: list[dict[str, Any]] = []
         rows: list[LedgerRow] = []
-        scope = {k: v.strip() for k, v in (("user_id", user_id), ("agent_id", agent_id), ("run_id", run_id))
-                 if isinstance(v, str) and v.strip()}
+        scope = scope_of(user_id, agent_id, run_id)
         extra: dict[str, Any] = {}
         decider = self._decider if memory_type is None else None
-        links: list[tuple[str, str, str, str, dict[str, Any] | None]] = []
+        links: list[Link] = []
         for group, kind in groups:
             meta = dict(metadata or {})
             quarantined = kind in QUARANTINED_KINDS
@@ -512,13 +226,13 @@ class Memory(Mem0Memory):
                     memory_id="", user_id=scope.get("user_id"), agent_id=scope.get("agent_id"),
                     run_id=scope.get("run_id"), source=source, source_kind=kind, created_at=now_iso,
                     confirmed_at=now_iso, expires_at=expiry_iso,
-                    quarantined=quarantined, topic_key=self._identity_key(topic_key, metadata, decider),
+                    quarantined=quarantined, topic_key=identity_key(topic_key, metadata, decider),
                 )
                 call = {"user_id": user_id, "agent_id": agent_id, "run_id": run_id, "metadata": meta or None,
                         "timestamp": timestamp, "infer": infer, "memory_type": memory_type, "prompt": prompt,
                         "expiration_date": expiration_date if expiration_date is not None
                         else (expiry.date().isoformat() if expiry is not None else None)}
-                self._add_deciding(decider, group, call, template, scope, now, results, rows, links, extra)
+                self.add_deciding(decider, group, call, template, scope, now, results, rows, links, extra)
                 continue
             res = super().add(
                 group,
@@ -553,181 +267,14 @@ class Memory(Mem0Memory):
                 rows.append(row)
                 item["hygiene"] = self.hygiene_facts(row, now, now_iso)
                 results.append(item)
-        with self._buffer_lock:
-            self._pending_new.update((row.memory_id, row) for row in rows)
+        self.buffer_new(rows)
         if links:
             self.flush()  # the decision links rows to each other: they must be in the ledger first
-            self._apply_decisions(links, now)
+            self.apply_decisions(links, now)
         else:
-            self._flush_soon()
-        self._maybe_auto_prune(now)
+            self.flush_soon()
+        self.maybe_auto_prune(now)
         return {**extra, "results": results}
-
-    # -- the write-time decision (hygiene.write_decision) ------------------------------------
-    def _embedder_family(self) -> str | None:
-        emb = self.config.embedder
-        conf = emb.config if isinstance(emb.config, dict) else {}
-        return embedder_family(emb.provider, conf.get("model"))
-
-    @staticmethod
-    def _identity_key(topic_key: str | None, metadata: dict[str, Any] | None,
-                      settings: WriteDecisionSettings) -> str | None:
-        """``topic_key=``, else the first identity key in the metadata (``source_ref`` values are kept
-        as ``"source_ref:VALUE"`` in the ledger's topic_key, so different kinds of key never meet)."""
-        if topic_key:
-            return topic_key
-        for name in settings.identity_keys:
-            value = (metadata or {}).get(name)
-            if value is not None and value != "":
-                return str(value) if name == "topic_key" else f"{name}:{value}"
-        return None
-
-    def _add_deciding(self, settings: WriteDecisionSettings, group: Any, call: dict[str, Any],
-                      template: LedgerRow, scope: dict[str, str], now: datetime,
-                      results: list[dict[str, Any]], rows: list[LedgerRow],
-                      links: list[tuple[str, str, str, str, dict[str, Any] | None]], extra: dict[str, Any]) -> None:
-        """Store one group of messages with the write-time decision, one vector search per memory.
-
-        ``infer=False``: each message is checked before it is stored (a duplicate is never stored).
-        ``infer=True``: mem0's LLM extracts and stores the facts; each is then checked, and a duplicate
-        is taken back out through mem0's ``delete``. Supersede/invalidate links are queued in ``links``
-        and applied once the new rows are in the ledger."""
-        thresholds = settings.thresholds(self._embedder_family())
-        pending = {r.memory_id: r for r in rows}
-        dead = {link[1] for link in links}
-
-        def record(item: dict[str, Any], found: _Found) -> None:
-            mid = str(item["id"])
-            topic = template.topic_key or (found.old_row.topic_key if found.label == UPDATE and found.old_row
-                                           else None)
-            row = replace(template, memory_id=mid, topic_key=topic)
-            rows.append(row)
-            pending[mid] = row
-            item["hygiene"] = {**self.hygiene_facts(row, now), "decision": found.describe()}
-            results.append(item)
-            if found.old_id is None:
-                return
-            if found.label == UPDATE:
-                item["event"] = "UPDATE"
-                item["previous_memory"] = found.old_text
-                links.append(("supersede", found.old_id, mid, found.reason, None))
-                dead.add(found.old_id)
-            elif found.label == CONTRADICTION:
-                said = {k: v for k, v in found.describe().items() if k != "invalidates"}
-                old_item = {"id": found.old_id, "memory": found.old_text, "event": "DELETE",
-                            "hygiene": {"decision": {**said, "invalidated_by": mid}}}
-                results.append(old_item)
-                links.append(("invalidate", found.old_id, mid, found.reason, old_item))
-                dead.add(found.old_id)
-
-        def reinforce(found: _Found) -> None:
-            assert found.old_id is not None and found.old_row is not None
-            results.append({"id": found.old_id, "memory": found.old_text, "event": "NONE",
-                            "hygiene": {**self.hygiene_facts(found.old_row, now), "decision": found.describe()}})
-            self._note_uses([{"id": found.old_id}], now)
-
-        if not call["infer"]:
-            for msg in group if isinstance(group, list) else [{"role": "user", "content": group}]:
-                text = msg.get("content") if isinstance(msg, dict) else None
-                if not isinstance(text, str) or not text.strip() or msg.get("role") == "system":
-                    found = _Found(UNRELATED, None, "not decided")  # mem0 skips or rejects it itself
-                else:
-                    found = self._decide(text, scope, template, settings, thresholds, set(), pending, dead, now)
-                    if found.label == DUPLICATE:
-                        reinforce(found)
-                        continue
-                res = Mem0Memory.add(self, [msg], **call)
-                extra.update({k: v for k, v in res.items() if k != "results"})
-                for item in res.get("results", []):
-                    if item.get("event", "ADD") == "ADD":
-                        record(item, found)
-            return
-        res = Mem0Memory.add(self, group, **call)
-        extra.update({k: v for k, v in res.items() if k != "results"})
-        added = [i for i in res.get("results", []) if i.get("event", "ADD") == "ADD"]
-        undecided = {str(i["id"]) for i in added}
-        for item in added:
-            mid = str(item["id"])
-            undecided.discard(mid)
-            found = self._decide(str(item.get("memory") or ""), scope, template, settings, thresholds,
-                                 undecided | {mid}, pending, dead, now)
-            if found.label == DUPLICATE:
-                Mem0Memory.delete(self, mid)  # mem0 already stored it: take it back out through its API
-                reinforce(found)
-            else:
-                record(item, found)
-
-    def _decide(self, text: str, scope: dict[str, str], template: LedgerRow, settings: WriteDecisionSettings,
-                thresholds: Thresholds, exclude: set[str], pending: dict[str, LedgerRow], dead: set[str],
-                now: datetime) -> _Found:
-        """Compare a new memory with the live memory of the same identity key, or else with the nearest
-        live memory in exactly the same scope (one vector search), and decide."""
-        key = template.topic_key
-        found: _Found | None = None
-        if key is not None:
-            found = self._identity_match(text, key, scope, exclude, pending, dead, now)
-        if found is None:
-            found = self._nearest(text, scope, key, settings, thresholds, exclude, pending, dead, now)
-        if template.quarantined and found.label in (UPDATE, CONTRADICTION):
-            # tool output may add a memory, never replace or retract one (prompt injection through memory)
-            return replace(found, label=UNRELATED, reason=f"{found.label} not applied: quarantined source")
-        return found
-
-    def _identity_match(self, text: str, key: str, scope: dict[str, str], exclude: set[str],
-                        pending: dict[str, LedgerRow], dead: set[str], now: datetime) -> _Found | None:
-        where = "topic_key = ? AND deleted_at IS NULL AND superseded_by IS NULL AND invalid_at IS NULL"
-        params: list[Any] = [key]
-        for name in _SCOPE_KEYS:
-            where += f" AND {name} IS ?"
-            params.append(scope.get(name))
-        stored = list(self.ledger.iter_rows(where, params, order="created_at DESC"))
-        fresh = [r for r in reversed(pending.values()) if r.topic_key == key and r.scope == scope]
-        for row in [*fresh, *stored]:
-            if row.memory_id in exclude or row.memory_id in dead or row.state(now) != "live":
-                continue
-            item = Mem0Memory.get(self, row.memory_id)
-            if item is None:
-                continue  # in the ledger, gone from the store: the audit reports it
-            old_text = str(item.get("memory") or "")
-            same = normalize_text(old_text) == normalize_text(text)
-            return _Found(DUPLICATE if same else UPDATE, None, "same text" if same else "same identity key",
-                          row.memory_id, old_text, row)
-        return None
-
-    def _nearest(self, text: str, scope: dict[str, str], key: str | None, settings: WriteDecisionSettings,
-                 thresholds: Thresholds, exclude: set[str], pending: dict[str, LedgerRow], dead: set[str],
-                 now: datetime) -> _Found:
-        vector = self.embedding_model.embed(text, "search")
-        hits = self.vector_store.search(query=text, vectors=vector, top_k=settings.candidates, filters=dict(scope))
-        hits = sorted((h for h in hits if str(h.id) not in exclude and str(h.id) not in dead),
-                      key=lambda h: -float(h.score or 0.0))
-        rows = self.ledger.get_many([str(h.id) for h in hits]) if hits else {}
-        for hit in hits:
-            hid, payload = str(hit.id), dict(hit.payload or {})
-            if any(payload.get(name) != scope.get(name) for name in _SCOPE_KEYS):
-                continue  # a wider or narrower scope is another memory's business
-            row = pending.get(hid) or self._row_for({"id": hid, **payload}, rows)
-            if row.state(now) != "live":
-                continue
-            if key is not None and row.topic_key is not None and row.topic_key != key:
-                continue  # different identity keys never merge
-            old_text = str(payload.get("data") or "")
-            verdict = classify(float(hit.score or 0.0), text, old_text, thresholds)
-            return _Found(verdict.label, verdict.similarity, verdict.reason, hid, old_text, row)
-        return _Found(UNRELATED, None, "no live memory nearby")
-
-    def _apply_decisions(self, links: list[tuple[str, str, str, str, dict[str, Any] | None]], now: datetime) -> None:
-        """Supersede or invalidate the old memories the decisions named (their new rows are in the ledger)."""
-        self.flush()  # an adopted old memory gets its ledger row first
-        for action, old_id, new_id, reason, old_item in links:
-            if action == "supersede":
-                self.ledger.link_supersede(old_id, new_id, now)
-            else:
-                self.ledger.invalidate(old_id, f"contradicted by {new_id} ({reason})", now)
-            if old_item is not None:
-                row = self.ledger.get(old_id)
-                if row is not None:
-                    old_item["hygiene"] = {**self.hygiene_facts(row, now), **old_item["hygiene"]}
 
     def update(  # type: ignore[override]
         self,
@@ -749,16 +296,17 @@ class Memory(Mem0Memory):
                 expiry = self._resolve_expiry(self.now(), None, None, expiration_date)
         result = super().update(memory_id, text=text, metadata=metadata, data=data, **kwargs)
         if row is None:
-            row = self._require_row(memory_id)
+            row = self.require_row(memory_id)
         if expiration_date is not _MISSING:
             self.ledger.set_expiry(memory_id, expiry)
         if (text or data) is not None:
             self.ledger.confirm(memory_id, self.now())
         return result
 
+    # -- lifecycle --------------------------------------------------------------------------
     def confirm(self, memory_id: str) -> dict[str, Any]:
         """Mark a memory as re-checked against its source today; releases it from quarantine."""
-        row = self._require_row(memory_id)
+        row = self.require_row(memory_id)
         state = row.state(self.now())
         if state in ("deleted", "superseded", "invalidated"):
             hint = {
@@ -789,7 +337,7 @@ class Memory(Mem0Memory):
         if (text is None) == (new_id is None):
             raise ConfigError("supersede needs exactly one of text= (a new fact) or new_id= (an existing memory)")
         now = self.now()
-        old = self._require_row(old_id)
+        old = self.require_row(old_id)
         old_state = old.state(now)
         if old_state == "superseded":
             raise SupersedeError(
@@ -798,7 +346,7 @@ class Memory(Mem0Memory):
         if old_state in ("deleted", "invalidated"):
             raise SupersedeError(f"{old_id} is {old_state}; there is nothing live to supersede")
         if new_id is not None:
-            target = self._require_row(new_id)
+            target = self.require_row(new_id)
             tstate = target.state(now)
             if tstate in ("superseded", "invalidated", "deleted"):
                 raise SupersedeError(
@@ -810,7 +358,7 @@ class Memory(Mem0Memory):
             scope = old.scope
             if not scope:
                 item = super().get(old_id) or {}
-                scope = {k: item[k] for k in _SCOPE_KEYS if item.get(k)}
+                scope = {k: item[k] for k in SCOPE_KEYS if item.get(k)}
             added = self.add(
                 text, **scope, infer=False, metadata=metadata, source=source, source_kind=source_kind,
                 ttl=ttl, expires_at=expires_at, topic_key=topic_key or old.topic_key,
@@ -824,16 +372,16 @@ class Memory(Mem0Memory):
 
     def invalidate(self, memory_id: str, reason: str = "") -> None:
         """Declare a memory untrue (soft delete with a date); kept for audit until prune."""
-        row = self._require_row(memory_id)
+        row = self.require_row(memory_id)
         if row.deleted_at:
             raise MemoryNotFound(memory_id, f"it was deleted on {row.deleted_at}")
         self.ledger.invalidate(memory_id, reason or "invalidated", self.now())
 
+    # -- deletes ----------------------------------------------------------------------------
     def delete(self, memory_id: str) -> dict[str, Any]:  # type: ignore[override]
         """mem0's ``delete``, plus the memories this one superseded (each through mem0's API) and a
         tombstone that keeps them hidden if their points ever reappear."""
-        with self._buffer_lock:
-            fresh = self._pending_new.pop(memory_id, None)
+        fresh = self.unbuffer_new(memory_id)
         if fresh is not None:
             # added and not yet written to the ledger: it superseded nothing, so there is no chain to
             # cascade; its row goes in with its tombstone, then mem0 deletes it
@@ -850,14 +398,14 @@ class Memory(Mem0Memory):
         if row.deleted_at:
             if self.vector_store.get(vector_id=memory_id) is None:
                 raise MemoryNotFound(memory_id, f"it was already deleted on {row.deleted_at}")
-        missing = self._delete_ids([memory_id])
+        missing = self.delete_ids([memory_id])
         if memory_id in missing:
             raise MemoryNotFound(memory_id, "it was not in the vector store; the ledger now marks it deleted")
         return {"message": "Memory deleted successfully!"}
 
-    def _delete_ids(self, memory_ids: Sequence[str]) -> list[str]:
+    def delete_ids(self, memory_ids: Sequence[str]) -> list[str]:
         """Tombstone, then delete through mem0: the ids and everything they superseded. Returns the ids
-        that were already gone from the vector store."""
+        that were already gone from the vector store (their tombstones are written all the same)."""
         now = self.now()
         order: list[str] = []
         for mid in memory_ids:
@@ -875,8 +423,7 @@ class Memory(Mem0Memory):
     def delete_all(self, user_id: str | None = None, agent_id: str | None = None,  # type: ignore[override]
                    run_id: str | None = None) -> dict[str, Any]:
         """mem0's ``delete_all``; the scope's ledger rows (and their chains) are tombstoned first."""
-        scope = {k: v.strip() for k, v in (("user_id", user_id), ("agent_id", agent_id), ("run_id", run_id))
-                 if isinstance(v, str) and v.strip()}
+        scope = scope_of(user_id, agent_id, run_id)
         if scope:
             self.flush()
             ids = self.ledger.scope_ids(scope)
@@ -922,9 +469,9 @@ class Memory(Mem0Memory):
                 reference_date=reference_date, show_expired=True, **kwargs,
             )
 
-        res = self._paged(run, top_k, now, include_stale, show_expired, window,
-                          RankSettings.parse(self.hygiene_settings.rank))
-        self._maybe_auto_prune(now)
+        res = self.paged_read(run, top_k, now, include_stale, show_expired, window,
+                              RankSettings.parse(self.hygiene_settings.rank))
+        self.maybe_auto_prune(now)
         return res
 
     def get_all(  # type: ignore[override]
@@ -947,27 +494,7 @@ class Memory(Mem0Memory):
         def run(fetch: int) -> dict[str, Any]:
             return Mem0Memory.get_all(self, filters=filters, top_k=fetch, show_expired=True, **kwargs)
 
-        return self._paged(run, top_k, now, include_stale, show_expired, window)
-
-    def _paged(self, run: Any, top_k: int, now: datetime, include_stale: bool, show_expired: bool,
-               window: TimeWindow | None = None, rank: RankSettings | None = None) -> dict[str, Any]:
-        fetch = top_k if include_stale and window is None else top_k + top_k // 2 + 4  # room for a few stale rows
-        seen: dict[str, LedgerRow] | None = {} if rank is not None else None
-        while True:
-            res = run(fetch)
-            raw = res.get("results", [])
-            kept = self._keep(raw, now, include_stale, show_expired, window, seen)
-            if len(kept) >= top_k or len(raw) < fetch or top_k == 0:
-                break
-            fetch = fetch * 2 + (top_k - len(kept))
-        res["results"] = kept[:top_k]
-        if rank is not None and seen is not None:
-            at = parse_time(window.as_of) if window is not None and window.as_of else now
-            uses = {mid: when for mid, (_count, when) in self._uses.items()}
-            res["results"] = rank_items(res["results"], seen, at, rank, uses)
-        if window is None or window.as_of is None:
-            self._note_uses(res["results"], now)  # a question about the past is not a use
-        return res
+        return self.paged_read(run, top_k, now, include_stale, show_expired, window)
 
     def get(self, memory_id: str) -> dict[str, Any] | None:  # type: ignore[override]
         """mem0's ``get``, whatever the memory's state; ``["hygiene"]["state"]`` says which."""
@@ -975,10 +502,11 @@ class Memory(Mem0Memory):
         if item is None:
             return None
         now = self.now()
-        row = self._row_for(item, self.ledger.get_many([memory_id]))
+        row = self.row_for(item, self.ledger.get_many([memory_id]))
         item["hygiene"] = self.hygiene_facts(row, now)
         return item
 
+    # -- maintenance ------------------------------------------------------------------------
     def adopt(self) -> int:
         """Give every memory in the store that has no ledger row one (source "unknown"). Returns how many."""
         self.flush()
@@ -986,7 +514,7 @@ class Memory(Mem0Memory):
         for page in iter_points(self.vector_store):
             ids = [str(p["id"]) for p in page]
             known = self.ledger.get_many(ids)
-            fresh = [self._adoption_row(p) for p in page if str(p["id"]) not in known]
+            fresh = [adoption_row(p, self.now) for p in page if str(p["id"]) not in known]
             added += self.ledger.insert(fresh, ignore_existing=True) if fresh else 0
         return added
 
@@ -998,35 +526,16 @@ class Memory(Mem0Memory):
         now = self.now()
         delta = parse_duration(older_than, what="older_than") if older_than is not None \
             else self.hygiene_settings.review_older_than
-        scope = {k: v for k, v in (filters or {}).items() if k in _SCOPE_KEYS and v}
+        scope = {k: v for k, v in (filters or {}).items() if k in SCOPE_KEYS and v}
         out = []
         for row in self.ledger.review_candidates(now, delta, limit, scope):
             item = super().get(row.memory_id)
             if item is None:
                 continue  # in the ledger, gone from the store: the audit reports it
-            self._strip_birth(item)
+            strip_birth(item)
             item["hygiene"] = self.hygiene_facts(row, now)
             out.append(item)
         return out
-
-    def prune(self, dry_run: bool = False) -> PruneResult:
-        """Delete (through mem0's API) expired memories and those superseded or invalidated more than
-        ``hygiene.retain_superseded`` ago. ``dry_run=True`` only lists them."""
-        self.flush()
-        now = self.now()
-        pruned: list[PrunedMemory] = []
-        for row, reason in self.ledger.prune_candidates(now, self.hygiene_settings.retain_superseded):
-            item = super().get(row.memory_id)
-            pruned.append(PrunedMemory(row.memory_id, reason, item["memory"] if item else None, row.scope))
-        cascaded: list[str] = []
-        if not dry_run and pruned:
-            targets = {p.memory_id for p in pruned}
-            for p in pruned:
-                cascaded += [c for c in self.ledger.predecessors(p.memory_id) if c not in targets]
-            self._delete_ids([p.memory_id for p in pruned])
-        self._last_prune = now
-        self._prune_pending = False
-        return PruneResult(memories=tuple(pruned), dry_run=dry_run, at=to_iso(now), cascaded=tuple(cascaded))
 
     def backup(self, dest: Any, *, keep: int | None = None, dry_run: bool = False) -> Any:
         """Back up this deployment into a new dated folder under ``dest`` (in-process: through this
@@ -1050,10 +559,7 @@ class Memory(Mem0Memory):
     def close(self) -> None:
         """Flush the ledger, close it, mem0's history db and the vector-store client (releases a local
         Qdrant folder's lock)."""
-        atexit.unregister(self._exit_hook)
-        timer = self._flush_timer
-        if timer is not None:
-            timer.cancel()
+        self.stop_deferred_flushes()
         try:
             self.flush()
         finally:
@@ -1064,15 +570,6 @@ class Memory(Mem0Memory):
                 client = getattr(store, "client", None)
                 if client is not None and hasattr(client, "close"):
                     client.close()
-
-
-def _flush_at_exit(ref: weakref.ReferenceType[Memory]) -> None:
-    memory = ref()
-    if memory is not None:
-        try:
-            memory.flush()
-        except Exception:  # the interpreter is going away; the payload still holds the birth facts
-            pass
 
 
 HygieneMemory = Memory

@@ -1,9 +1,26 @@
-"""What a prune did (or would do): typed results that the CLI and notebooks render."""
+"""Pruning: what a prune did (or would do), as typed results that the CLI and notebooks render, and
+the drop-in ``Memory``'s ``prune`` and ``hygiene.auto_prune`` (:class:`PruneMixin`).
+
+Importing this module does not import mem0 (``from mem0_hygiene import PruneResult`` stays light).
+"""
 
 from __future__ import annotations
 
+import logging
+import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from ..timeutil import to_iso
+
+if TYPE_CHECKING:
+    from ..config import HygieneSettings
+    from ..stores.ledger import Ledger
+
+# The drop-in Memory logs under one name, whichever of its modules writes the record.
+logger = logging.getLogger("mem0_hygiene.memory.core")
 
 
 @dataclass(frozen=True)
@@ -130,3 +147,108 @@ def _memory_dict(m: PrunedMemory) -> dict[str, Any]:
 
 def _scope_text(scope: dict[str, str]) -> str:
     return ", ".join(f"{k}={v}" for k, v in scope.items()) or "-"
+
+
+class PruneMixin:
+    """Mixin: ``prune`` and ``hygiene.auto_prune``.
+
+    Expects from the class it is mixed into: ``ledger``, ``hygiene_settings``, ``now()``, ``flush()``
+    and ``delete_ids()`` (tombstone, then delete through mem0, with the chains). Its ``__init__`` sets
+    up the auto-prune state, then passes the call on along the MRO.
+    """
+
+    ledger: Ledger
+    hygiene_settings: HygieneSettings
+
+    if TYPE_CHECKING:
+        def now(self) -> datetime: ...
+        def flush(self) -> None: ...
+        def delete_ids(self, memory_ids: Sequence[str]) -> list[str]: ...
+
+    AUTO_PRUNE_STEP = 1
+    """How many prunable memories (each with the chain it superseded) one add/search call deletes at
+    most while an auto_prune run has work left."""
+
+    AUTO_PRUNE_TOMBSTONES = 64
+    """How many old tombstones one call looks at once the memories are done (a lookup each, cheap)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._last_prune: datetime | None = None  # when the current (or last) prune run started
+        self._prune_pending = False  # an auto_prune run has work left for the next calls
+        self._auto_prune_lock = threading.Lock()
+        super().__init__(*args, **kwargs)
+
+    def prune(self, dry_run: bool = False) -> PruneResult:
+        """Delete (through mem0's API) expired memories and those superseded or invalidated more than
+        ``hygiene.retain_superseded`` ago. ``dry_run=True`` only lists them."""
+        from mem0 import Memory as Mem0Memory  # imported by then (this is mixed into a mem0 Memory)
+
+        self.flush()
+        now = self.now()
+        pruned: list[PrunedMemory] = []
+        for row, reason in self.ledger.prune_candidates(now, self.hygiene_settings.retain_superseded):
+            item = Mem0Memory.get(self, row.memory_id)
+            pruned.append(PrunedMemory(row.memory_id, reason, item["memory"] if item else None, row.scope))
+        cascaded: list[str] = []
+        if not dry_run and pruned:
+            targets = {p.memory_id for p in pruned}
+            for p in pruned:
+                cascaded += [c for c in self.ledger.predecessors(p.memory_id) if c not in targets]
+            self.delete_ids([p.memory_id for p in pruned])
+        self._last_prune = now
+        self._prune_pending = False
+        return PruneResult(memories=tuple(pruned), dry_run=dry_run, at=to_iso(now), cascaded=tuple(cascaded))
+
+    def maybe_auto_prune(self, now: datetime) -> None:
+        """``hygiene.auto_prune``: a prune spread thinly over the app's own add/search calls.
+
+        A run starts at most once per interval (the first call after start-up starts one). While it
+        has work left, each add/search call does one bounded step after its own work is done: delete
+        at most :attr:`AUTO_PRUNE_STEP` prunable memories, then, once none are left, compact at most
+        :attr:`AUTO_PRUNE_TOMBSTONES` old tombstones; a step that finds nothing ends the run. Outside a
+        run the cost is one time comparison. A failure is logged and never reaches the app's call; the
+        run is then retried after the interval. A non-blocking lock keeps two threads (or a re-entered
+        call) from stepping at once: the second simply skips.
+
+        Synchronous on purpose, not a background thread: local Qdrant, the store that most needs
+        in-process pruning (no second process can open it), is not thread-safe. Its client keeps each
+        collection in numpy arrays that ``add`` replaces (``np.append``) without a lock, so a delete
+        from another thread can be lost or a concurrent search can see arrays of different lengths;
+        with SQLite builds where ``THREADSAFE=2`` (macOS) its storage connection even refuses other
+        threads; and mem0's entity store shares the same client. mem0's own history.db connection
+        would be fine (``check_same_thread=False`` and a lock), and so is the ledger. Making a thread
+        safe would mean a lock around every store call of the app, which would then wait for the
+        deletion anyway; one small step per call costs about the same and stays deterministic.
+        A large backlog is better cleared in one go with ``mem0_hygiene.maintenance.prune(m)``.
+        """
+        interval = self.hygiene_settings.auto_prune
+        if interval is None:
+            return
+        if not self._prune_pending and self._last_prune is not None and now - self._last_prune < interval:
+            return
+        if not self._auto_prune_lock.acquire(blocking=False):
+            return
+        try:
+            if not self._prune_pending:
+                self._last_prune = now
+            self._prune_pending = self._auto_prune_step(now)
+        except Exception as exc:  # maintenance must never break the app's own call
+            self._prune_pending = False
+            logger.warning("auto_prune failed (will retry after the interval): %s", exc)
+        finally:
+            self._auto_prune_lock.release()
+
+    def _auto_prune_step(self, now: datetime) -> bool:
+        """One bounded piece of an auto_prune run. True when it did something (more may be left)."""
+        retain = self.hygiene_settings.retain_superseded
+        found = self.ledger.prune_candidates(now, retain, limit=self.AUTO_PRUNE_STEP)
+        if found:
+            self.delete_ids([row.memory_id for row, _reason in found])
+            logger.info("auto_prune deleted %s", ", ".join(f"{row.memory_id} ({why})" for row, why in found))
+            return True
+        from ..actions.compaction import compact_ledger
+
+        done = compact_ledger(self, now - retain, limit=self.AUTO_PRUNE_TOMBSTONES)
+        if done.purged or done.leftovers:
+            logger.info("auto_prune compacted the ledger: %d old tombstone row(s) removed", done.purged)
+        return done.more

@@ -1,0 +1,105 @@
+"""A memory's birth facts in its payload: the keys, the payload the drop-in writes, and the ledger rows
+rebuilt from a payload (or made up for a memory the ledger never knew).
+
+The birth facts are written into the payload by the same mem0 ``add`` that stores the memory, so a
+crash before its ledger row is written loses nothing: the next read rebuilds the row from them. They
+are taken out of ``metadata`` in every result, so items look exactly like mem0's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+from ..errors import ConfigError
+from ..stores.ledger import LedgerRow
+from ..timeutil import parse_time, to_iso
+
+BIRTH_SOURCE = "hygiene_source"
+BIRTH_SOURCE_KIND = "hygiene_source_kind"
+BIRTH_EXPIRES = "hygiene_expires_at"
+BIRTH_QUARANTINED = "hygiene_quarantined"
+BIRTH_TOPIC = "hygiene_topic_key"
+BIRTH_KEYS = (BIRTH_SOURCE, BIRTH_SOURCE_KIND, BIRTH_EXPIRES, BIRTH_QUARANTINED, BIRTH_TOPIC)
+
+
+def birth_payload(source: str | None, kind: str, expires: str | None, quarantined: bool,
+                  topic_key: str | None) -> dict[str, Any]:
+    """The payload keys that let a lost ledger row be rebuilt (only the ones with a value)."""
+    out: dict[str, Any] = {BIRTH_SOURCE_KIND: kind}
+    if source is not None:
+        out[BIRTH_SOURCE] = source
+    if expires is not None:
+        out[BIRTH_EXPIRES] = expires
+    if quarantined:
+        out[BIRTH_QUARANTINED] = True
+    if topic_key is not None:
+        out[BIRTH_TOPIC] = topic_key
+    return out
+
+
+def adoption_row(item: dict[str, Any], now: Callable[[], datetime]) -> LedgerRow:
+    """A ledger row for a memory the ledger does not know: from its birth facts in the payload when the
+    drop-in wrote it (its row was still buffered when the process died), else source "unknown".
+
+    ``item`` is a mem0 result item or a vector-store point; ``now`` is the clock, asked only when the
+    item has no usable ``created_at``."""
+    birth = item.get("metadata") or item.get("payload") or {}
+    if isinstance(birth, dict) and BIRTH_SOURCE_KIND in birth:
+        return _row_from_birth(item, birth, now)
+    created = item.get("created_at")
+    try:
+        created_iso = to_iso(parse_time(created)) if created else to_iso(now())
+    except ConfigError:
+        created_iso = to_iso(now())
+    expires = None
+    exp_date = item.get("expiration_date")
+    if exp_date:
+        try:
+            expires = to_iso(parse_time(str(exp_date)[:10]) + timedelta(days=1))
+        except ConfigError:
+            expires = None
+    return LedgerRow(
+        memory_id=str(item["id"]),
+        user_id=item.get("user_id"),
+        agent_id=item.get("agent_id"),
+        run_id=item.get("run_id"),
+        source="unknown",
+        source_kind="unknown",
+        created_at=created_iso,
+        confirmed_at=created_iso,
+        expires_at=expires,
+        adopted=True,
+    )
+
+
+def _row_from_birth(item: dict[str, Any], birth: dict[str, Any], now: Callable[[], datetime]) -> LedgerRow:
+    try:  # mem0's own created_at (the drop-in passes its clock's time when the clock is injected)
+        created = to_iso(parse_time(item["created_at"])) if item.get("created_at") else to_iso(now())
+    except ConfigError:
+        created = to_iso(now())
+    return LedgerRow(
+        memory_id=str(item["id"]),
+        user_id=item.get("user_id"),
+        agent_id=item.get("agent_id"),
+        run_id=item.get("run_id"),
+        source=birth.get(BIRTH_SOURCE),
+        source_kind=str(birth.get(BIRTH_SOURCE_KIND) or "unknown"),
+        created_at=created,
+        confirmed_at=created,
+        expires_at=birth.get(BIRTH_EXPIRES),
+        quarantined=bool(birth.get(BIRTH_QUARANTINED)),
+        topic_key=birth.get(BIRTH_TOPIC),
+    )
+
+
+def strip_birth(item: dict[str, Any]) -> None:
+    """Result items look exactly like mem0's: the birth facts stay in the payload, not in ``metadata``
+    (``item`` is changed in place; a ``metadata`` left empty becomes None)."""
+    meta = item.get("metadata")
+    if isinstance(meta, dict) and BIRTH_SOURCE_KIND in meta:
+        for key in BIRTH_KEYS:
+            meta.pop(key, None)
+        if not meta:
+            item["metadata"] = None

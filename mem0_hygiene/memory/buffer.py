@@ -1,0 +1,157 @@
+"""Buffered ledger writes of the drop-in ``Memory``: rows of memories just added, adoption rows and
+last-use counts, written in batches (when the buffers fill up, within ``hygiene.flush_after`` by a
+timer, on :meth:`~LedgerBufferMixin.flush`, and at interpreter exit when the app never called
+``close()``)."""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import logging
+import threading
+import weakref
+from collections.abc import Iterable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from ..errors import LedgerError
+from ..stores.ledger import LedgerRow
+from .birth import adoption_row, strip_birth
+
+if TYPE_CHECKING:
+    from ..config import HygieneSettings
+    from ..stores.ledger import Ledger
+
+# The drop-in Memory logs under one name, whichever of its modules writes the record.
+logger = logging.getLogger("mem0_hygiene.memory.core")
+
+
+class LedgerBufferMixin:
+    """Mixin: the ledger rows and use counts waiting to be written, and the writing.
+
+    Expects from the class it is mixed into: ``ledger`` (:class:`~mem0_hygiene.stores.ledger.Ledger`),
+    ``hygiene_settings`` (:class:`~mem0_hygiene.config.HygieneSettings`, set before ``__init__`` reaches
+    this class) and ``now()`` (the clock, UTC). Its ``__init__`` sets up the buffers, then passes the
+    call on along the MRO (to mem0's ``Memory``).
+    """
+
+    ledger: Ledger
+    hygiene_settings: HygieneSettings
+
+    if TYPE_CHECKING:
+        def now(self) -> datetime: ...
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        settings = self.hygiene_settings
+        self._uses: dict[str, tuple[int, datetime]] = {}
+        self._pending_adopt: dict[str, LedgerRow] = {}
+        self._pending_new: dict[str, LedgerRow] = {}  # rows of memories just added, written in batches
+        self._buffer_lock = threading.RLock()
+        self._flush_timer: threading.Timer | None = None
+        # write-time decisions, ranking and auto_prune read the ledger on the hot path: no buffering then
+        self._eager_ledger = bool(settings.write_decision or settings.rank or settings.auto_prune)
+        # an app that exits without close() still gets its buffered ledger rows written
+        self._exit_hook = functools.partial(_flush_at_exit, weakref.ref(self))
+        atexit.register(self._exit_hook)
+        super().__init__(*args, **kwargs)
+
+    def buffer_new(self, rows: Iterable[LedgerRow]) -> None:
+        """Queue the ledger rows of memories just added (written by the next flush)."""
+        with self._buffer_lock:
+            self._pending_new.update((row.memory_id, row) for row in rows)
+
+    def unbuffer_new(self, memory_id: str) -> LedgerRow | None:
+        """Take a just-added memory's row back out of the queue (None when it is not queued)."""
+        with self._buffer_lock:
+            return self._pending_new.pop(memory_id, None)
+
+    def row_for(self, item: dict[str, Any], rows: dict[str, LedgerRow]) -> LedgerRow:
+        """The ledger row of a mem0 item (or vector-store point): from ``rows`` (the ledger's, looked up
+        by the caller), else from the buffers, else a new adoption row, queued. Also takes the birth
+        facts out of the item's ``metadata``."""
+        mid = str(item["id"])
+        row = rows.get(mid) or self._pending_new.get(mid) or self._pending_adopt.get(mid)
+        if row is None:
+            row = adoption_row(item, self.now)
+            with self._buffer_lock:
+                self._pending_adopt[mid] = row
+        strip_birth(item)
+        return row
+
+    def note_uses(self, items: Iterable[dict[str, Any]], now: datetime) -> None:
+        """Count one use of each item (returned by a read, or reinforced by a duplicate) at ``now``."""
+        with self._buffer_lock:
+            for item in items:
+                mid = str(item["id"])
+                count, _ = self._uses.get(mid, (0, now))
+                self._uses[mid] = (count + 1, now)
+        self.flush_soon()
+
+    def last_uses(self) -> dict[str, datetime]:
+        """The last use of each memory used since the last flush (older uses are in the ledger)."""
+        return {mid: when for mid, (_count, when) in self._uses.items()}
+
+    def flush_soon(self) -> None:
+        """Flush now when the buffers are full, else make sure a timer writes them within ``flush_after``."""
+        pending = len(self._uses) + len(self._pending_adopt) + len(self._pending_new)
+        if not pending:
+            return
+        if (pending >= self.hygiene_settings.use_flush_every or self.hygiene_settings.flush_after <= 0
+                or self._eager_ledger):
+            self.flush()
+            return
+        if self._pending_new and self._flush_timer is None:
+            with self._buffer_lock:
+                if self._flush_timer is None:
+                    timer = threading.Timer(self.hygiene_settings.flush_after, self._timer_flush)
+                    timer.daemon = True
+                    self._flush_timer = timer
+                    timer.start()
+
+    def _timer_flush(self) -> None:
+        with self._buffer_lock:
+            self._flush_timer = None
+        try:
+            self.flush()
+        except Exception as exc:  # never let the timer thread die noisily; the next flush retries
+            logger.warning("background ledger flush failed (kept for the next flush): %s", exc)
+
+    def flush(self) -> None:
+        """Write buffered ledger rows: new memories' rows, adoption rows and last-use counts.
+
+        New rows are buffered because their facts are already safe in the memory's payload (see
+        :data:`mem0_hygiene.memory.birth.BIRTH_KEYS`): if the process dies first, the next read
+        rebuilds the row from there."""
+        with self._buffer_lock:
+            new, adopt, uses = list(self._pending_new.values()), list(self._pending_adopt.values()), dict(self._uses)
+            if not new and not adopt and not uses:
+                return
+            try:
+                self.ledger.insert(new)
+                self.ledger.insert(adopt, ignore_existing=True)
+                self.ledger.record_uses(uses)
+            except LedgerError as exc:
+                logger.warning("could not write to the ledger (kept for the next flush): %s", exc)
+                return
+            for row in new:
+                self._pending_new.pop(row.memory_id, None)
+            for row in adopt:
+                self._pending_adopt.pop(row.memory_id, None)
+            for mid in uses:
+                self._uses.pop(mid, None)
+
+    def stop_deferred_flushes(self) -> None:
+        """Unregister the exit hook and cancel the flush timer (``close()`` then flushes itself)."""
+        atexit.unregister(self._exit_hook)
+        timer = self._flush_timer
+        if timer is not None:
+            timer.cancel()
+
+
+def _flush_at_exit(ref: weakref.ReferenceType[LedgerBufferMixin]) -> None:
+    memory = ref()
+    if memory is not None:
+        try:
+            memory.flush()
+        except Exception:  # the interpreter is going away; the payload still holds the birth facts
+            pass

@@ -1,0 +1,236 @@
+"""The write-time decision of the drop-in ``Memory`` (``hygiene.write_decision``): at ``add``, each new
+memory is compared with the live memory of the same identity key, or else the nearest live memory in
+exactly the same scope (one vector search), and stored, reinforced (duplicate), or stored superseding
+or invalidating the old one. The rules themselves are in :mod:`mem0_hygiene.memory.decision`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+from mem0 import Memory as Mem0Memory
+
+from ..config import WriteDecisionSettings
+from ..stores.ledger import LedgerRow
+from .decision import CONTRADICTION, DUPLICATE, UNRELATED, UPDATE, Thresholds, classify, embedder_family, normalize_text
+from .scope import SCOPE_KEYS
+
+if TYPE_CHECKING:
+    from ..stores.ledger import Ledger
+
+Link: TypeAlias = tuple[str, str, str, str, dict[str, Any] | None]
+"""A decision to apply once the new rows are in the ledger: ``(action, old_id, new_id, reason,
+old_item)``, action "supersede" or "invalidate"; ``old_item`` is the result item that reports the
+invalidated memory (None for a supersede)."""
+
+
+def identity_key(topic_key: str | None, metadata: dict[str, Any] | None,
+                 settings: WriteDecisionSettings) -> str | None:
+    """``topic_key=``, else the first identity key in the metadata (``source_ref`` values are kept
+    as ``"source_ref:VALUE"`` in the ledger's topic_key, so different kinds of key never meet)."""
+    if topic_key:
+        return topic_key
+    for name in settings.identity_keys:
+        value = (metadata or {}).get(name)
+        if value is not None and value != "":
+            return str(value) if name == "topic_key" else f"{name}:{value}"
+    return None
+
+
+@dataclass
+class _Found:
+    """The write-time decision for one new memory against the nearest live one (old_* None: none near)."""
+
+    label: str
+    similarity: float | None
+    reason: str
+    old_id: str | None = None
+    old_text: str | None = None
+    old_row: LedgerRow | None = None
+
+    def describe(self, **names: str) -> dict[str, Any]:
+        out: dict[str, Any] = {"label": self.label, "reason": self.reason,
+                               "similarity": None if self.similarity is None else round(self.similarity, 4)}
+        if self.old_id is not None:
+            out[{UPDATE: "supersedes", CONTRADICTION: "invalidates", DUPLICATE: "reinforces"}.get(
+                self.label, "nearest")] = self.old_id
+        out.update(names)
+        return out
+
+
+class WriteDecisionMixin:
+    """Mixin: ``add`` with the write-time decision, through mem0's own ``add``/``get``/``delete``.
+
+    Expects from the class it is mixed into: mem0's ``config``, ``embedding_model`` and
+    ``vector_store``; ``ledger``; ``hygiene_facts`` (:class:`~mem0_hygiene.memory.reads.LiveReadsMixin`);
+    ``flush``, ``note_uses`` and ``row_for`` (:class:`~mem0_hygiene.memory.buffer.LedgerBufferMixin`).
+    """
+
+    config: Any
+    embedding_model: Any
+    vector_store: Any
+    ledger: Ledger
+
+    if TYPE_CHECKING:
+        @staticmethod
+        def hygiene_facts(row: LedgerRow, now: datetime, now_iso: str | None = None) -> dict[str, Any]: ...
+        def flush(self) -> None: ...
+        def note_uses(self, items: Iterable[dict[str, Any]], now: datetime) -> None: ...
+        def row_for(self, item: dict[str, Any], rows: dict[str, LedgerRow]) -> LedgerRow: ...
+
+    def _embedder_family(self) -> str | None:
+        emb = self.config.embedder
+        conf = emb.config if isinstance(emb.config, dict) else {}
+        return embedder_family(emb.provider, conf.get("model"))
+
+    def add_deciding(self, settings: WriteDecisionSettings, group: Any, call: dict[str, Any],
+                     template: LedgerRow, scope: dict[str, str], now: datetime,
+                     results: list[dict[str, Any]], rows: list[LedgerRow],
+                     links: list[Link], extra: dict[str, Any]) -> None:
+        """Store one group of messages with the write-time decision, one vector search per memory.
+
+        ``infer=False``: each message is checked before it is stored (a duplicate is never stored).
+        ``infer=True``: mem0's LLM extracts and stores the facts; each is then checked, and a duplicate
+        is taken back out through mem0's ``delete``. ``call`` holds mem0 ``add``'s keyword arguments,
+        ``template`` the new rows' facts. Result items go to ``results``, new rows to ``rows``, mem0's
+        other result keys to ``extra``; supersede/invalidate links are queued in ``links`` and applied
+        by :meth:`apply_decisions` once the new rows are in the ledger."""
+        thresholds = settings.thresholds(self._embedder_family())
+        pending = {r.memory_id: r for r in rows}
+        dead = {link[1] for link in links}
+
+        def record(item: dict[str, Any], found: _Found) -> None:
+            mid = str(item["id"])
+            topic = template.topic_key or (found.old_row.topic_key if found.label == UPDATE and found.old_row
+                                           else None)
+            row = replace(template, memory_id=mid, topic_key=topic)
+            rows.append(row)
+            pending[mid] = row
+            item["hygiene"] = {**self.hygiene_facts(row, now), "decision": found.describe()}
+            results.append(item)
+            if found.old_id is None:
+                return
+            if found.label == UPDATE:
+                item["event"] = "UPDATE"
+                item["previous_memory"] = found.old_text
+                links.append(("supersede", found.old_id, mid, found.reason, None))
+                dead.add(found.old_id)
+            elif found.label == CONTRADICTION:
+                said = {k: v for k, v in found.describe().items() if k != "invalidates"}
+                old_item = {"id": found.old_id, "memory": found.old_text, "event": "DELETE",
+                            "hygiene": {"decision": {**said, "invalidated_by": mid}}}
+                results.append(old_item)
+                links.append(("invalidate", found.old_id, mid, found.reason, old_item))
+                dead.add(found.old_id)
+
+        def reinforce(found: _Found) -> None:
+            assert found.old_id is not None and found.old_row is not None
+            results.append({"id": found.old_id, "memory": found.old_text, "event": "NONE",
+                            "hygiene": {**self.hygiene_facts(found.old_row, now), "decision": found.describe()}})
+            self.note_uses([{"id": found.old_id}], now)
+
+        if not call["infer"]:
+            for msg in group if isinstance(group, list) else [{"role": "user", "content": group}]:
+                text = msg.get("content") if isinstance(msg, dict) else None
+                if not isinstance(text, str) or not text.strip() or msg.get("role") == "system":
+                    found = _Found(UNRELATED, None, "not decided")  # mem0 skips or rejects it itself
+                else:
+                    found = self._decide(text, scope, template, settings, thresholds, set(), pending, dead, now)
+                    if found.label == DUPLICATE:
+                        reinforce(found)
+                        continue
+                res = Mem0Memory.add(self, [msg], **call)
+                extra.update({k: v for k, v in res.items() if k != "results"})
+                for item in res.get("results", []):
+                    if item.get("event", "ADD") == "ADD":
+                        record(item, found)
+            return
+        res = Mem0Memory.add(self, group, **call)
+        extra.update({k: v for k, v in res.items() if k != "results"})
+        added = [i for i in res.get("results", []) if i.get("event", "ADD") == "ADD"]
+        undecided = {str(i["id"]) for i in added}
+        for item in added:
+            mid = str(item["id"])
+            undecided.discard(mid)
+            found = self._decide(str(item.get("memory") or ""), scope, template, settings, thresholds,
+                                 undecided | {mid}, pending, dead, now)
+            if found.label == DUPLICATE:
+                Mem0Memory.delete(self, mid)  # mem0 already stored it: take it back out through its API
+                reinforce(found)
+            else:
+                record(item, found)
+
+    def _decide(self, text: str, scope: dict[str, str], template: LedgerRow, settings: WriteDecisionSettings,
+                thresholds: Thresholds, exclude: set[str], pending: dict[str, LedgerRow], dead: set[str],
+                now: datetime) -> _Found:
+        """Compare a new memory with the live memory of the same identity key, or else with the nearest
+        live memory in exactly the same scope (one vector search), and decide."""
+        key = template.topic_key
+        found: _Found | None = None
+        if key is not None:
+            found = self._identity_match(text, key, scope, exclude, pending, dead, now)
+        if found is None:
+            found = self._nearest(text, scope, key, settings, thresholds, exclude, pending, dead, now)
+        if template.quarantined and found.label in (UPDATE, CONTRADICTION):
+            # tool output may add a memory, never replace or retract one (prompt injection through memory)
+            return replace(found, label=UNRELATED, reason=f"{found.label} not applied: quarantined source")
+        return found
+
+    def _identity_match(self, text: str, key: str, scope: dict[str, str], exclude: set[str],
+                        pending: dict[str, LedgerRow], dead: set[str], now: datetime) -> _Found | None:
+        where = "topic_key = ? AND deleted_at IS NULL AND superseded_by IS NULL AND invalid_at IS NULL"
+        params: list[Any] = [key]
+        for name in SCOPE_KEYS:
+            where += f" AND {name} IS ?"
+            params.append(scope.get(name))
+        stored = list(self.ledger.iter_rows(where, params, order="created_at DESC"))
+        fresh = [r for r in reversed(pending.values()) if r.topic_key == key and r.scope == scope]
+        for row in [*fresh, *stored]:
+            if row.memory_id in exclude or row.memory_id in dead or row.state(now) != "live":
+                continue
+            item = Mem0Memory.get(self, row.memory_id)
+            if item is None:
+                continue  # in the ledger, gone from the store: the audit reports it
+            old_text = str(item.get("memory") or "")
+            same = normalize_text(old_text) == normalize_text(text)
+            return _Found(DUPLICATE if same else UPDATE, None, "same text" if same else "same identity key",
+                          row.memory_id, old_text, row)
+        return None
+
+    def _nearest(self, text: str, scope: dict[str, str], key: str | None, settings: WriteDecisionSettings,
+                 thresholds: Thresholds, exclude: set[str], pending: dict[str, LedgerRow], dead: set[str],
+                 now: datetime) -> _Found:
+        vector = self.embedding_model.embed(text, "search")
+        hits = self.vector_store.search(query=text, vectors=vector, top_k=settings.candidates, filters=dict(scope))
+        hits = sorted((h for h in hits if str(h.id) not in exclude and str(h.id) not in dead),
+                      key=lambda h: -float(h.score or 0.0))
+        rows = self.ledger.get_many([str(h.id) for h in hits]) if hits else {}
+        for hit in hits:
+            hid, payload = str(hit.id), dict(hit.payload or {})
+            if any(payload.get(name) != scope.get(name) for name in SCOPE_KEYS):
+                continue  # a wider or narrower scope is another memory's business
+            row = pending.get(hid) or self.row_for({"id": hid, **payload}, rows)
+            if row.state(now) != "live":
+                continue
+            if key is not None and row.topic_key is not None and row.topic_key != key:
+                continue  # different identity keys never merge
+            old_text = str(payload.get("data") or "")
+            verdict = classify(float(hit.score or 0.0), text, old_text, thresholds)
+            return _Found(verdict.label, verdict.similarity, verdict.reason, hid, old_text, row)
+        return _Found(UNRELATED, None, "no live memory nearby")
+
+    def apply_decisions(self, links: list[Link], now: datetime) -> None:
+        """Supersede or invalidate the old memories the decisions named (their new rows are in the ledger)."""
+        self.flush()  # an adopted old memory gets its ledger row first
+        for action, old_id, new_id, reason, old_item in links:
+            if action == "supersede":
+                self.ledger.link_supersede(old_id, new_id, now)
+            else:
+                self.ledger.invalidate(old_id, f"contradicted by {new_id} ({reason})", now)
+            if old_item is not None:
+                row = self.ledger.get(old_id)
+                if row is not None:
+                    old_item["hygiene"] = {**self.hygiene_facts(row, now), **old_item["hygiene"]}
