@@ -24,7 +24,6 @@ thing, is reported as still found, with the reason. The result never contains th
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sqlite3
 from collections.abc import Sequence
@@ -424,7 +423,7 @@ def forget(
             m.flush()
             try:
                 if history_path and os.path.isfile(history_path):
-                    with getattr(m.db, "_lock", contextlib.nullcontext()):  # mem0's connection waits meanwhile
+                    with m.history_lock():  # mem0's connection waits meanwhile
                         blanked, removed = _scrub_history(history_path, affected, ordered)
                         failed[history_path] = _vacuum(history_path)
                     vacuumed.append(history_path)

@@ -10,13 +10,12 @@ from typing import Any
 
 from ..errors import ConfigError, MemoryNotFound, StateError
 from ..memory.core import Memory
+from ..memory.scope import SCOPE_KEYS
 from ..stores.ledger import LedgerRow
 from ..target import resolve
 from ..timeutil import duration_text, parse_duration, to_iso
 from .prune import memory_text
 from .results import Change, ChangeResult, ReviewItem, ReviewQueue
-
-SCOPE_KEYS = ("user_id", "agent_id", "run_id")
 
 
 def review_queue(target: Any, *, older_than: timedelta | str | None = None, limit: int = 20,

@@ -15,6 +15,7 @@ and pruning (:mod:`~mem0_hygiene.memory.pruning`).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
@@ -555,6 +556,12 @@ class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, 
         from ..actions.forget import forget
 
         return forget(self, memory_ids, scrub=scrub, dry_run=dry_run)
+
+    def history_lock(self) -> Any:
+        """The lock mem0 holds around every use of its history.db connection: hold it while editing that file
+        from another connection (erasure), so mem0's own writes wait instead of failing. mem0 keeps it private
+        (``SQLiteManager._lock``); this is the one place that reaches for it."""
+        return getattr(self.db, "_lock", None) or contextlib.nullcontext()
 
     def close(self) -> None:
         """Flush the ledger, close it, mem0's history db and the vector-store client (releases a local

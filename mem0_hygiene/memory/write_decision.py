@@ -15,6 +15,7 @@ from mem0 import Memory as Mem0Memory
 
 from ..config import WriteDecisionSettings
 from ..stores.ledger import LedgerRow
+from ..stores.states import live_sql
 from .decision import CONTRADICTION, DUPLICATE, UNRELATED, UPDATE, Thresholds, classify, embedder_family, normalize_text
 from .scope import SCOPE_KEYS
 
@@ -181,7 +182,7 @@ class WriteDecisionMixin:
 
     def _identity_match(self, text: str, key: str, scope: dict[str, str], exclude: set[str],
                         pending: dict[str, LedgerRow], dead: set[str], now: datetime) -> _Found | None:
-        where = "topic_key = ? AND deleted_at IS NULL AND superseded_by IS NULL AND invalid_at IS NULL"
+        where = "topic_key = ? AND " + live_sql(expiry=False)  # expiry is judged below, by the clock
         params: list[Any] = [key]
         for name in SCOPE_KEYS:
             where += f" AND {name} IS ?"
