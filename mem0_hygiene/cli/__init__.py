@@ -105,6 +105,11 @@ def store_options(func: F) -> F:
     return cast(F, decorated)
 
 
+def json_option(what: str = "the result", extra: str = "") -> Callable[[F], F]:
+    """The ``--json`` flag every reporting command shares, passed as ``as_json``."""
+    return click.option("--json", "as_json", is_flag=True, help=f"Print {what} as JSON{extra}.")
+
+
 def console_for_output() -> Console:
     console = Console()
     if not console.is_terminal:  # pipes and tests: do not cut paths at 80 columns

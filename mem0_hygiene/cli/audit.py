@@ -14,6 +14,7 @@ from . import (
     StoreOptions,
     cli,
     hygiene_command,
+    json_option,
     store_options,
 )
 
@@ -63,7 +64,7 @@ def _run_audit(target: Any, *, as_json: bool, html: str | None, output: str | No
 
 def audit_options(func: F) -> F:
     options = [
-        click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (summary on stderr)."),
+        json_option("the report", " (summary on stderr)"),
         click.option("--html", type=click.Path(dir_okay=False), help="Also write the report as an HTML page."),
         click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the report to FILE."),
         click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default="error",

@@ -12,7 +12,7 @@ import sys
 import click
 from rich.console import Console
 
-from . import StoreOptions, cli, console_for_output, emit_json, hygiene_command, store_options
+from . import StoreOptions, cli, console_for_output, emit_json, hygiene_command, json_option, store_options
 
 
 @cli.command()
@@ -21,7 +21,7 @@ from . import StoreOptions, cli, console_for_output, emit_json, hygiene_command,
 @click.option("--keep", type=click.IntRange(min=1), metavar="N",
               help="Keep the N newest complete backups in DEST; delete older ones (never the new one).")
 @click.option("--dry-run", is_flag=True, help="Read the counts and show the plan; write nothing.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option()
 @hygiene_command
 def backup(store: StoreOptions, dest: str, keep: int | None, dry_run: bool, as_json: bool) -> None:
     """Back up the vector store, history.db and the ledger together into DEST/mem0-backup-STAMP/.
@@ -45,7 +45,7 @@ def backup(store: StoreOptions, dest: str, keep: int | None, dry_run: bool, as_j
 @click.argument("src", type=click.Path(file_okay=False))
 @click.option("--dry-run", is_flag=True, help="Check the backup set and show the plan; change nothing.")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option()
 @hygiene_command
 def restore(store: StoreOptions, src: str, dry_run: bool, yes: bool, as_json: bool) -> None:
     """Put the backup SRC back in place of the stores of the config, all together.
@@ -82,7 +82,7 @@ def restore(store: StoreOptions, src: str, dry_run: bool, yes: bool, as_json: bo
               help="Also erase the text: blank it in mem0's history.db (edited on purpose; event rows kept), "
                    "remove it from mem0's messages table, VACUUM, then verify the raw bytes of every store file.")
 @click.option("--dry-run", is_flag=True, help="Show what would be deleted (and where the text is now); change nothing.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option()
 @hygiene_command
 def forget(store: StoreOptions, memory_ids: tuple[str, ...], scrub: bool, dry_run: bool, as_json: bool) -> None:
     """Delete memories through mem0's API (with the chains they superseded); --scrub erases their text.

@@ -25,7 +25,7 @@ from rich.text import Text
 
 from ..config_loader import MODULE_REF
 from ..errors import HygieneError
-from . import StoreOptions, cli, console_for_output, emit, emit_json, hygiene_command, store_options
+from . import StoreOptions, cli, console_for_output, emit, emit_json, hygiene_command, json_option, store_options
 
 # --------------------------------------------------------------------------------------------- prune
 
@@ -36,7 +36,7 @@ from . import StoreOptions, cli, console_for_output, emit, emit_json, hygiene_co
 @click.option("--unused", metavar="DURATION",
               help="Also list live memories neither used nor confirmed for this long (e.g. 180d).")
 @click.option("--yes", is_flag=True, help="With --unused: delete those memories too.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option()
 @hygiene_command
 def prune(store: StoreOptions, dry_run: bool, unused: str | None, yes: bool, as_json: bool) -> None:
     """Delete expired memories, and superseded or invalidated ones past retention; compact the ledger.
@@ -93,7 +93,7 @@ def _absolute_store_args(store: StoreOptions) -> list[str]:
 @click.option("--install", is_flag=True, help="Write the unit files (systemd only); prints the systemctl commands.")
 @click.option("--unit-dir", default="/etc/systemd/system", show_default=True, type=click.Path(file_okay=False),
               help="Where --install writes the unit files.")
-@click.option("--json", "as_json", is_flag=True, help="Print the schedule as JSON.")
+@json_option("the schedule")
 @hygiene_command
 def schedule(store: StoreOptions, kind: str | None, every: str, at: str, backup_dir: str | None, keep: int | None,
              unused: str | None, name: str, user: str | None, install: bool, unit_dir: str, as_json: bool) -> None:
@@ -181,7 +181,7 @@ def _open_for_review(config: dict[str, Any]) -> tuple[Any, str | None]:
               help="Source recorded for facts typed in as supersedes (default: 'review YYYY-MM-DD').")
 @click.option("--list", "list_only", is_flag=True, help="Only print the queue, never ask.")
 @click.option("--interactive", is_flag=True, hidden=True, help="Ask even without a terminal (tests).")
-@click.option("--json", "as_json", is_flag=True, help="Print the queue as JSON (implies --list).")
+@json_option("the queue", " (implies --list)")
 @hygiene_command
 def review(store: StoreOptions, older_than: str | None, limit: int, answer_source: str | None, list_only: bool,
            interactive: bool, as_json: bool) -> None:
@@ -256,7 +256,7 @@ def review(store: StoreOptions, older_than: str | None, limit: int, answer_sourc
 @store_options
 @click.argument("memory_ids", nargs=-1, required=True, metavar="ID...")
 @click.option("--dry-run", is_flag=True, help="Check the ids, change nothing.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option()
 @hygiene_command
 def confirm(store: StoreOptions, memory_ids: tuple[str, ...], dry_run: bool, as_json: bool) -> None:
     """Mark memories as re-checked today (also releases quarantined ones). All ids are checked first."""
@@ -270,7 +270,7 @@ def confirm(store: StoreOptions, memory_ids: tuple[str, ...], dry_run: bool, as_
 @click.argument("memory_id", metavar="ID")
 @click.option("--reason", required=True, help="What is wrong with it (kept for audit).")
 @click.option("--dry-run", is_flag=True, help="Check the id, change nothing.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option()
 @hygiene_command
 def invalidate(store: StoreOptions, memory_id: str, reason: str, dry_run: bool, as_json: bool) -> None:
     """Declare a memory untrue: hidden from reads at once, kept for audit, deleted by a later prune."""
@@ -285,7 +285,7 @@ def invalidate(store: StoreOptions, memory_id: str, reason: str, dry_run: bool, 
 @click.argument("text", metavar='"NEW FACT"')
 @click.option("--source", help="Where the new fact comes from (default: 'review YYYY-MM-DD').")
 @click.option("--dry-run", is_flag=True, help="Check the id, store nothing.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option()
 @hygiene_command
 def supersede(store: StoreOptions, memory_id: str, text: str, source: str | None, dry_run: bool,
               as_json: bool) -> None:
@@ -308,7 +308,7 @@ def supersede(store: StoreOptions, memory_id: str, text: str, source: str | None
 @store_options
 @click.option("--since", default="1d", show_default=True,
               help="The window: a duration back from now (1d, 12h, 2w) or an ISO time (2026-08-01).")
-@click.option("--json", "as_json", is_flag=True, help="Print the digest as JSON.")
+@json_option("the digest")
 @hygiene_command
 def digest(store: StoreOptions, since: str, as_json: bool) -> None:
     """The memories written in the window with their source, tool/web-sourced first (read these: an
@@ -322,7 +322,7 @@ def digest(store: StoreOptions, since: str, as_json: bool) -> None:
 @cli.command()
 @store_options
 @click.argument("memory_id", metavar="MEMORY_ID")
-@click.option("--json", "as_json", is_flag=True, help="Print the story as JSON.")
+@json_option("the story")
 @hygiene_command
 def history(store: StoreOptions, memory_id: str, as_json: bool) -> None:
     """A memory's full story, oldest first: what it replaced and what replaced it (the supersede chain

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import click
 
-from . import StoreOptions, cli, console_for_output, emit_json, hygiene_command, store_options
+from . import StoreOptions, cli, console_for_output, emit_json, hygiene_command, json_option, store_options
 
 # --------------------------------------------------------------------------------------------- where
 
 
 @cli.command()
 @store_options
-@click.option("--json", "as_json", is_flag=True, help="Print the locations as JSON.")
+@json_option("the locations")
 @hygiene_command
 def where(store: StoreOptions, as_json: bool) -> None:
     """Show where the memories live: vector store, history.db, ledger, mem0's folder.
@@ -38,7 +38,7 @@ def where(store: StoreOptions, as_json: bool) -> None:
 @click.option("--with-sqlite", is_flag=True, help="Also move mem0's history.db and the ledger (VACUUM INTO).")
 @click.option("--dry-run", is_flag=True, help="Check and show what would move; write nothing.")
 @click.option("--remove-source", is_flag=True, help="Delete the old copy once the new one is verified.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option()
 @hygiene_command
 def relocate(store: StoreOptions, to_dir: str, with_sqlite: bool, dry_run: bool, remove_source: bool,
              as_json: bool) -> None:
