@@ -12,7 +12,7 @@ from ..errors import ConfigError, MemoryNotFound
 from ..memory.provenance import kind_from_source
 from ..stores.history import HistoryAndLedger
 from ..stores.ledger import LedgerRow
-from ..target import resolve
+from ..target import is_dropin, resolve
 from ..timeutil import as_utc, parse_duration, parse_time, to_iso
 from .results import ChainLink, Digest, DigestItem, Story, StoryEvent
 
@@ -42,6 +42,18 @@ def _is_tool(row: LedgerRow | None) -> bool:
     return row.source_kind == "tool" or kind_from_source(row.source) == "tool"
 
 
+def _open(target: Any) -> HistoryAndLedger:
+    """history.db and the ledger of the deployment, read-only; the app's own ledger in-process."""
+    tgt = resolve(target)
+    memory = tgt.memory
+    if memory is None:
+        return HistoryAndLedger.open(tgt.now(), tgt.history_path, tgt.ledger_path)
+    if not is_dropin(memory):
+        raise ConfigError("pass the drop-in mem0_hygiene.Memory (or a config dict), not plain mem0.Memory")
+    return HistoryAndLedger.open(tgt.now(), tgt.history_path, tgt.ledger_path, ledger=memory.ledger,
+                                 history=memory.db.connection)
+
+
 def window_start(since: timedelta | datetime | str, now: datetime) -> datetime:
     """The start of a window given as a duration back from ``now`` ("1d", "12h", a timedelta) or as a
     time (a datetime or an ISO string such as "2026-08-01")."""
@@ -68,7 +80,7 @@ def digest(target: Any, since: timedelta | datetime | str = "1d") -> Digest:
     Written = an ``ADD`` in history.db or a ledger row created in the window, so memories stored by
     plain mem0 (no ledger row: state "untracked") are included. Reads only history.db and the ledger.
     """
-    with HistoryAndLedger.open(resolve(target)) as src:
+    with _open(target) as src:
         now = src.now
         start = window_start(since, now)
         start_iso = to_iso(start)
@@ -120,7 +132,7 @@ def memory_story(target: Any, memory_id: str) -> Story:
     transitively, and what replaced it) and every event of each memory in that chain, from history.db
     (ADD/UPDATE/DELETE with texts) and the ledger (recorded with source, confirmed, superseded,
     invalidated with reason, expired, last used, tombstoned). Reads only history.db and the ledger."""
-    with HistoryAndLedger.open(resolve(target)) as src:
+    with _open(target) as src:
         now = src.now
         before: list[str] = []
         after: list[str] = []

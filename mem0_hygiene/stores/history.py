@@ -14,14 +14,11 @@ import os
 import sqlite3
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import LedgerError
 from .ledger import Ledger, LedgerRow
 from .sqlite import connect
-
-if TYPE_CHECKING:
-    from ..target import Target
 
 HISTORY_COLUMNS = "memory_id, event, old_memory, new_memory, created_at, updated_at"
 
@@ -44,41 +41,28 @@ class HistoryAndLedger:
         self._owned = list(owned)
 
     @classmethod
-    def open(cls, target: Target) -> HistoryAndLedger:
-        """Open the stores of a resolved target. Raises :class:`~mem0_hygiene.errors.LedgerError` when
-        neither history.db nor the ledger exists."""
+    def open(cls, now: datetime, history_path: str, ledger_path: str, *, ledger: Ledger | None = None,
+             history: sqlite3.Connection | None = None) -> HistoryAndLedger:
+        """Open history.db and the ledger at these paths read-only (a missing file reads as empty). An app's own
+        open ``ledger`` is used as it is; its mem0 ``history`` connection only when history.db is in memory
+        (a file is read through a read-only connection of our own). Raises
+        :class:`~mem0_hygiene.errors.LedgerError` when neither store exists."""
         owned: list[Any] = []
-        history: sqlite3.Connection | None = None
-        ledger: Ledger | None = None
-        history_path = target.history_path
-        memory = target.memory
-        if memory is not None:
-            from ..target import is_dropin
-
-            if not is_dropin(memory):
-                from ..errors import ConfigError
-
-                raise ConfigError("pass the drop-in mem0_hygiene.Memory (or a config dict), not plain mem0.Memory")
-            ledger = memory.ledger
-            if history_path and history_path != ":memory:" and os.path.isfile(history_path):
-                history = connect(history_path, readonly=True, check_same_thread=False)
-                owned.append(history)
-            else:
-                history = memory.db.connection
-            return cls(target.now(), history, ledger, owned)
-        ledger_path = target.ledger_path
+        conn: sqlite3.Connection | None = None
         if history_path and history_path != ":memory:" and os.path.isfile(history_path):
-            history = connect(history_path, readonly=True, check_same_thread=False)
-            owned.append(history)
-        if ledger_path != ":memory:" and os.path.isfile(ledger_path):
+            conn = connect(history_path, readonly=True, check_same_thread=False)
+            owned.append(conn)
+        elif history_path == ":memory:":
+            conn = history
+        if ledger is None and ledger_path != ":memory:" and os.path.isfile(ledger_path):
             ledger = Ledger.open_readonly(ledger_path)
             owned.append(ledger)
-        if history is None and ledger is None:
+        if conn is None and ledger is None:
             raise LedgerError(
                 f"found neither mem0's history.db ({history_path}) nor the ledger ({ledger_path}); pass the app's "
                 "config with --config FILE (or --history-db/--ledger)"
             )
-        return cls(target.now(), history, ledger, owned)
+        return cls(now, conn, ledger, owned)
 
     def close(self) -> None:
         for item in self._owned:
