@@ -162,17 +162,12 @@ class Target:
 
     @property
     def vector_paths(self) -> list[str]:
-        """Local Qdrant folders this deployment may open: its path, and for a defaulted path on a temp folder
-        also the persistent place the drop-in moves it to at start-up."""
-        from .stores.guard import persistent_home
-
+        """The local Qdrant folder this deployment opens (its configured or defaulted path, nothing else: the
+        CLI never moves a store or looks for it elsewhere); [] for a server or another provider."""
         vs = self.vector_location
         if vs.provider != "qdrant" or not vs.is_local or vs.path is None:
             return []
-        paths = [os.path.expanduser(vs.path)]
-        if vs.defaulted:
-            paths.append(persistent_home(self.history_path))
-        return list(dict.fromkeys(paths))
+        return [os.path.expanduser(vs.path)]
 
     def lock_holder(self) -> str | None:
         """The local Qdrant folder of this deployment that another client holds locked right now, or None."""
@@ -185,7 +180,7 @@ class Target:
 
     # -- opening ----------------------------------------------------------------------------------
     def open_memory(self, *, for_writing_text: bool = False, action: str = "open",
-                    must_exist: bool = True) -> Memory:
+                    must_exist: bool = True, readonly: bool = False) -> Memory:
         """The drop-in Memory over this deployment's stores, for maintenance from outside the app.
 
         Refuses with :class:`~mem0_hygiene.errors.StoreLocked` (naming the remedies, and the in-process
@@ -198,6 +193,12 @@ class Target:
         only what it is asked. With ``must_exist`` (the default) a local Qdrant store that is not there is
         an error rather than created empty (a wrong path, or a store on /tmp wiped at reboot). The caller
         closes it (``m.close()``), which releases the folder.
+
+        The store is never moved: a store on a RAM disk or under /tmp is used where it is, with a warning naming
+        ``mem0-hygiene relocate`` (``hygiene.on_volatile`` is "warn" here; relocation is an explicit act).
+        ``readonly=True`` (dry runs and reads) writes nothing anywhere: the ledger is a scratch copy in memory
+        (:meth:`Ledger.scratch_copy`; no file is created), a missing history.db is an in-memory one, and a local
+        Qdrant store must already hold the collection (nothing is created in it).
         """
         from .config_loader import for_maintenance
         from .memory.core import Memory
@@ -220,18 +221,39 @@ class Target:
             check_embedder(cfg)
         else:
             cfg = for_maintenance(cfg)
-        cfg["hygiene"] = {**dict(cfg.get("hygiene") or {}), "auto_prune": None}
+        cfg["hygiene"] = {**dict(cfg.get("hygiene") or {}), "auto_prune": None, "on_volatile": "warn"}
         try:
+            if readonly:
+                return self._open_readonly(cfg, action)
             return Memory.from_config(cfg)
         except RuntimeError as exc:
             if "already accessed" in str(exc):
                 raise locked_error(paths[-1] if paths else "?", action) from exc
             raise
 
+    def _open_readonly(self, cfg: dict[str, Any], action: str) -> Memory:
+        from .config import build_mem0_config
+        from .memory.core import Memory
+        from .stores.ledger import Ledger
+        from .stores.qdrant import collection_names
+
+        path = self.vector_path
+        if path and self.collection not in collection_names(path):
+            raise StoreMissing(f"the local Qdrant store at {path} has no collection {self.collection!r}, so there is "
+                               f"nothing to {action}; check vector_store.config.collection_name (--collection)")
+        mem0_part, settings, facts = split_config(cfg)
+        built = build_mem0_config(mem0_part)
+        if not os.path.isfile(self.history_path):
+            built.history_db_path = ":memory:"  # sqlite3 would create the file
+        settings.ledger_path = self.ledger_path
+        settings.flush_after = 0.0  # no timer thread: buffered rows go straight into the scratch copy
+        return Memory(built, hygiene=settings, config_facts=facts, ledger=Ledger.scratch_copy(self.ledger_path))
+
     @contextlib.contextmanager
-    def memory_for(self, action: str, *, for_writing_text: bool = False) -> Iterator[Memory]:
+    def memory_for(self, action: str, *, for_writing_text: bool = False, readonly: bool = False) -> Iterator[Memory]:
         """The drop-in Memory to act through: the app's own (in-process, left open) or one opened from the
-        config for the block and closed after. Plain mem0's ``Memory`` is refused: it has no ledger."""
+        config for the block and closed after (``readonly``: over a scratch copy of the ledger, for dry runs and
+        reads; see :meth:`open_memory`). Plain mem0's ``Memory`` is refused: it has no ledger."""
         if self.memory is not None:
             if not is_dropin(self.memory):
                 raise ConfigError("pass the drop-in mem0_hygiene.Memory (or a config dict), not plain mem0.Memory: "
@@ -239,7 +261,7 @@ class Target:
             self.memory.flush()  # buffered ledger rows first: the action reads the ledger
             yield self.memory
             return
-        m = self.open_memory(for_writing_text=for_writing_text, action=action)
+        m = self.open_memory(for_writing_text=for_writing_text, action=action, readonly=readonly)
         try:
             yield m
         finally:

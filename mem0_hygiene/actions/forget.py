@@ -362,7 +362,7 @@ def forget(
     ids = list(dict.fromkeys(str(i) for i in memory_ids))
     if not ids:
         raise ConfigError("give at least one memory id to forget")
-    with resolve(target).memory_for("forget memories in") as m:
+    with resolve(target).memory_for("forget memories in", readonly=dry_run) as m:
         m.flush()
         plan: list[tuple[str, bool, list[str]]] = []  # (id, in store, chain it superseded)
         texts: set[str] = set()

@@ -23,7 +23,7 @@ def review_queue(target: Any, *, older_than: timedelta | str | None = None, limi
     """The memories due for review (``Memory.review_queue``): live, non-expiring, last confirmed more
     than ``older_than`` ago (default ``hygiene.review_older_than``), oldest first, at most ``limit``;
     ``filters`` narrows to a scope (``{"user_id": "dana"}``)."""
-    with resolve(target).memory_for("review") as m:
+    with resolve(target).memory_for("review", readonly=True) as m:
         delta = parse_duration(older_than, what="older_than") if older_than is not None \
             else m.hygiene_settings.review_older_than
         items = m.review_queue(older_than=delta, limit=limit, filters=filters)
@@ -63,7 +63,7 @@ def confirm(target: Any, memory_ids: Sequence[str] | str, *, dry_run: bool = Fal
     ids = [memory_ids] if isinstance(memory_ids, str) else list(memory_ids)
     if not ids:
         raise ConfigError("confirm needs at least one memory id")
-    with resolve(target).memory_for("confirm") as m:
+    with resolve(target).memory_for("confirm", readonly=dry_run) as m:
         checked = []
         for mid in ids:
             row, state, text = _state_of(m, mid)
@@ -87,7 +87,7 @@ def invalidate(target: Any, memory_id: str, reason: str, *, dry_run: bool = Fals
     prune after ``hygiene.retain_superseded``. ``reason`` is required: it is what a later reader sees."""
     if not reason or not reason.strip():
         raise ConfigError("invalidate needs a reason (what is wrong with the memory), e.g. reason='moved to Rust'")
-    with resolve(target).memory_for("invalidate") as m:
+    with resolve(target).memory_for("invalidate", readonly=dry_run) as m:
         row, state, text = _state_of(m, memory_id)
         if state == "deleted":
             raise MemoryNotFound(memory_id, f"it was deleted on {row.deleted_at}")
@@ -105,7 +105,7 @@ def supersede(target: Any, memory_id: str, text: str, *, source: str | None = No
     app's real embedder is used for the new text (see :meth:`mem0_hygiene.target.Target.open_memory`)."""
     if not text or not text.strip():
         raise ConfigError("supersede needs the new fact's text")
-    with resolve(target).memory_for("supersede", for_writing_text=not dry_run) as m:
+    with resolve(target).memory_for("supersede", for_writing_text=not dry_run, readonly=dry_run) as m:
         row, state, old_text = _state_of(m, memory_id)
         if state in ("deleted", "invalidated"):
             raise StateError(f"cannot supersede {memory_id}: it is {state}; there is nothing live to replace")

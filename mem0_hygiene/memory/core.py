@@ -82,6 +82,7 @@ class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, 
         hygiene: HygieneSettings | dict[str, Any] | None = None,
         clock: Clock | None = None,
         config_facts: ConfigFacts | None = None,
+        ledger: Ledger | None = None,
     ) -> None:
         config = config if config is not None else MemoryConfig()
         settings = hygiene if isinstance(hygiene, HygieneSettings) else HygieneSettings.from_dict(hygiene)
@@ -91,7 +92,8 @@ class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, 
         self.ledger_path = settings.ledger_path or default_ledger_path(config.history_db_path)
         self.store_warnings = guard_stores(config, settings, config_facts, self.ledger_path)
         self.config_facts = config_facts or ConfigFacts()
-        self.ledger = Ledger(self.ledger_path)
+        # an open ledger may be given (a scratch copy, for dry runs); otherwise the file at ledger_path
+        self.ledger = ledger if ledger is not None else Ledger(self.ledger_path)
         self._decider = WriteDecisionSettings.parse(settings.write_decision)
         try:
             # the mixins set up their own state first (auto-prune, ledger buffers and the exit hook that

@@ -178,14 +178,18 @@ class Ledger:
             raise LedgerError(self._explain(exc)) from None
 
     def _explain(self, exc: sqlite3.DatabaseError) -> str:
+        return self._explain_for(self.path, exc)
+
+    @staticmethod
+    def _explain_for(path: str, exc: sqlite3.DatabaseError) -> str:
         text = str(exc)
         if "not a database" in text or "file is encrypted" in text:
-            return (f"{self.path} is not a SQLite database, so it cannot be the ledger; move it away or "
+            return (f"{path} is not a SQLite database, so it cannot be the ledger; move it away or "
                     f"set hygiene.ledger_path to another file")
         if "readonly" in text or "unable to open" in text:
-            return (f"cannot write the ledger at {self.path} ({text}); make the folder writable or set "
+            return (f"cannot write the ledger at {path} ({text}); make the folder writable or set "
                     f"hygiene.ledger_path to a writable place")
-        return f"the ledger at {self.path} failed: {text}"
+        return f"the ledger at {path} failed: {text}"
 
     # -- schema -----------------------------------------------------------------------------
     def _migrate(self) -> None:
@@ -482,6 +486,38 @@ class Ledger:
             self._conn.close()
             raise LedgerError(f"{path} is not a mem0-hygiene ledger; check hygiene.ledger_path")
         return self
+
+    @classmethod
+    def scratch_copy(cls, path: str) -> Ledger:
+        """An in-memory copy of the ledger at ``path`` (an empty ledger when there is none yet): the same rows
+        and schema, and every write to it goes nowhere. Dry runs and reads from outside the app work on one, so
+        the real file is only ever read (read-only connection, copied with SQLite's backup API). Raises
+        :class:`LedgerError` for a file that is not a ledger or has a newer schema, before anything is done."""
+        scratch = cls(":memory:")
+        if path == ":memory:" or not os.path.isfile(path):
+            return scratch
+        try:
+            source = connect(path, readonly=True)
+            try:
+                app_id = source.execute("PRAGMA application_id").fetchone()[0]
+                version = source.execute("PRAGMA user_version").fetchone()[0]
+                if app_id != APPLICATION_ID:
+                    raise LedgerError(f"{path} is not a mem0-hygiene ledger; check hygiene.ledger_path")
+                if version > SCHEMA_VERSION:
+                    raise LedgerError(f"the ledger at {path} has schema version {version}, newer than this "
+                                      f"mem0-hygiene understands ({SCHEMA_VERSION}); upgrade mem0-hygiene")
+                with scratch._lock:
+                    source.backup(scratch._conn)
+            finally:
+                source.close()
+        except sqlite3.DatabaseError as exc:
+            scratch.close()
+            raise LedgerError(cls._explain_for(path, exc)) from None
+        except LedgerError:
+            scratch.close()
+            raise
+        scratch._conn.execute("PRAGMA foreign_keys = ON")
+        return scratch
 
     def pragma_check(self) -> tuple[list[tuple[Any, ...]], bool, str]:
         """(foreign_key_check rows, foreign_keys on?, journal mode) for this connection."""

@@ -312,3 +312,17 @@ def relocate_qdrant_folder(
     check_destination_free(dst_s)
     ensure_unlocked(src_s, "relocate")
     return copy_store_verified(src_s, dst_s, sample_size).counts_after
+
+
+def collection_names(path: str | os.PathLike[str]) -> set[str]:
+    """The collections a local Qdrant folder holds, read from its ``meta.json`` without opening (or locking)
+    it; an empty set when there is no readable store."""
+    import json
+
+    try:
+        with open(os.path.join(os.fspath(path), "meta.json"), encoding="utf-8") as fh:
+            meta = json.load(fh)
+    except (OSError, ValueError):
+        return set()
+    collections = meta.get("collections") if isinstance(meta, dict) else None
+    return set(collections) if isinstance(collections, dict) else set()
