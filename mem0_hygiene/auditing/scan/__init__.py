@@ -16,9 +16,9 @@ anchor costs one regex scan.
 
 from .duplicates import normalize_for_duplicates
 from .instructions import INSTRUCTION_LABELS, instruction_reason
-from .secrets import SECRET_KINDS, SecretHit, find_secrets, redact
+from .secrets import SECRET_KINDS, SecretHit, find_secrets, redact, redact_secrets, secret_spans
 
 __all__ = [
     "INSTRUCTION_LABELS", "SECRET_KINDS", "SecretHit", "find_secrets", "instruction_reason", "normalize_for_duplicates",
-    "redact",
+    "redact", "redact_secrets", "secret_spans",
 ]

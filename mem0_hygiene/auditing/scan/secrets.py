@@ -304,6 +304,12 @@ def find_secrets(text: str) -> list[SecretHit]:
     stored in 1Password") are not hits. A secret two rules match (a JWT after "Bearer") is reported
     once, by the more specific rule.
     """
+    return [SecretHit(kind=kind, redacted=redact(text[start:end])) for start, end, kind in secret_spans(text)]
+
+
+def secret_spans(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, kind) of every credential in ``text`` (the rules of :func:`find_secrets`), in order, never
+    overlapping: what a redactor replaces."""
     low = text.lower()
     candidates: list[tuple[int, re.Match[str]]] = []  # (rule priority, match)
     if len(low) == len(text):
@@ -328,4 +334,19 @@ def find_secrets(text: str) -> list[SecretHit]:
         if all(end <= s or e <= start for s, e, _, _ in taken):
             taken.append((start, end, _SECRET_RULES[priority].kind, secret))
     taken.sort()
-    return [SecretHit(kind=kind, redacted=redact(secret)) for _, _, kind, secret in taken]
+    return [(start, end, kind) for start, end, kind, _secret in taken]
+
+
+def redact_secrets(text: str, marker: str = "[redacted {kind}]") -> tuple[str, list[str]]:
+    """``text`` with every credential replaced by ``marker`` (``{kind}`` names its kind), and the kinds found in
+    order. Cheap when the text holds nothing that looks like a credential (one anchor scan)."""
+    spans = secret_spans(text)
+    if not spans:
+        return text, []
+    out, last = [], 0
+    for start, end, kind in spans:
+        out.append(text[last:start])
+        out.append(marker.format(kind=kind))
+        last = end
+    out.append(text[last:])
+    return "".join(out), [kind for _s, _e, kind in spans]
