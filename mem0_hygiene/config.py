@@ -27,6 +27,8 @@ from .timeutil import Clock, parse_duration, system_clock
 
 LEDGER_FILENAME = "hygiene.db"
 ON_VOLATILE_CHOICES = ("warn", "relocate", "error")
+SECRET_POLICIES = ("redact", "refuse", "allow")
+INSTRUCTION_POLICIES = ("flag", "quarantine", "allow")
 
 
 def _number(value: Any, what: str, low: float, high: float) -> float:
@@ -183,6 +185,10 @@ class HygieneSettings:
         review_older_than: confirmations older than this are due for review.
         on_volatile: what to do with a store on tmpfs/ramfs: "warn", "relocate" or "error";
             None means "relocate" for a defaulted vector-store path and "warn" for an explicit one.
+        secrets: what a credential in a text to store becomes: "redact" (replaced by a marker naming its
+            kind, before mem0 or its LLM sees it), "refuse" (nothing stored, an error) or "allow".
+        instructions: what a text that reads as a standing order to the agent gets: "flag" (stored, marked
+            in the ledger, first in the digest), "quarantine" (not served until confirmed) or "allow".
         use_flush_every: how many buffered ledger writes (new memories' rows, read hits, adoptions) trigger a
             write; new rows are also written within ``flush_after`` seconds.
         flush_after: seconds after which buffered ledger writes are written by a background timer (the
@@ -201,6 +207,8 @@ class HygieneSettings:
     retain_superseded: timedelta = timedelta(days=180)
     review_older_than: timedelta = timedelta(days=90)
     on_volatile: str | None = None
+    secrets: str = "redact"
+    instructions: str = "flag"
     use_flush_every: int = 64
     flush_after: float = 1.0
     auto_prune: timedelta | None = None
@@ -223,6 +231,9 @@ class HygieneSettings:
         for name in ("retain_superseded", "review_older_than", "auto_prune"):
             if section.get(name) is not None:
                 section[name] = parse_duration(section[name], what=f"hygiene.{name}")
+        for name, choices in (("secrets", SECRET_POLICIES), ("instructions", INSTRUCTION_POLICIES)):
+            if name in section and section[name] not in choices:
+                raise ConfigError(f"hygiene.{name} is {section[name]!r}; use one of {', '.join(choices)}")
         if section.get("on_volatile") not in (None, *ON_VOLATILE_CHOICES):
             raise ConfigError(
                 f"hygiene.on_volatile is {section['on_volatile']!r}; use one of {', '.join(ON_VOLATILE_CHOICES)}"

@@ -162,9 +162,11 @@ def _weeks_of_use(m: Memory, clock: _Clock, end: datetime, planted: list[str]) -
     m.delete(private["results"][0]["id"])
     planted.append("a deleted private memory whose text lingers in history.db")
 
-    # A credential pasted into chat.
+    # A credential pasted into chat, stored by an app that turned the write guard off (hygiene.secrets="allow").
+    m.hygiene_settings.secrets = "allow"
     m.add("The staging bot's OpenAI key is sk-proj-Xk29fQ3mLw81ZpRt7VbN4cYd0HsJe6Ua", user_id="omar", infer=False,
           source=f"chat {clock().date().isoformat()}")
+    m.hygiene_settings.secrets = "redact"
     planted.append("a leaked API key in a memory")
 
     # Tool output that reads like a standing order, stored and then confirmed by someone in a hurry.

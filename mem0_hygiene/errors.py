@@ -88,3 +88,8 @@ class AuditError(HygieneError):
 
 class InspectionError(HygieneError):
     """Nothing could be read at the configured locations (no vector store, history.db or ledger)."""
+
+
+class SecretRefused(HygieneError, ValueError):
+    """A text to store holds a credential and ``hygiene.secrets`` is "refuse": nothing was stored. The message
+    names the kind of credential and which text held it, never the credential itself."""

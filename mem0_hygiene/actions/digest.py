@@ -118,10 +118,12 @@ def digest(target: Any, since: timedelta | datetime | str = "1d") -> Digest:
                 created_at=to_iso(when),
                 scope=row.scope if row else {},
                 tool_sourced=_is_tool(row),
+                instruction=row.flag if row else None,
+                redacted=tuple(row.redacted.split(",")) if row and row.redacted else (),
             ))
 
         def rank(item: DigestItem) -> tuple[int, str, str]:
-            group = 0 if item.tool_sourced else (1 if item.source_kind == "unknown" else 2)
+            group = 0 if item.tool_sourced or item.instruction else (1 if item.source_kind == "unknown" else 2)
             return (group, item.created_at, item.memory_id)
 
         return Digest(items=tuple(sorted(items, key=rank)), since=start_iso, until=to_iso(now))

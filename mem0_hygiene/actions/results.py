@@ -159,6 +159,8 @@ class DigestItem:
         created_at: when it was written (UTC ISO as recorded).
         scope: user_id / agent_id / run_id (from the ledger).
         tool_sourced: from tool output or web content (source kind "tool"): the ones to read first.
+        instruction: the standing-order label the write guard gave its text (read these first too), or None.
+        redacted: the kinds of credential the write guard replaced in its text.
     """
 
     memory_id: str
@@ -169,6 +171,8 @@ class DigestItem:
     created_at: str
     scope: dict[str, str] = field(default_factory=dict)
     tool_sourced: bool = False
+    instruction: str | None = None
+    redacted: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -189,6 +193,11 @@ class Digest(TableView):
     def __len__(self) -> int:
         return len(self.items)
 
+    @property
+    def redacted(self) -> int:
+        """How many credentials the write guard replaced in the memories of the window."""
+        return sum(len(i.redacted) for i in self.items)
+
     def counts(self) -> dict[str, int]:
         """How many per source kind."""
         out: dict[str, int] = {}
@@ -198,7 +207,7 @@ class Digest(TableView):
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: the fields above plus ``counts``."""
-        return {"since": self.since, "until": self.until, "counts": self.counts(),
+        return {"since": self.since, "until": self.until, "counts": self.counts(), "redacted": self.redacted,
                 "items": [asdict(i) for i in self.items]}
 
     def _table_args(self) -> tuple[str, tuple[str, ...], list[tuple[Any, ...]], str]:
@@ -208,8 +217,12 @@ class Digest(TableView):
             rows.append((i.created_at[:19].replace("T", " "), kind, short(i.source), short(i.text),
                          state_cell(i.state), i.memory_id, _scope_text(i.scope)))
         tool = sum(1 for i in self.items if i.tool_sourced)
+        orders = sum(1 for i in self.items if i.instruction)
         caption = (f"{len(self.items)} memor{'y' if len(self.items) == 1 else 'ies'} written since {self.since}"
-                   + (f"; {tool} from tool output or the web: check them first" if tool else ""))
+                   + (f"; {tool} from tool output or the web: check them first" if tool else "")
+                   + (f"; {orders} read{'s' if orders == 1 else ''} as an order to the agent" if orders else "")
+                   + (f"; {self.redacted} credential{'' if self.redacted == 1 else 's'} redacted"
+                      if self.redacted else ""))
         return (f"new memories {self.since} .. {self.until}",
                 ("written", "kind", "source", "text", "state", "memory", "scope"), rows, caption)
 

@@ -71,9 +71,11 @@ def audit(
         findings: list[Finding] = []
         skips: list[Skipped] = []
         for chk in REGISTRY:
-            unavailable = [n for n in chk.needs if not getattr(db.sources, n, False)]
+            # a need "a|b" is met by either source
+            unavailable = [n for n in chk.needs if not any(getattr(db.sources, a, False) for a in n.split("|"))]
             if unavailable:
-                skips.append(skipped(chk, db.sources.missing.get(unavailable[0], f"{unavailable[0]} unavailable")))
+                first = unavailable[0].split("|")[0]
+                skips.append(skipped(chk, db.sources.missing.get(first, f"{first} unavailable")))
                 continue
             try:
                 findings.extend(chk.func(ctx))

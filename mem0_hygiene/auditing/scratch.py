@@ -24,7 +24,7 @@ from .scan import find_secrets, instruction_reason, normalize_for_duplicates
 _SCRATCH_SCHEMA = """
 CREATE TABLE points (
     id TEXT PRIMARY KEY, text TEXT, norm TEXT, user_id TEXT, agent_id TEXT, run_id TEXT,
-    created_at TEXT, expiration_date TEXT
+    created_at TEXT, expiration_date TEXT, role TEXT
 ) WITHOUT ROWID;
 CREATE TABLE hits (id TEXT, kind TEXT, label TEXT);
 """
@@ -196,7 +196,7 @@ class ScratchDB:
     def load_points(self, pages: Iterator[list[Any]]) -> None:
         """Stream points (``{"id", "payload"}`` dicts, as :func:`~mem0_hygiene.stores.vectors.qdrant_pages`
         yields them, or qdrant ``Record``s) into ``points`` and scan their text."""
-        insert_points = "INSERT OR REPLACE INTO points VALUES (?,?,?,?,?,?,?,?)"
+        insert_points = "INSERT OR REPLACE INTO points VALUES (?,?,?,?,?,?,?,?,?)"
         insert_hits = "INSERT INTO hits VALUES (?,?,?)"
         count = 0
         for page in pages:
@@ -211,7 +211,7 @@ class ScratchDB:
                 if not isinstance(text, str):
                     text = ""
                 rows.append((pid, text, normalize_for_duplicates(text), get("user_id"), get("agent_id"),
-                             get("run_id"), get("created_at"), get("expiration_date")))
+                             get("run_id"), get("created_at"), get("expiration_date"), get("role")))
                 if text:
                     for secret in find_secrets(text):
                         hits.append((pid, "secret", f"{secret.kind}: {secret.redacted}"))

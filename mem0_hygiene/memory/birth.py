@@ -15,6 +15,7 @@ from typing import Any
 from ..errors import ConfigError
 from ..stores.ledger import LedgerRow
 from ..timeutil import parse_time, to_iso
+from .provenance import TOOL_ROLES
 
 BIRTH_SOURCE = "hygiene_source"
 BIRTH_SOURCE_KIND = "hygiene_source_kind"
@@ -60,16 +61,22 @@ def adoption_row(item: dict[str, Any], now: Callable[[], datetime]) -> LedgerRow
             expires = to_iso(parse_time(str(exp_date)[:10]) + timedelta(days=1))
         except ConfigError:
             expires = None
+    # mem0 keeps each message's role in the payload: a memory plain mem0 stored from a tool/function message is
+    # tool output (an injected "fact", perhaps), so it is adopted as such and quarantined until confirmed
+    payload: dict[str, Any] = item["payload"] if isinstance(item.get("payload"), dict) else {}
+    role = item.get("role") or payload.get("role") or (birth.get("role") if isinstance(birth, dict) else None)
+    from_tool = role in TOOL_ROLES
     return LedgerRow(
         memory_id=str(item["id"]),
         user_id=item.get("user_id"),
         agent_id=item.get("agent_id"),
         run_id=item.get("run_id"),
-        source="unknown",
-        source_kind="unknown",
+        source=f"unknown ({role} message)" if from_tool else "unknown",
+        source_kind="tool" if from_tool else "unknown",
         created_at=created_iso,
         confirmed_at=created_iso,
         expires_at=expires,
+        quarantined=from_tool,
         adopted=True,
     )
 

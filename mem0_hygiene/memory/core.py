@@ -47,6 +47,7 @@ from ..stores.vectors import iter_points
 from ..timeutil import Clock, as_utc, parse_duration, parse_time, system_clock, to_iso
 from .birth import adoption_row, birth_payload, strip_birth
 from .buffer import LedgerBufferMixin
+from .guard import CLEAN, Screened, facts_of, screen_messages, screen_text
 from .provenance import (
     QUARANTINED_KINDS,
     normalize_messages,
@@ -189,6 +190,7 @@ class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, 
             )
         msgs = normalize_messages(messages)
         groups: list[tuple[Any, str]] = []
+        screened: list[Screened] = []  # what the write guard found, per group
         if isinstance(msgs, list):
             msgs, dropped = split_tool_messages(msgs, self.hygiene_settings.trust_tool_output)
             if dropped:
@@ -196,19 +198,27 @@ class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, 
                             "unless hygiene.trust_tool_output is true", dropped)
             if not msgs:
                 return {"results": []}
+            # before mem0 (and its LLM, and its messages table) sees anything
+            msgs, found = screen_messages(msgs, self.hygiene_settings.secrets, self.hygiene_settings.instructions)
             roles = [str(m.get("role")) for m in msgs if isinstance(m, dict)]
             if infer:
                 groups = [(msgs, resolve_kind(source_kind, source, roles))]
+                merged = CLEAN
+                for seen in found:
+                    merged = merged.merged(seen)
+                screened = [merged]
             else:
-                for msg in msgs:
+                for msg, seen in zip(msgs, found):
                     role = [str(msg.get("role"))] if isinstance(msg, dict) else []
                     kind = resolve_kind(source_kind, source, role)
-                    if groups and groups[-1][1] == kind:
+                    if groups and groups[-1][1] == kind and screened[-1] == seen:
                         groups[-1][0].append(msg)
                     else:
                         groups.append(([msg], kind))
+                        screened.append(seen)
         else:
             groups = [(msgs, resolve_kind(source_kind, source, []))]
+            screened = [CLEAN]
 
         now_iso = to_iso(now)
         expiry_iso = to_iso(expiry) if expiry is not None else None
@@ -218,9 +228,10 @@ class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, 
         extra: dict[str, Any] = {}
         decider = self._decider if memory_type is None else None
         links: list[Link] = []
-        for group, kind in groups:
+        for (group, kind), seen in zip(groups, screened):
             meta = dict(metadata or {})
-            quarantined = kind in QUARANTINED_KINDS
+            quarantined = kind in QUARANTINED_KINDS or seen.quarantine
+            redacted = ",".join(seen.redacted) or None
             if self.hygiene_settings.clock is not system_clock:
                 meta.setdefault("created_at", now_iso)
             meta.update(birth_payload(source, kind, expiry_iso, quarantined, topic_key))
@@ -230,6 +241,7 @@ class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, 
                     run_id=scope.get("run_id"), source=source, source_kind=kind, created_at=now_iso,
                     confirmed_at=now_iso, expires_at=expiry_iso,
                     quarantined=quarantined, topic_key=identity_key(topic_key, metadata, decider),
+                    redacted=redacted, flag=seen.flag,
                 )
                 call = {"user_id": user_id, "agent_id": agent_id, "run_id": run_id, "metadata": meta or None,
                         "timestamp": timestamp, "infer": infer, "memory_type": memory_type, "prompt": prompt,
@@ -266,9 +278,11 @@ class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, 
                     expires_at=expiry_iso,
                     quarantined=quarantined,
                     topic_key=topic_key,
+                    redacted=redacted,
+                    flag=seen.flag,
                 )
                 rows.append(row)
-                item["hygiene"] = self.hygiene_facts(row, now, now_iso)
+                item["hygiene"] = {**self.hygiene_facts(row, now, now_iso), **facts_of(seen)}
                 results.append(item)
         self.buffer_new(rows)
         if links:
@@ -287,7 +301,15 @@ class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, 
         expiration_date: Any = _MISSING,
         data: str | None = None,
     ) -> dict[str, Any]:
-        """mem0's ``update``; a new text counts as a confirmation, an expiration date is recorded."""
+        """mem0's ``update``; a new text counts as a confirmation, an expiration date is recorded. The new
+        text goes through the write guard (``hygiene.secrets``, ``hygiene.instructions``) first."""
+        seen = CLEAN
+        for name, value in (("text", text), ("data", data)):
+            if isinstance(value, str):
+                cleaned, found = screen_text(value, self.hygiene_settings.secrets, self.hygiene_settings.instructions,
+                                             f"the new {name}")
+                seen = seen.merged(found)
+                text, data = (cleaned, data) if name == "text" else (text, cleaned)
         row = self.ledger.get(memory_id)
         if row is not None and row.deleted_at:
             raise MemoryNotFound(memory_id, f"it was deleted on {row.deleted_at}")
@@ -304,6 +326,7 @@ class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, 
             self.ledger.set_expiry(memory_id, expiry)
         if (text or data) is not None:
             self.ledger.confirm(memory_id, self.now())
+            self.ledger.mark_guarded(memory_id, seen.redacted, seen.flag, quarantine=seen.quarantine)
         return result
 
     # -- lifecycle --------------------------------------------------------------------------

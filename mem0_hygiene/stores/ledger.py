@@ -25,7 +25,7 @@ from .sqlite import transaction
 from .states import live_sql, state_of
 
 APPLICATION_ID = 0x4D304859  # "M0HY": marks a SQLite file as a mem0-hygiene ledger
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 SOURCE_KINDS = ("user", "assistant", "tool", "system", "import", "unknown")
 
@@ -65,12 +65,18 @@ SELECT * FROM memories
 WHERE {live_sql(now="strftime('%Y-%m-%dT%H:%M:%f000+00:00', 'now')")};
 """
 
-_MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1 + _LIVE_VIEW}
+# v2: what the write-time guard found (credential kinds replaced, a standing-order label)
+_SCHEMA_V2 = """
+ALTER TABLE memories ADD COLUMN redacted TEXT;
+ALTER TABLE memories ADD COLUMN flag TEXT;
+"""
+
+_MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1 + _LIVE_VIEW, 2: _SCHEMA_V2}
 
 COLUMNS = (
     "memory_id", "user_id", "agent_id", "run_id", "source", "source_kind", "created_at",
     "confirmed_at", "expires_at", "superseded_by", "superseded_at", "invalid_at", "invalid_reason",
-    "quarantined", "last_used_at", "use_count", "topic_key", "deleted_at", "adopted",
+    "quarantined", "last_used_at", "use_count", "topic_key", "deleted_at", "adopted", "redacted", "flag",
 )
 
 
@@ -91,6 +97,8 @@ class LedgerRow:
         topic_key: optional identity key (same key in the same scope = same fact).
         deleted_at: tombstone for memories deleted through the wrapper.
         adopted: the row was created for a memory written without the wrapper.
+        redacted: the kinds of credential the write guard replaced in its text (comma-separated), or None.
+        flag: the standing-order label the write guard gave its text ("imperative_order", ...), or None.
     """
 
     memory_id: str
@@ -112,6 +120,8 @@ class LedgerRow:
     topic_key: str | None = None
     deleted_at: str | None = None
     adopted: bool = False
+    redacted: str | None = None
+    flag: str | None = None
 
     def state(self, now: datetime) -> str:
         """deleted > superseded > invalidated > quarantined > expired > live (see :mod:`.states`)."""
@@ -318,6 +328,15 @@ class Ledger:
     def confirm(self, memory_id: str, when: datetime) -> None:
         self._write("UPDATE memories SET confirmed_at = ?, quarantined = 0 WHERE memory_id = ?",
                     (to_iso(when), memory_id))
+
+    def mark_guarded(self, memory_id: str, redacted: Sequence[str], flag: str | None, *,
+                     quarantine: bool = False) -> None:
+        """Record what the write guard found in a memory's new text (kinds of credential replaced, a
+        standing-order label; ``quarantine``: not served until confirmed). Nothing found: nothing written."""
+        if not redacted and not flag:
+            return
+        self._write("UPDATE memories SET redacted = ?, flag = ?, quarantined = MAX(quarantined, ?) WHERE memory_id = ?",
+                    (",".join(redacted) or None, flag, int(quarantine), memory_id))
 
     def set_expiry(self, memory_id: str, expires_at: datetime | None) -> None:
         self._write("UPDATE memories SET expires_at = ? WHERE memory_id = ?",

@@ -297,6 +297,7 @@ def test_tool_sourced_listed_with_quarantine(deploy):
 def test_secret_in_memory_is_redacted_in_the_report(deploy):
     cfg, m = deploy
     key = "sk-proj-" + "Ab3" * 14
+    m.hygiene_settings.secrets = "allow"  # written with the write guard off (or before it existed)
     m.add(f"The staging OpenAI key is {key}", **U, infer=False, source="chat")
     report = run(cfg, m)
     f = report.get("SECRET_IN_MEMORY")

@@ -31,18 +31,18 @@ def test_trusted_tool_output_is_quarantined_until_confirmed(make_memory):
     mem = make_memory(trust_tool_output=True)
     result = mem.add(
         [{"role": "user", "content": "The CI runs on GitHub Actions"},
-         {"role": "tool", "content": "The staging DB password is hunter2"}],
+         {"role": "tool", "content": "The staging DB runs on host db-stage-3"}],
         **SCOPE, infer=False,
     )
     by_text = {r["memory"]: r for r in result["results"]}
-    assert by_text["The staging DB password is hunter2"]["hygiene"]["state"] == "quarantined"
+    assert by_text["The staging DB runs on host db-stage-3"]["hygiene"]["state"] == "quarantined"
     assert by_text["The CI runs on GitHub Actions"]["hygiene"]["state"] == "live"
     served = [r["memory"] for r in mem.get_all(filters=SCOPE)["results"]]
     assert served == ["The CI runs on GitHub Actions"]
 
-    mem.confirm(by_text["The staging DB password is hunter2"]["id"])
+    mem.confirm(by_text["The staging DB runs on host db-stage-3"]["id"])
     served = sorted(r["memory"] for r in mem.get_all(filters=SCOPE)["results"])
-    assert served == ["The CI runs on GitHub Actions", "The staging DB password is hunter2"]
+    assert served == ["The CI runs on GitHub Actions", "The staging DB runs on host db-stage-3"]
 
 
 @pytest.mark.parametrize("source", ["tool:web_fetch https://example.com/post", "https://example.com/a", "web:page"])

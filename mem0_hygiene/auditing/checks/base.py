@@ -64,8 +64,9 @@ REGISTRY: list[Check] = []
 
 def check(code: str, area: str, needs: tuple[str, ...] = ()) -> Callable[[Callable[[Context], CheckResult]],
                                                                           Callable[[Context], CheckResult]]:
-    """Register a check. ``needs`` names sources ("points", "history", "ledger", "messages"); when one is
-    unavailable the audit reports the check as skipped with the source's reason instead of running it."""
+    """Register a check. ``needs`` names sources ("points", "history", "ledger", "messages"; "ledger|points":
+    either will do); when one is unavailable the audit reports the check as skipped with the source's reason
+    instead of running it."""
 
     def register(func: Callable[[Context], CheckResult]) -> Callable[[Context], CheckResult]:
         REGISTRY.append(Check(code, area, needs, func))

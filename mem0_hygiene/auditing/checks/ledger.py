@@ -206,17 +206,33 @@ def unsourced(ctx: Context) -> CheckResult:
         )
 
 
-@check("TOOL_SOURCED", "ledger", needs=("ledger",))
+TOOL_ROLES_SQL = "('tool', 'function')"
+
+
+@check("TOOL_SOURCED", "ledger", needs=("ledger|points",))
 def tool_sourced(ctx: Context) -> CheckResult:
-    where = "FROM l.memories m WHERE m.deleted_at IS NULL AND m.source_kind = 'tool'"
-    n = ctx.db.one(f"SELECT COUNT(*) {where}")
+    n = live = 0
+    examples: list[str] = []
+    if ctx.db.sources.ledger:
+        where = "FROM l.memories m WHERE m.deleted_at IS NULL AND m.source_kind = 'tool'"
+        n = ctx.db.one(f"SELECT COUNT(*) {where}") or 0
+        if n:
+            live = ctx.db.one(f"SELECT COUNT(*) {where} AND m.quarantined = 0") or 0
+            rows = ctx.db.rows(f"SELECT m.memory_id, m.source, m.quarantined {where} LIMIT ?", (ctx.examples,))
+            examples = [f"{mid} from {clip(src, 50)}{' (quarantined)' if q else ''}" for mid, src, q in rows]
+    if ctx.db.sources.points:  # written by plain mem0 (or before adoption): mem0 keeps each message's role
+        untracked = ("FROM points p LEFT JOIN l.memories m ON m.memory_id = p.id WHERE m.memory_id IS NULL AND "
+                     if ctx.db.sources.ledger else "FROM points p WHERE ") + f"p.role IN {TOOL_ROLES_SQL}"
+        k = ctx.db.one(f"SELECT COUNT(*) {untracked}") or 0
+        if k:
+            n, live = n + k, live + k  # untracked: plain mem0 serves them
+            rows = ctx.db.rows(f"SELECT p.id, p.role {untracked} LIMIT ?", (ctx.examples,))
+            examples += [f"{pid} untracked, message role {role} (served by plain mem0)" for pid, role in rows]
     if n:
-        live = ctx.db.one(f"SELECT COUNT(*) {where} AND m.quarantined = 0")
-        rows = ctx.db.rows(f"SELECT m.memory_id, m.source, m.quarantined {where} LIMIT ?", (ctx.examples,))
         yield finding(
             "TOOL_SOURCED", Severity.WARNING, "ledger",
             f"{n} memories came from tool output or web content ({live} confirmed and served)",
-            count=n, examples=[f"{mid} from {clip(src, 50)}{' (quarantined)' if q else ''}" for mid, src, q in rows],
+            count=n, examples=examples[: ctx.examples],
             why="Text from web pages, files and command output that reads like a standing fact gets injected into "
                 "every later prompt as if the user had said it.",
             fix=ctx.cmd("digest --since 7d") + "  # review them; m.invalidate(ID) the injected ones",
