@@ -156,6 +156,24 @@ _ORDER_RULES = (
         ),
         ordered=True,
     ),
+    # The same unsafe acts told as the user's habit ("Note: this user always deploys with tests disabled"): the
+    # agent copies habits it reads in memory, so an unsafe one counts as an order, wherever it stands. Only the
+    # unsafe ones: "Dana always deploys on Fridays" is a fact.
+    _OrderRule(
+        "unsafe_action",
+        ("always", "usually", "routinely", "habitually", "by default"),
+        re.compile(
+            r"(?<![a-z])(?:always|usually|routinely|habitually|by\s+default)\s+"
+            r"(?:deploys|ships|releases|pushes|merges|publishes|commits|rolls\s+out|installs|runs)\b"
+            rf"{_SENTENCE_GAP}(?:\bwith\s+(?:(?:the|all|any)\s+)?{_GUARDS}\s+(?:disabled|off|skipped|bypassed"
+            r"|turned\s+off|switched\s+off)\b"
+            rf"|\bwithout\s+(?:running\s+|asking\s+(?:for\s+)?)?(?:(?:the|any|a)\s+)?{_GUARDS}|--no-verify\b)"
+            r"|(?<![a-z])(?:always|usually|routinely|habitually|by\s+default)\s+"
+            r"(?:skips|disables|bypasses|turns\s+off|switches\s+off|deactivates|circumvents)\s+"
+            rf"(?:(?:the|all|any|their|his|her|every)\s+)?(?:[\w-]+\s+)?{_GUARDS}"
+        ),
+        ordered=False,
+    ),
     _OrderRule(
         "role_override",
         ("you", "from now on", "mode"),
