@@ -112,6 +112,15 @@ def update_record(path: str | None, add: dict[str, Any] | None = None, drop: tup
     return ""
 
 
+def recorded_backups(path: str | None) -> list[dict[str, Any]]:
+    """The backups the record at ``path`` lists (each with at least a ``path``); [] when there is no
+    record. :class:`BackupError` when it cannot be read. The registry of copies
+    (:mod:`mem0_hygiene.stores.copies`) lists these too."""
+    if not path:
+        return []
+    return [e for e in _read_record(path)["backups"] if isinstance(e, dict) and e.get("path")]
+
+
 def backup_status_for_paths(ledger_path: str | None, history_path: str | None, *,
                             verify: bool = False) -> BackupStatus:
     """The backup record of the deployment with this ledger and history.db, checked against the disk.

@@ -4,16 +4,20 @@ A set is one dated folder, ``DEST/mem0-backup-YYYYMMDDTHHMMSSZ/`` (:data:`PREFIX
 holding ``history.db``, ``hygiene.db`` (the ledger, when there is one), ``qdrant/`` (a local Qdrant
 folder) and ``manifest.json`` (:data:`MANIFEST`): format and version (:data:`FORMAT`,
 :data:`MANIFEST_VERSION`), times, counts per store, the integrity results, the paths the set came from,
-and the sha256 and size of every other file. Writing a set is :func:`mem0_hygiene.actions.backup.backup`;
+and the sha256 and size of every other file (``changes`` lists what was done to the set since, e.g. an
+erasure, after which :func:`reseal` rewrote the checksums). Writing a set is :func:`mem0_hygiene.actions.backup.backup`;
 restoring one is :func:`mem0_hygiene.actions.restore.restore`.
 """
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import hashlib
 import json
 import os
 import re
+import tempfile
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -117,10 +121,48 @@ def parse_backup_time(value: str) -> datetime | None:
 
 
 def write_manifest(folder: str, manifest: dict[str, Any]) -> None:
-    """Write ``manifest`` as the set's ``manifest.json`` (sorted keys, indented)."""
-    with open(os.path.join(folder, MANIFEST), "w", encoding="utf-8") as fh:
-        json.dump(manifest, fh, indent=2, sort_keys=True)
-        fh.write("\n")
+    """Write ``manifest`` as the set's ``manifest.json`` (sorted keys, indented), atomically: a temp file
+    beside it, fsync, ``os.replace`` (a crash leaves the old manifest or the new one, never half of one)."""
+    path = os.path.join(folder, MANIFEST)
+    fd, tmp = tempfile.mkstemp(prefix=f".{MANIFEST}.", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(manifest, fh, indent=2, sort_keys=True)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+_COUNT_KEYS = {"vector_store": "points", "history_db": "history", "ledger": "ledger"}
+
+
+def reseal(folder: str, manifest: dict[str, Any], *, counts: dict[str, dict[str, int]],
+           integrity: dict[str, str], change: dict[str, Any]) -> dict[str, Any]:
+    """Rewrite a set's manifest after its files were changed on purpose (erasure), so it verifies again:
+    the new ``counts`` (``points``/``history``/``ledger``, per store too), ``integrity`` results, every
+    file's sha256 and size, and ``change`` appended to the manifest's ``changes`` (what was done, when).
+    Returns the new manifest. The caller has checked the changed files (integrity_check, counts)."""
+    doc = copy.deepcopy(manifest)
+    doc["counts"] = {**(doc.get("counts") or {}), **{k: dict(v) for k, v in counts.items()}}
+    for role, key in _COUNT_KEYS.items():
+        store = doc["stores"].get(role)
+        if isinstance(store, dict) and key in counts:
+            store["counts"] = dict(counts[key])
+            if store.get("file") in integrity:
+                store["integrity"] = integrity[store["file"]]
+    c = doc["counts"]
+    doc["totals"] = {"points": sum((c.get("points") or {}).values()),
+                     "history_rows": (c.get("history") or {}).get("history", 0),
+                     "ledger_rows": (c.get("ledger") or {}).get("memories", 0)}
+    doc["integrity"] = {**(doc.get("integrity") or {}), **integrity}
+    doc["changes"] = [*(doc.get("changes") or []), change]
+    doc["files"] = file_checksums(folder)
+    write_manifest(folder, doc)
+    return doc
 
 
 def read_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
