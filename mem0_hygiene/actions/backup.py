@@ -17,12 +17,15 @@ Qdrant's own ``storage.sqlite`` files) is held with ``BEGIN IMMEDIATE`` (nothing
 copies are made, so no writer can slip in between them; a writer in the app waits (SQLite's busy
 timeout, 5 s) until the copy is taken. The set is built in a hidden temporary folder inside DEST and
 renamed into place only after every check passed; on any failure the partial set is removed and the
-earlier backups are left exactly as they were (:class:`~mem0_hygiene.errors.BackupError`).
+earlier backups are left exactly as they were (:class:`~mem0_hygiene.errors.BackupError`). A partial set
+that a crash (kill -9, power loss) left behind is removed at the start of the next backup into DEST.
 
 Each verified backup is also listed in the deployment's backup record, ``hygiene.backups.json`` beside
 the ledger (:mod:`mem0_hygiene.stores.backup_record`), which the audit reads for
 ``BACKUP_LAST_VERIFIED``; :func:`last_verified_backup` answers the same question for a config or a
-DEST folder.
+DEST folder. Each set is also registered as a copy of the stores (``hygiene.copies.json``,
+:mod:`mem0_hygiene.stores.copies`), so ``where``, the audit's ``STORE_COPIES`` and ``forget --scrub`` see it;
+rotation (``keep``) takes the sets it deletes off that list.
 """
 
 from __future__ import annotations
@@ -60,6 +63,16 @@ from ..stores.backup_set import (
     time_stamp,
     write_manifest,
 )
+from ..stores.copies import (
+    clean_leftovers,
+    copies_path_for,
+    find_leftovers,
+    holding,
+    register_copy,
+    size_of,
+    temporary_name,
+    unregister_copy,
+)
 from ..stores.sqlite import BUSY_TIMEOUT_MS, connect, files_under, integrity_check, table_counts, vacuum_into
 from ..target import Target, resolve
 from ..timeutil import as_utc, system_clock, to_iso
@@ -85,6 +98,9 @@ class BackupResult(LinesView):
         size_bytes: their total size.
         rotated: older backups removed by ``keep`` (in a dry run: that would be removed).
         record_path: the backup record the audit reads (None when there is no place for one).
+        copies_path: the registry of copies the set is listed in (``where``, the audit and erasure read it).
+        leftovers: temporary folders of an earlier, interrupted backup in DEST that were removed at the start
+            (in a dry run: that would be removed).
         notes: anything else worth saying (a missing ledger, a record that could not be written, ...).
         seconds: how long it took.
     """
@@ -101,6 +117,8 @@ class BackupResult(LinesView):
     size_bytes: int = 0
     rotated: tuple[str, ...] = ()
     record_path: str | None = None
+    copies_path: str | None = None
+    leftovers: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     seconds: float = 0.0
 
@@ -130,8 +148,14 @@ class BackupResult(LinesView):
                          "manifest.json", "")])
         for old in self.rotated:
             out.append([(f"  {'would remove' if self.dry_run else 'removed'} the older backup {old} (--keep)", "")])
+        for old in self.leftovers:
+            out.append([(f"  {'would remove' if self.dry_run else 'removed'} the leftover of an interrupted backup: "
+                         f"{old}", "")])
         if self.record_path and not self.dry_run:
             out.append([(f"  recorded in {self.record_path} (the audit's BACKUP_LAST_VERIFIED reads it)", "")])
+        if self.copies_path and not self.dry_run:
+            out.append([(f"  listed as a copy of the stores in {self.copies_path} (where, the audit and "
+                         "forget --scrub read it)", "")])
         out += [[("  ", ""), ("note", "yellow"), (f": {note}", "")] for note in self.notes]
         return out
 
@@ -149,6 +173,8 @@ class BackupResult(LinesView):
             "size_bytes": self.size_bytes,
             "rotated": list(self.rotated),
             "record_path": self.record_path,
+            "copies_path": self.copies_path,
+            "leftovers": list(self.leftovers),
             "notes": list(self.notes),
             "seconds": self.seconds,
         }
@@ -177,6 +203,11 @@ def _is_local(tgt: Target) -> bool:
 def record_path(tgt: Target) -> str | None:
     """Where the deployment's backup record lives (beside the ledger); None for an in-memory ledger."""
     return record_path_for(tgt.ledger_path, tgt.history_path)
+
+
+def copies_path(tgt: Target) -> str | None:
+    """Where the deployment's registry of copies lives (beside the ledger); None for in-memory stores."""
+    return copies_path_for(tgt.ledger_path, tgt.history_path)
 
 
 def source_dict(tgt: Target) -> dict[str, Any]:
@@ -327,6 +358,7 @@ def backup(
         notes.append(f"no history.db at {tgt.history_path}: the set holds no changelog")
 
     if dry_run:
+        leftovers = find_leftovers(dest_s, "backup", stem_prefix=PREFIX)
         with tgt.vector_client("back up", BackupError) as client:
             points = _point_counts(client, tgt)
         counts = {"points": points,
@@ -337,21 +369,37 @@ def backup(
         return BackupResult(
             path=final, dest=dest_s, dry_run=True, created_at=to_iso(moment), source=source_dict(tgt),
             counts=counts, integrity={}, vector_store=taken, rotated=tuple(_rotation(dest_s, keep, None)),
-            record_path=record_path(tgt), notes=tuple(notes), seconds=round(time.perf_counter() - started, 3),
+            record_path=record_path(tgt), copies_path=copies_path(tgt), leftovers=tuple(leftovers),
+            notes=tuple(notes), seconds=round(time.perf_counter() - started, 3),
         )
 
     os.makedirs(dest_s, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=f".{name}.partial-", dir=dest_s)
+    leftovers, problems = clean_leftovers(dest_s, "backup", stem_prefix=PREFIX)  # a crashed run's partial sets
+    notes += [f"could not remove the leftover of an interrupted backup {p}" for p in problems]
+    registry = copies_path(tgt)
+    tmp = tempfile.mkdtemp(prefix=temporary_name(name, "backup"), dir=dest_s)
+    registered = False
     try:
-        manifest, integrity, counts, taken = _build_set(tgt, tmp, moment, history_exists, ledger_exists)
-        manifest["notes"] = list(notes)
-        manifest["seconds"] = round(time.perf_counter() - started, 3)
-        write_manifest(tmp, manifest)
-        if os.path.lexists(final):
-            raise BackupError(f"{final} appeared while the backup was made; nothing was replaced")
-        os.rename(tmp, final)
+        with holding(tmp):  # a backup starting meanwhile in DEST leaves this one's partial set alone
+            manifest, integrity, counts, taken = _build_set(tgt, tmp, moment, history_exists, ledger_exists)
+            manifest["notes"] = list(notes)
+            manifest["seconds"] = round(time.perf_counter() - started, 3)
+            write_manifest(tmp, manifest)
+            if os.path.lexists(final):
+                raise BackupError(f"{final} appeared while the backup was made; nothing was replaced")
+            roles = [r for r, ok in (("vector_store", _is_local(tgt)), ("history_db", history_exists),
+                                     ("ledger", ledger_exists)) if ok] or ["vector_store"]
+            # listed before it appears: a crash right after the rename leaves it accounted for
+            note = register_copy(registry, "backup_set", final, roles=roles, created_at=to_iso(moment),
+                                 note=f"backup of this deployment's stores into {dest_s}", size_bytes=size_of(tmp))
+            registered = not note
+            if note:
+                notes.append(note + "; forget --scrub will not find this backup unless it is in the backup record")
+            os.rename(tmp, final)
     except BaseException as exc:
         shutil.rmtree(tmp, ignore_errors=True)
+        if registered:
+            unregister_copy(registry, [final])
         if isinstance(exc, HygieneError) or not isinstance(exc, Exception):
             raise
         raise BackupError(f"the backup failed ({type(exc).__name__}: {exc}); the partial set was removed, "
@@ -360,6 +408,10 @@ def backup(
     rotated = _rotation(dest_s, keep, final)
     for old in rotated:
         shutil.rmtree(old)
+    if rotated:
+        note = unregister_copy(registry, rotated)
+        if note:
+            notes.append(note)
     entry = {"path": final, "created_at": to_iso(moment), "counts": counts,
              "files": len(manifest["files"]),
              "size_bytes": sum(f["size"] for f in manifest["files"].values()), "vector_store": taken}
@@ -370,7 +422,8 @@ def backup(
         path=final, dest=dest_s, dry_run=False, created_at=to_iso(moment), source=source_dict(tgt),
         counts=counts, integrity=integrity, vector_store=taken, files=len(manifest["files"]),
         size_bytes=entry["size_bytes"], rotated=tuple(rotated), record_path=record_path(tgt),
-        notes=tuple(notes), seconds=round(time.perf_counter() - started, 3),
+        copies_path=registry, leftovers=tuple(leftovers), notes=tuple(notes),
+        seconds=round(time.perf_counter() - started, 3),
     )
 
 

@@ -4,7 +4,11 @@
 :mod:`mem0_hygiene.stores.backup_set`; manifest, every file's checksum, nothing missing or extra),
 refuses while a local Qdrant store is open, moves what it replaces aside (``<store>.replaced-STAMP``,
 never deleted; SQLite sidecars keep their pairing, e.g. ``history.db.replaced-STAMP-wal``), puts all
-stores back together, verifies the counts, and undoes everything when a step fails.
+stores back together, verifies the counts, and undoes everything when a step fails. Each store moved
+aside is registered as a copy (``hygiene.copies.json``, :mod:`mem0_hygiene.stores.copies`) before it is
+moved, so ``where``, the audit and ``forget --scrub`` see it even after a crash. The staging copies
+(``.<store>.restoring-STAMP`` beside each store) are removed when the restore ends, and those a crash left
+behind are removed at the start of the next restore.
 """
 
 from __future__ import annotations
@@ -21,10 +25,19 @@ from ..render.tables import Line, LinesView, counts_text
 from ..stores import qdrant as qdrant_local
 from ..stores.backup_record import update_record
 from ..stores.backup_set import check_set, free_name, read_manifest, set_files, sha256_of, time_stamp
+from ..stores.copies import (
+    clean_leftovers,
+    find_leftovers,
+    holding,
+    register_copy,
+    size_of,
+    temporary_name,
+    unregister_copy,
+)
 from ..stores.sqlite import SIDECARS, connect, integrity_check, sidecars, table_counts
 from ..target import is_memory
 from ..timeutil import as_utc, to_iso
-from .backup import backup_target, record_path
+from .backup import backup_target, copies_path, record_path
 
 
 @dataclass(frozen=True)
@@ -63,6 +76,9 @@ class RestoreResult(LinesView):
         backup_created_at: when the backup was taken.
         checked_files: how many files of the set were checked against their sha256.
         stores: each store restored (or to be restored), where it went and what it replaced.
+        leftovers: staging copies of an earlier, interrupted restore that were removed at the start (in a
+            dry run: that would be removed).
+        copies_path: the registry of copies the replaced stores are listed in.
         notes: anything else worth saying.
     """
 
@@ -72,6 +88,8 @@ class RestoreResult(LinesView):
     backup_created_at: str
     checked_files: int
     stores: tuple[RestoredStore, ...]
+    leftovers: tuple[str, ...] = ()
+    copies_path: str | None = None
     notes: tuple[str, ...] = ()
 
     def store(self, role: str) -> RestoredStore | None:
@@ -89,6 +107,12 @@ class RestoreResult(LinesView):
             if s.replaced_to:
                 line += f"; the current one {'would be' if self.dry_run else 'was'} moved to {s.replaced_to}"
             out.append([(line, "")])
+        for old in self.leftovers:
+            out.append([(f"  {'would remove' if self.dry_run else 'removed'} the staging copy of an interrupted "
+                         f"restore: {old}", "")])
+        if self.copies_path and not self.dry_run and any(s.replaced_to for s in self.stores):
+            out.append([(f"  the replaced stores are listed as copies in {self.copies_path} (where, the audit and "
+                         "forget --scrub read it)", "")])
         out += [[("  ", ""), ("note", "yellow"), (f": {note}", "")] for note in self.notes]
         return out
 
@@ -100,6 +124,8 @@ class RestoreResult(LinesView):
             "backup_created_at": self.backup_created_at,
             "checked_files": self.checked_files,
             "stores": [s.to_dict() for s in self.stores],
+            "leftovers": list(self.leftovers),
+            "copies_path": self.copies_path,
             "notes": list(self.notes),
         }
 
@@ -120,6 +146,8 @@ class _Step:
     aside: str | None = None
     placed: bool = False
     moved: list[tuple[str, str]] = field(default_factory=list)  # (original, aside) pairs moved
+    registered: bool = False  # the aside path is listed in the registry of copies
+    register_note: str = ""  # why it could not be listed
 
 
 def _aside_name(path: str, stamp: str) -> str:
@@ -214,50 +242,31 @@ def restore(
             src=src_s, dry_run=True, restored_at=to_iso(moment), backup_created_at=str(doc.get("created_at", "")),
             checked_files=len(doc["files"]),
             stores=tuple(RestoredStore(s.role, s.target, s.source, s.aside, s.counts) for s in steps),
-            notes=tuple(notes),
+            leftovers=tuple(p for s in steps for p in _leftovers(s.target, remove=False)),
+            copies_path=copies_path(tgt), notes=tuple(notes),
         )
 
-    try:
-        for step in steps:  # stage: copies beside their targets (same filesystem: renames are atomic)
-            if step.source is None:
-                continue
-            parent = os.path.dirname(step.target)
-            os.makedirs(parent, exist_ok=True)
-            step.staged = free_name(parent, f".{os.path.basename(step.target)}.restoring-{stamp}")
-            step.staged = os.path.join(parent, step.staged)
-            if step.kind == "folder":
-                shutil.copytree(step.source, step.staged, symlinks=True)
-            else:
-                shutil.copyfile(step.source, step.staged)
-            _check_staged(step, src_s, doc)
-            if step.kind == "sqlite" and step.journal_mode == "wal":
-                _set_wal(step.staged)
-        if qdrant_local.is_locked(tgt.vector_path):
-            raise StoreLocked(_restore_message(tgt.vector_path))
-        for step in steps:  # swap: current aside, copy in
-            if step.aside is not None:
-                for original in [step.target, *sidecars(step.target)] if step.kind == "sqlite" else [step.target]:
-                    if not os.path.lexists(original):
-                        continue
-                    aside = step.aside + original[len(step.target):]
-                    os.rename(original, aside)
-                    step.moved.append((original, aside))
-            if step.staged is not None:
-                os.rename(step.staged, step.target)
-                step.staged = None
-                step.placed = True
-        verified = _verify_restored(steps)
-    except BaseException as exc:
-        undo_problems = _undo(steps)
-        if undo_problems:
-            raise BackupError(
-                f"the restore failed ({exc}) and putting the replaced stores back also failed: "
-                + "; ".join(undo_problems) + ". The replaced stores are in the *.replaced-" + stamp + " paths"
-            ) from exc
-        if isinstance(exc, HygieneError) or not isinstance(exc, Exception):
-            raise
-        raise BackupError(f"the restore failed ({type(exc).__name__}: {exc}); everything was put back as it "
-                          "was") from exc
+    leftovers: list[str] = []
+    for step in steps:  # staging copies a crashed restore left behind
+        leftovers += _leftovers(step.target, remove=True, notes=notes)
+    registry = copies_path(tgt)
+    with contextlib.ExitStack() as held:
+        try:
+            _stage_and_swap(steps, src_s, doc, stamp, tgt.vector_path, registry, to_iso(moment), held)
+            verified = _verify_restored(steps)
+        except BaseException as exc:
+            undo_problems = _undo(steps)
+            unregister_copy(registry, [s.aside for s in steps if s.aside and s.registered and not s.moved])
+            if undo_problems:
+                raise BackupError(
+                    f"the restore failed ({exc}) and putting the replaced stores back also failed: "
+                    + "; ".join(undo_problems) + ". The replaced stores are in the *.replaced-" + stamp + " paths"
+                ) from exc
+            if isinstance(exc, HygieneError) or not isinstance(exc, Exception):
+                raise
+            raise BackupError(f"the restore failed ({type(exc).__name__}: {exc}); everything was put back as it "
+                              "was") from exc
+    notes += [n for n in dict.fromkeys(s.register_note for s in steps) if n]
     note = update_record(record_path(tgt), restore={"src": src_s, "at": to_iso(moment),
                                                     "backup_created_at": doc.get("created_at")})
     if note:
@@ -267,8 +276,59 @@ def restore(
         checked_files=len(doc["files"]),
         stores=tuple(RestoredStore(s.role, s.target, s.source, s.aside if s.moved else None, verified[s.role])
                      for s in steps),
-        notes=tuple(notes),
+        leftovers=tuple(leftovers), copies_path=registry, notes=tuple(notes),
     )
+
+
+def _leftovers(target: str, *, remove: bool, notes: list[str] | None = None) -> list[str]:
+    """Staging copies (``.<store>.restoring-*``) of an interrupted restore beside ``target``: found, or removed."""
+    parent, stem = os.path.dirname(target), os.path.basename(target)
+    if not remove:
+        return find_leftovers(parent, "restore", stems=[stem])
+    removed, problems = clean_leftovers(parent, "restore", stems=[stem])
+    if notes is not None:
+        notes += [f"could not remove the staging copy of an interrupted restore {p}" for p in problems]
+    return removed
+
+
+def _stage_and_swap(steps: list[_Step], src: str, doc: dict[str, Any], stamp: str, vector_path: str,
+                    registry: str | None, at: str, held: contextlib.ExitStack) -> None:
+    """Copy each store of the set beside its target and check it, then move each current store aside
+    (registered as a copy first) and each staged copy in. Any exception leaves ``steps`` saying what moved."""
+    for step in steps:  # stage: copies beside their targets (same filesystem: renames are atomic)
+        if step.source is None:
+            continue
+        parent = os.path.dirname(step.target)
+        os.makedirs(parent, exist_ok=True)
+        step.staged = os.path.join(parent, free_name(parent, temporary_name(os.path.basename(step.target),
+                                                                            "restore") + stamp))
+        if step.kind == "folder":
+            shutil.copytree(step.source, step.staged, symlinks=True)
+        else:
+            shutil.copyfile(step.source, step.staged)
+        held.enter_context(holding(step.staged))  # a restore starting meanwhile leaves it alone
+        _check_staged(step, src, doc)
+        if step.kind == "sqlite" and step.journal_mode == "wal":
+            _set_wal(step.staged)
+    if qdrant_local.is_locked(vector_path):
+        raise StoreLocked(_restore_message(vector_path))
+    for step in steps:  # swap: current aside, copy in
+        if step.aside is not None:
+            # listed before it moves: a crash right after the rename leaves it accounted for
+            step.register_note = register_copy(registry, "replaced_aside", step.aside, roles=[step.role],
+                                               created_at=at, note=f"replaced by the restore of {src}",
+                                               size_bytes=size_of(step.target))
+            step.registered = not step.register_note
+            for original in [step.target, *sidecars(step.target)] if step.kind == "sqlite" else [step.target]:
+                if not os.path.lexists(original):
+                    continue
+                aside = step.aside + original[len(step.target):]
+                os.rename(original, aside)
+                step.moved.append((original, aside))
+        if step.staged is not None:
+            os.rename(step.staged, step.target)
+            step.staged = None
+            step.placed = True
 
 
 def _check_staged(step: _Step, src: str, doc: dict[str, Any]) -> None:
