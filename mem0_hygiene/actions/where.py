@@ -1,21 +1,26 @@
-"""``where``: every place a deployment keeps its data, with the filesystem behind each and what is at risk.
+"""``where``: every place a deployment keeps its data, with the filesystem behind each and what is at risk,
+and every copy of the stores the tool made (backup sets, stores a restore moved aside, relocation sources).
 
-:func:`where` returns a :class:`Where`, which renders itself: a rich table with the warnings under it (the CLI,
-``rich.print``), an HTML table (Jupyter), and ``to_list()`` for JSON.
+:func:`where` returns a :class:`Where`, which renders itself: a rich table of the locations and one of the
+copies, with the warnings under them (the CLI, ``rich.print``), HTML tables (Jupyter), and ``to_dict()`` for
+JSON (``to_list()``: the locations alone).
 """
 
 from __future__ import annotations
 
 import html
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from ..errors import BackupError
 from ..render.tables import html_table
 from ..render.text import human_size, printable, yes_no
+from ..stores.copies import StoreCopy, list_copies
 from ..stores.locations import StoreLocation
 from ..target import resolve
 
@@ -28,13 +33,34 @@ class Where:
 
     Fields:
         locations: vector store, history.db, ledger and mem0's folder, in that order.
+        copies: every registered copy of the stores that is on disk, oldest first
+            (:func:`mem0_hygiene.stores.copies.list_copies`).
+        now: the time the copies' ages are counted to (the deployment's clock).
+        copies_problem: why the copies could not be listed ("" when they could).
     """
 
     locations: tuple[StoreLocation, ...]
+    copies: tuple[StoreCopy, ...] = ()
+    now: datetime | None = None
+    copies_problem: str = ""
 
     def to_list(self) -> list[dict[str, Any]]:
-        """The locations as JSON-ready dicts (what ``where --json`` prints)."""
+        """The locations as JSON-ready dicts."""
         return [loc.to_dict() for loc in self.locations]
+
+    def to_dict(self) -> dict[str, Any]:
+        """What ``where --json`` prints: the locations, the copies (each with its age in days) and, when the
+        copies could not be listed, why."""
+        return {"locations": self.to_list(), "copies": [c.to_dict(self.now) for c in self.copies],
+                "copies_problem": self.copies_problem or None}
+
+    def _copy_rows(self) -> list[tuple[object, ...]]:
+        rows: list[tuple[object, ...]] = []
+        for c in self.copies:
+            age = c.age(self.now) if self.now is not None else None
+            rows.append((c.kind, c.path, ", ".join(c.roles), _age_text(age.total_seconds() if age else None),
+                         human_size(c.size_bytes)))
+        return rows
 
     def _rows(self) -> list[tuple[object, ...]]:
         rows: list[tuple[object, ...]] = []
@@ -71,6 +97,11 @@ class Where:
                                                  "up by the system"))
         if any(loc.at_risk for loc in self.locations if loc.role in AT_RISK_ROLES):
             out.append(("fix", "", "mem0-hygiene relocate --to DIR [--with-sqlite], then use the printed config"))
+        if self.copies_problem:
+            out.append(("warning", "yellow", f"the copies of the stores cannot be listed: {self.copies_problem}"))
+        elif self.copies:
+            out.append(("note", "", f"{len(self.copies)} copies of the stores hold the same memories; "
+                                    "forget --scrub erases a memory from all of them"))
         return out
 
     def __rich__(self) -> Group:
@@ -82,16 +113,43 @@ class Where:
             table.add_row(role, provider, Text(printable(where_)), Text(printable(fs)),
                           Text(volatile, style="bold red" if volatile == "yes" else ""),
                           Text(under_tmp, style="yellow" if under_tmp == "yes" else ""), exists, size)
+        parts: list[Any] = [table]
+        if self.copies:
+            copies = Table(title="copies of the stores (backups, replaced, relocated)")
+            for column in _COPY_HEADERS:
+                copies.add_column(column, overflow="fold")
+            for row in self._copy_rows():
+                copies.add_row(*(Text(printable(str(c))) for c in row))
+            parts.append(copies)
         lines = [Text.assemble((label, style), f": {printable(message)}") for label, style, message in self.notes()]
-        return Group(table, *lines)
+        return Group(*parts, *lines)
 
     def _repr_html_(self) -> str:
         headers = ("role", "provider", "path / remote", "filesystem", "volatile", "under /tmp", "exists", "size")
         notes = "".join(f"<p><strong>{html.escape(label)}</strong>: {html.escape(printable(message))}</p>"
                         for label, _style, message in self.notes())
-        return html_table("mem0 store locations", headers, self._rows()) + notes
+        copies = (html_table("copies of the stores (backups, replaced, relocated)", _COPY_HEADERS, self._copy_rows())
+                  if self.copies else "")
+        return html_table("mem0 store locations", headers, self._rows()) + copies + notes
+
+
+_COPY_HEADERS = ("kind", "path", "holds", "age", "size")
+
+
+def _age_text(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    if seconds >= 86400:
+        return f"{seconds / 86400:.1f} days"
+    return f"{seconds / 3600:.1f} hours"
 
 
 def where(target: Any = None) -> Where:
-    """Where the deployment's stores live (a config dict, a live Memory or a Target). Opens nothing."""
-    return Where(locations=resolve(target).locations)
+    """Where the deployment's stores live (a config dict, a live Memory or a Target), and every registered
+    copy of them. Opens no store; reads the registry of copies and the backup record."""
+    tgt = resolve(target)
+    try:
+        copies, problem = list_copies(tgt.ledger_path, tgt.history_path), ""
+    except BackupError as exc:
+        copies, problem = (), str(exc)
+    return Where(locations=tgt.locations, copies=copies, now=tgt.now(), copies_problem=problem)

@@ -11,19 +11,21 @@ from . import StoreOptions, cli, console_for_output, emit_json, hygiene_command,
 
 @cli.command()
 @store_options
-@json_option("the locations")
+@json_option("the locations and copies")
 @hygiene_command
 def where(store: StoreOptions, as_json: bool) -> None:
-    """Show where the memories live: vector store, history.db, ledger, mem0's folder.
+    """Show where the memories live: vector store, history.db, ledger, mem0's folder, and every copy.
 
     For each local path: the filesystem behind it, whether it is RAM-backed (tmpfs: gone at reboot)
-    or under /tmp, whether it exists, and its size.
+    or under /tmp, whether it exists, and its size. Then every copy of the stores the tool made and
+    registered (backup sets, stores restore moved aside, relocation sources), with its age and size.
+    With --json: {"locations": [...], "copies": [...]}.
     """
     from ..actions.where import where as locate
 
     result = locate(store.load())
     if as_json:
-        emit_json(result.to_list())
+        emit_json(result.to_dict())
         return
     console_for_output().print(result)
 

@@ -86,7 +86,7 @@ def test_every_command_sees_what_the_plain_app_wrote_between_commands(scenario: 
 def test_the_audit_and_where_resolve_the_same_stores_as_the_app(scenario: Any):
     kind, home, data = scenario
     report = json.loads(data["later"]["audit"]["stdout"])
-    where = json.loads(data["later"]["where"]["stdout"])
+    where = json.loads(data["later"]["where"]["stdout"])["locations"]
     audit_paths = {loc["role"]: loc["path"] for loc in report["locations"]}
     where_paths = {loc["role"]: loc["path"] for loc in where}
     assert audit_paths == where_paths

@@ -61,7 +61,8 @@ def test_where_json_with_defaults(mem0_home: Path):
     result = run("where", "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    roles = {d["role"]: d for d in data}
+    assert data["copies"] == [] and data["copies_problem"] is None
+    roles = {d["role"]: d for d in data["locations"]}
     assert roles["vector_store"]["path"] == "/tmp/qdrant"
     assert roles["vector_store"]["defaulted"] is True
     assert roles["vector_store"]["under_tmp"] is True
@@ -83,7 +84,7 @@ def test_where_reads_config_files(tmp_path: Path, suffix: str):
     config = offline_config(tmp_path / "store", collection="team")
     path = write_config(tmp_path / f"mem0{suffix}", config)
     data = json.loads(run("where", "--config", str(path), "--json").output)
-    vs = data[0]
+    vs = data["locations"][0]
     assert vs["path"] == str(tmp_path / "store" / "qdrant")
     assert vs["collection"] == "team"
     assert vs["defaulted"] is False
