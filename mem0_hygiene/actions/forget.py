@@ -15,6 +15,12 @@ linger in free pages), truncating write-ahead logs. Finally it reads the raw byt
 file (history.db and its ``-wal``/``-shm``/``-journal``, the same for the ledger, every file under the
 local Qdrant folder) and reports, per file, whether the text (UTF-8) is still found and why.
 
+The same is done to every copy of the stores the tool made and registered (backup sets, the stores a
+restore moved aside, relocation sources: :mod:`mem0_hygiene.stores.copies`), each as described in
+:mod:`mem0_hygiene.actions.copy_erasure` (a backup set's checksums are rewritten so it still restores),
+and their files are read byte by byte too: "verified" means no file the tool knows about holds the
+text. ``keep_backups=True`` leaves backup sets alone and names each one that still holds it.
+
 Local Qdrant's SQLite file is vacuumed with the folder's lock held by a Qdrant client of this
 process (the app's own one in-process, or ours from a config), whose connection is idle between
 calls, so no other process can write it meanwhile. The verification is honest: a file that could
@@ -27,30 +33,45 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import BackupError, ConfigError, MemoryNotFound
 from ..render.tables import Line, LinesView
+from ..stores.copies import StoreCopy, list_copies
 from ..stores.ledger import connect as ledger_connect
-from ..stores.sqlite import connect, files_under, sidecars, transaction
+from ..stores.sqlite import files_under
 from ..target import resolve
-
-_LEDGER_TEXT_COLUMNS = ("source", "invalid_reason", "topic_key")
-SHORT_TEXT = 8  # bytes; shorter texts can match unrelated data by chance
+from ..timeutil import to_iso
+from .copy_erasure import CopyErasure, copy_texts, parts_of, scrub_copy
+from .scrubbing import (
+    SHORT_TEXT,
+    count_scrub,
+    scan,
+    scrub_history,
+    scrub_ledger_fields,
+    sqlite_files,
+    vacuum,
+    why_history,
+    why_points,
+)
 
 
 @dataclass(frozen=True)
 class FileCheck:
-    """One store file read byte by byte after the scrub (in a dry run: as it is now).
+    """One file read byte by byte after the scrub (in a dry run: as it is now): a live store file, or a file
+    of a registered copy.
 
     Fields:
         path: the file.
-        role: "history_db", "ledger" or "vector_store".
+        role: "history_db", "ledger" or "vector_store" (a copy's other files, e.g. a backup's manifest:
+            "other").
         clean: none of the forgotten texts' UTF-8 bytes occur in it.
         found: how many of the texts were found in it.
         reason: why it still holds them (another memory with the same text, a file that could not
-            be rewritten, ...); "" when clean.
+            be rewritten, a backup kept on purpose, ...); "" when clean.
+        copy: the registered copy the file belongs to ("" for the live stores).
+        kind: "live", or the copy's kind ("backup_set", "replaced_aside", "relocation_source").
     """
 
     path: str
@@ -58,9 +79,12 @@ class FileCheck:
     clean: bool
     found: int = 0
     reason: str = ""
+    copy: str = ""
+    kind: str = "live"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "role": self.role, "clean": self.clean, "found": self.found, "reason": self.reason}
+        return {"path": self.path, "role": self.role, "clean": self.clean, "found": self.found,
+                "reason": self.reason, "copy": self.copy, "kind": self.kind}
 
 
 @dataclass(frozen=True)
@@ -80,9 +104,13 @@ class ForgetResult(LinesView):
             (dry run: would be).
         ledger_fields_blanked: ledger fields that held the text and were blanked.
         vacuumed: SQLite files rewritten with VACUUM.
-        files: every store file checked, clean or still holding the text (empty without scrub).
-        unverified: stores whose files cannot be read from here (a Qdrant server), so the erasure
-            cannot be proven for them.
+        files: every file checked, of the live stores and of every registered copy, clean or still holding
+            the text (empty without scrub).
+        copies: each registered copy (backup sets, stores moved aside by restore, relocation sources):
+            scrubbed, kept (``keep_backups``), and whether it still holds the text.
+        keep_backups: backup sets were left alone on purpose.
+        unverified: stores whose files cannot be read from here (a Qdrant server; "copies" when the
+            registry of copies cannot be read), so the erasure cannot be proven for them.
         notes: anything else worth saying (a Qdrant server that cannot be read byte by byte, ...).
     """
 
@@ -98,6 +126,8 @@ class ForgetResult(LinesView):
     ledger_fields_blanked: int = 0
     vacuumed: tuple[str, ...] = ()
     files: tuple[FileCheck, ...] = ()
+    copies: tuple[CopyErasure, ...] = ()
+    keep_backups: bool = False
     unverified: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
 
@@ -106,8 +136,14 @@ class ForgetResult(LinesView):
         return tuple(f for f in self.files if not f.clean)
 
     @property
+    def copies_holding_text(self) -> tuple[CopyErasure, ...]:
+        """The registered copies in which a forgotten text is still found."""
+        return tuple(c for c in self.copies if c.holds_text)
+
+    @property
     def verified(self) -> bool:
-        """A real scrub ran, every store's files could be read, and all of them were found clean."""
+        """A real scrub ran, every store's files could be read, and all of them, the live stores' and every
+        registered copy's, were found clean."""
         return self.scrub and not self.dry_run and bool(self.files) and not self.still_found and not self.unverified
 
     def _lines(self) -> list[Line]:
@@ -126,16 +162,40 @@ class ForgetResult(LinesView):
                          f"{self.ledger_fields_blanked} ledger field(s); {self.texts} text(s) searched for", "")])
             if self.vacuumed:
                 out.append([("  vacuumed: " + ", ".join(self.vacuumed), "")])
+            out += self._copy_lines()
             dirty = self.still_found
+            live = sum(1 for f in self.files if f.kind == "live")
             if self.dry_run:
-                out.append([("  the text is found now in: " + (", ".join(f.path for f in dirty) or "no store file"),
-                             "")])
+                out.append([("  the text is found now in: " + (", ".join(f.path for f in dirty) or "no file"), "")])
             elif not dirty:
                 out.append([("  ", ""), ("verified", "green"),
-                            (f": the text is found in none of the {len(self.files)} store files", "")])
+                            (f": the text is found in none of the {len(self.files)} files ({live} of the live "
+                             f"stores, {len(self.files) - live} of the {len(self.copies)} registered copies)", "")])
             for f in ([] if self.dry_run else dirty):
                 out.append([("  ", ""), ("still found", "bold red"), (f" in {f.path}: {f.reason}", "")])
         out += [[("  ", ""), ("note", "yellow"), (f": {note}", "")] for note in self.notes]
+        return out
+
+    def _copy_lines(self) -> list[Line]:
+        out: list[Line] = []
+        for c in self.copies:
+            if c.kept:
+                state = "left alone (--keep-backups)" + ("; still holds the text" if c.holds_text else "; clean")
+            elif self.dry_run:
+                state = "would be scrubbed" + ("; holds the text now" if c.holds_text else "")
+            elif c.scrubbed:
+                done = [f"{c.points_deleted} point(s) deleted" if "vector_store" in c.roles else "",
+                        f"{c.history_rows_blanked} history row(s) blanked" if "history_db" in c.roles else "",
+                        "ledger rows tombstoned" if "ledger" in c.roles else "",
+                        "manifest counts and checksums rewritten" if c.resealed else ""]
+                state = f"scrubbed ({', '.join(d for d in done if d)})"
+            else:
+                state = "could not be scrubbed"
+            style = "bold red" if c.holds_text and not self.dry_run else ""
+            line: list[tuple[object, str]] = [(f"  copy ({c.kind}) {c.path}: ", ""), (state, style)]
+            if c.reason and not c.kept:
+                line.append((f"; {c.reason}", ""))
+            out.append(line)
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -153,6 +213,8 @@ class ForgetResult(LinesView):
             "ledger_fields_blanked": self.ledger_fields_blanked,
             "vacuumed": list(self.vacuumed),
             "files": [f.to_dict() for f in self.files],
+            "copies": [c.to_dict() for c in self.copies],
+            "keep_backups": self.keep_backups,
             "unverified": list(self.unverified),
             "notes": list(self.notes),
         }
@@ -177,162 +239,12 @@ def _texts_of(m: Any, memory_id: str) -> tuple[bool, set[str], int]:
     return point is not None, {t for t in texts if t}, len(rows)
 
 
-def _sqlite_files(path: str | None) -> list[str]:
-    if not path or path == ":memory:":
-        return []
-    return [p for p in [path, *sidecars(path)] if os.path.isfile(p)]
-
-
-def _scan(path: str, needles: Sequence[bytes]) -> set[int]:
-    """Indexes of the needles whose bytes occur in the file (read in 1 MiB blocks with overlap)."""
-    found: set[int] = set()
-    overlap = max((len(n) for n in needles), default=1) - 1
-    tail = b""
-    try:
-        with open(path, "rb") as fh:
-            while True:
-                block = fh.read(1 << 20)
-                if not block:
-                    break
-                buf = tail + block
-                for i, needle in enumerate(needles):
-                    if i not in found and needle in buf:
-                        found.add(i)
-                tail = buf[-overlap:] if overlap > 0 else b""
-    except FileNotFoundError:
-        return set()
-    return found
-
-
-def _connect_secure(path: str) -> sqlite3.Connection:
-    """A read-write connection (never creating the file) that zeroes what it deletes."""
-    conn = connect(path)
-    conn.execute("PRAGMA secure_delete = ON")
-    return conn
-
-
-def _vacuum(path: str) -> str:
-    """``VACUUM`` (secure_delete on) and truncate the WAL; returns "" or why it could not."""
-    try:
-        conn = _connect_secure(path)
-        try:
-            conn.execute("VACUUM")
-            mode = str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
-            if mode == "wal":
-                busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
-                if busy:
-                    return "the write-ahead log could not be truncated: another connection was reading"
-        finally:
-            conn.close()
-    except sqlite3.Error as exc:
-        return f"VACUUM failed: {exc}"
-    return ""
-
-
-def _tables(conn: sqlite3.Connection) -> set[str]:
-    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-
-
-def _scrub_history(path: str, ids: Sequence[str], texts: Sequence[str]) -> tuple[int, int]:
-    """Blank the memories' text in history (rows kept), remove messages holding it. One transaction."""
-    conn = _connect_secure(path)
-    try:
-        with transaction(conn):
-            marks = ",".join("?" * len(ids))
-            blanked = conn.execute(
-                f"UPDATE history SET old_memory = CASE WHEN old_memory IS NULL THEN NULL ELSE '' END, "
-                f"new_memory = CASE WHEN new_memory IS NULL THEN NULL ELSE '' END "
-                f"WHERE memory_id IN ({marks}) AND (COALESCE(old_memory, '') <> '' OR COALESCE(new_memory, '') <> '')",
-                list(ids),
-            ).rowcount
-            removed = 0
-            if "messages" in _tables(conn):
-                for text in texts:
-                    removed += conn.execute("DELETE FROM messages WHERE instr(content, ?) > 0", (text,)).rowcount
-    finally:
-        conn.close()
-    return blanked, removed
-
-
-def _count_scrub(path: str | None, ids: Sequence[str], texts: Sequence[str]) -> tuple[int, int]:
-    """What :func:`_scrub_history` would change (history rows, messages rows), read-only."""
-    if not path or not os.path.isfile(path):
-        return 0, 0
-    conn = connect(path, readonly=True)
-    try:
-        marks = ",".join("?" * len(ids))
-        rows = conn.execute(f"SELECT count(*) FROM history WHERE memory_id IN ({marks}) "
-                            "AND (COALESCE(old_memory, '') <> '' OR COALESCE(new_memory, '') <> '')",
-                            list(ids)).fetchone()[0]
-        messages = 0
-        if "messages" in _tables(conn):
-            ids_seen: set[str] = set()
-            for text in texts:
-                ids_seen |= {r[0] for r in conn.execute("SELECT id FROM messages WHERE instr(content, ?) > 0", (text,))}
-            messages = len(ids_seen)
-    finally:
-        conn.close()
-    return int(rows), messages
-
-
 def _scrub_ledger(path: str, ids: Sequence[str], texts: Sequence[str]) -> int:
-    """The ledger keeps no memory text; blank any of its text fields of these memories that holds it."""
     conn = ledger_connect(path)
     try:
-        conn.execute("PRAGMA secure_delete = ON")
-        blanked = 0
-        with transaction(conn):
-            marks = ",".join("?" * len(ids))
-            for column in _LEDGER_TEXT_COLUMNS:
-                for text in texts:
-                    blanked += conn.execute(
-                        f"UPDATE memories SET {column} = NULL WHERE memory_id IN ({marks}) AND instr({column}, ?) > 0",
-                        [*ids, text],
-                    ).rowcount
+        return scrub_ledger_fields(conn, ids, texts)
     finally:
         conn.close()
-    return blanked
-
-
-def _why_history(path: str, ids: Sequence[str], texts: Sequence[str]) -> str:
-    try:
-        conn = connect(path, readonly=True)
-        try:
-            others: set[str] = set()
-            messages = 0
-            has_messages = "messages" in _tables(conn)
-            for text in texts:
-                for (mid,) in conn.execute("SELECT DISTINCT memory_id FROM history "
-                                           "WHERE instr(old_memory, ?) > 0 OR instr(new_memory, ?) > 0", (text, text)):
-                    if mid not in ids:
-                        others.add(str(mid))
-                if has_messages:
-                    messages += conn.execute("SELECT count(*) FROM messages WHERE instr(content, ?) > 0",
-                                             (text,)).fetchone()[0]
-        finally:
-            conn.close()
-    except sqlite3.Error as exc:
-        return f"could not look inside it: {exc}"
-    parts = []
-    if others:
-        parts.append(f"history rows of other memories hold the same text ({', '.join(sorted(others)[:5])}); "
-                     "forget those too")
-    if messages:
-        parts.append(f"{messages} messages rows still hold it")
-    return "; ".join(parts)
-
-
-def _why_points(path: str, texts: Sequence[str]) -> str:
-    try:
-        conn = connect(path, readonly=True)
-        try:
-            n = sum(conn.execute("SELECT count(*) FROM points WHERE instr(point, ?) > 0",
-                                 (t.encode("utf-8"),)).fetchone()[0] for t in texts)
-        finally:
-            conn.close()
-    except sqlite3.Error as exc:
-        return f"could not look inside it: {exc}"
-    return f"{n} other stored point(s) hold the same text (another memory says the same); forget those too" if n else ""
 
 
 # ---------------------------------------------------------------------------------------------- forget
@@ -344,8 +256,10 @@ def forget(
     *,
     scrub: bool = False,
     dry_run: bool = False,
+    keep_backups: bool = False,
 ) -> ForgetResult:
-    """Delete memories through mem0's API and, with ``scrub``, erase their text from every store file.
+    """Delete memories through mem0's API and, with ``scrub``, erase their text from every store file and
+    from every registered copy of the stores.
 
     ``target`` is the app's drop-in ``Memory`` (in-process; works while the app runs) or a mem0 config
     dict, for which a ``Memory`` is opened here (:class:`~mem0_hygiene.errors.StoreLocked` when a
@@ -355,14 +269,17 @@ def forget(
     ``DELETED_TEXT_IN_HISTORY`` fix). Unknown ids raise :class:`~mem0_hygiene.errors.MemoryNotFound`
     before anything is changed.
 
-    ``scrub=True`` edits mem0's history.db on purpose; see the module docstring for every step and
-    for how the result reports files that still hold the text. ``dry_run`` changes nothing and, with
-    ``scrub``, reports where the text is found now.
+    ``scrub=True`` edits mem0's history.db on purpose, and every registered copy (backup sets included,
+    whose manifests are rewritten so they still restore); see the module docstring for every step and for
+    how the result reports files that still hold the text. ``keep_backups`` leaves backup sets alone (the
+    result then names each one that still holds the text, and is not verified). ``dry_run`` changes
+    nothing and, with ``scrub``, reports where the text is found now.
     """
     ids = list(dict.fromkeys(str(i) for i in memory_ids))
     if not ids:
         raise ConfigError("give at least one memory id to forget")
-    with resolve(target).memory_for("forget memories in", readonly=dry_run) as m:
+    tgt = resolve(target)
+    with tgt.memory_for("forget memories in", readonly=dry_run) as m:
         m.flush()
         plan: list[tuple[str, bool, list[str]]] = []  # (id, in store, chain it superseded)
         texts: set[str] = set()
@@ -388,6 +305,21 @@ def forget(
         already = tuple(mid for mid, present, _ in plan if not present)
         deleted = [x for x in affected if x in in_store]  # what goes out of the vector store through mem0
         notes: list[str] = []
+        # the deployment's own files (a dry run's Memory works on a scratch copy of the ledger)
+        history_path = _abs(tgt.history_path)
+        ledger_path = _abs(tgt.ledger_path)
+        qdrant_path = _local_qdrant_path(m)
+        copies: list[StoreCopy] = []
+        unverified: list[str] = []
+        if scrub:
+            try:
+                copies = [c for c in list_copies(ledger_path, history_path)
+                          if not _is_live(c, (history_path, ledger_path, qdrant_path))]
+            except BackupError as exc:
+                unverified.append("copies")
+                notes.append(f"the copies of the stores cannot be listed, so none was scrubbed or checked: {exc}")
+            for c in copies:
+                texts |= copy_texts(c, affected)  # a copy may still hold a text the live store has lost
         if not dry_run:
             for mid, present, _chain in plan:
                 row = m.ledger.get(mid)
@@ -408,29 +340,26 @@ def forget(
         ordered = sorted(texts)
         if any(len(t.encode("utf-8")) < SHORT_TEXT for t in ordered):
             notes.append(f"some texts are shorter than {SHORT_TEXT} bytes and may match unrelated bytes by chance")
-        history_path = _abs(m.config.history_db_path)
-        ledger_path = _abs(m.ledger_path)
-        qdrant_path = _local_qdrant_path(m)
-        unverified: tuple[str, ...] = ()
         if qdrant_path is None:
-            unverified = ("vector_store",)
+            unverified.append("vector_store")
             notes.append("the vector store is not a local Qdrant folder: its files cannot be read from here; the "
                          "points were deleted through mem0's API")
         blanked = removed = ledger_blanked = 0
         vacuumed: list[str] = []
         failed: dict[str, str] = {}
+        erasures: dict[str, CopyErasure] = {}
         if not dry_run:
             m.flush()
             try:
                 if history_path and os.path.isfile(history_path):
                     with m.history_lock():  # mem0's connection waits meanwhile
-                        blanked, removed = _scrub_history(history_path, affected, ordered)
-                        failed[history_path] = _vacuum(history_path)
+                        blanked, removed = scrub_history(history_path, affected, ordered)
+                        failed[history_path] = vacuum(history_path)
                     vacuumed.append(history_path)
                 if ledger_path and os.path.isfile(ledger_path):
                     with m.ledger.locked():
                         ledger_blanked = _scrub_ledger(ledger_path, affected, ordered)
-                        failed[ledger_path] = _vacuum(ledger_path)
+                        failed[ledger_path] = vacuum(ledger_path)
                     vacuumed.append(ledger_path)
             except sqlite3.Error as exc:
                 raise BackupError(
@@ -438,16 +367,31 @@ def forget(
                     "was half-applied to that file (one transaction). Run forget with scrub again"
                 ) from exc
             for path in (files_under(qdrant_path) if qdrant_path is not None else []):
-                failed[path] = _vacuum(path)
+                failed[path] = vacuum(path)
                 vacuumed.append(path)
+            at = to_iso(tgt.now())
+            for c in copies:
+                if keep_backups and c.kind == "backup_set":
+                    erasures[c.path] = CopyErasure(c.kind, c.path, c.roles, scrubbed=False, kept=True)
+                    continue
+                erasures[c.path], copy_failed = scrub_copy(c, affected, ordered, collection=tgt.collection, at=at)
+                failed.update(copy_failed)
         else:
-            blanked, removed = _count_scrub(history_path, affected, ordered)
+            blanked, removed = count_scrub(history_path, affected, ordered)
+            for c in copies:
+                erasures[c.path] = CopyErasure(c.kind, c.path, c.roles, scrubbed=False,
+                                               kept=keep_backups and c.kind == "backup_set")
         files = _verify(history_path, ledger_path, qdrant_path, affected, ordered, failed, dry_run)
+        copy_files = _verify_copies(copies, erasures, affected, ordered, failed, dry_run)
+        files += copy_files
+        checked = tuple(replace(erasures[c.path], holds_text=any(f.copy == c.path and not f.clean for f in copy_files))
+                        for c in copies)
     return ForgetResult(
         memory_ids=tuple(ids), deleted=tuple(dict.fromkeys(deleted)), cascaded=cascaded, already_deleted=already,
         dry_run=dry_run, scrub=True, texts=len(ordered), history_rows_blanked=blanked, messages_removed=removed,
         ledger_fields_blanked=ledger_blanked, vacuumed=tuple(p for p in vacuumed if not failed.get(p)),
-        files=tuple(files), unverified=unverified, notes=tuple(notes),
+        files=tuple(files), copies=checked, keep_backups=keep_backups, unverified=tuple(unverified),
+        notes=tuple(notes),
     )
 
 
@@ -462,40 +406,78 @@ def _local_qdrant_path(m: Any) -> str | None:
     return vs.path if vs.provider == "qdrant" and vs.is_local and vs.path and os.path.isdir(vs.path) else None
 
 
+def _is_live(copy: StoreCopy, live: Sequence[str | None]) -> bool:
+    """A registered copy that is (a link to) a live store, or holds one: it is checked as the live store."""
+    real = os.path.realpath(copy.path)
+    for path in live:
+        if path and (real == os.path.realpath(path) or os.path.realpath(path).startswith(real.rstrip("/") + "/")):
+            return True
+    return False
+
+
+def _reason(path: str, main: str, ids: Sequence[str], found: Sequence[str], failed: dict[str, str],
+            history_like: bool) -> str:
+    parts = []
+    if history_like and path == main:
+        parts.append(why_history(path, ids, found))
+    elif path.endswith(".sqlite"):
+        parts.append(why_points(path, found))
+    if failed.get(main):
+        parts.append(failed[main])
+    if path != main:
+        parts.append("in the database's journal/WAL file")
+    return "; ".join(p for p in parts if p) or (
+        "the bytes are still in the file although no row holds them (unused space that VACUUM did not rewrite)")
+
+
 def _verify(history_path: str | None, ledger_path: str | None, qdrant_path: str | None, ids: Sequence[str],
             texts: Sequence[str], failed: dict[str, str], dry_run: bool) -> list[FileCheck]:
-    """Read every store file's raw bytes and say where the texts are still found, and why."""
+    """Read every live store file's raw bytes and say where the texts are still found, and why."""
     needles = [t.encode("utf-8") for t in texts]
-    targets: list[tuple[str, str]] = [(p, "history_db") for p in _sqlite_files(history_path)]
-    targets += [(p, "ledger") for p in _sqlite_files(ledger_path)]
+    targets: list[tuple[str, str, str]] = [(p, "history_db", history_path or p) for p in sqlite_files(history_path)]
+    targets += [(p, "ledger", ledger_path or p) for p in sqlite_files(ledger_path)]
     if qdrant_path is not None:
-        for root, _dirs, files in os.walk(qdrant_path):
-            targets += [(os.path.join(root, n), "vector_store") for n in sorted(files)]
+        for root, _dirs, names in os.walk(qdrant_path):
+            targets += [(os.path.join(root, n), "vector_store", os.path.join(root, n)) for n in sorted(names)]
     out: list[FileCheck] = []
-    for path, role in targets:
-        hits = _scan(path, needles) if needles else set()
+    for path, role, main in targets:
+        hits = scan(path, needles) if needles else set()
         if not hits:
             out.append(FileCheck(path, role, True))
             continue
         found = [texts[i] for i in sorted(hits)]
-        if dry_run:
-            reason = "not scrubbed yet (dry run)"
-        else:
-            main = next((p for p in (history_path, ledger_path) if p and path.startswith(p)), path)
-            parts = []
-            if path == history_path:
-                parts.append(_why_history(path, ids, found))
-            elif path.endswith(".sqlite"):
-                parts.append(_why_points(path, found))
-            if failed.get(main):
-                parts.append(failed[main])
-            if path != main:
-                parts.append("in the database's journal/WAL file")
-            reason = "; ".join(p for p in parts if p) or (
-                "the bytes are still in the file although no row holds them (unused space that VACUUM did not "
-                "rewrite)")
+        reason = "not scrubbed yet (dry run)" if dry_run else _reason(path, main, ids, found, failed,
+                                                                       path == history_path)
         out.append(FileCheck(path, role, False, len(hits), reason))
     return out
 
 
-__all__ = ["FileCheck", "ForgetResult", "forget"]
+def _verify_copies(copies: Sequence[StoreCopy], erasures: dict[str, CopyErasure], ids: Sequence[str],
+                   texts: Sequence[str], failed: dict[str, str], dry_run: bool) -> list[FileCheck]:
+    """Read every file of every registered copy byte by byte, as :func:`_verify` does for the live stores."""
+    needles = [t.encode("utf-8") for t in texts]
+    out: list[FileCheck] = []
+    for c in copies:
+        owner: dict[str, tuple[str, str]] = {}  # file -> (role, the database it belongs to)
+        for part in parts_of(c):
+            for path, main in part.files():
+                owner[path] = (part.role, main)
+        erasure = erasures[c.path]
+        for path in c.files():
+            role, main = owner.get(path, ("other", path))
+            hits = scan(path, needles) if needles else set()
+            if not hits:
+                out.append(FileCheck(path, role, True, copy=c.path, kind=c.kind))
+                continue
+            found = [texts[i] for i in sorted(hits)]
+            if erasure.kept:
+                reason = "a backup set left alone on purpose (--keep-backups)"
+            elif dry_run:
+                reason = "not scrubbed yet (dry run)"
+            else:
+                reason = _reason(path, main, ids, found, failed, role == "history_db")
+            out.append(FileCheck(path, role, False, len(hits), reason, copy=c.path, kind=c.kind))
+    return out
+
+
+__all__ = ["CopyErasure", "FileCheck", "ForgetResult", "forget"]

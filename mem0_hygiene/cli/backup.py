@@ -81,27 +81,43 @@ def restore(store: StoreOptions, src: str, dry_run: bool, yes: bool, as_json: bo
 @click.option("--scrub", is_flag=True,
               help="Also erase the text: blank it in mem0's history.db (edited on purpose; event rows kept), "
                    "remove it from mem0's messages table, VACUUM, then verify the raw bytes of every store file.")
+@click.option("--keep-backups", is_flag=True,
+              help="With --scrub: leave backup sets alone; each one that still holds the text is named (exit 1).")
 @click.option("--dry-run", is_flag=True, help="Show what would be deleted (and where the text is now); change nothing.")
 @json_option()
 @hygiene_command
-def forget(store: StoreOptions, memory_ids: tuple[str, ...], scrub: bool, dry_run: bool, as_json: bool) -> None:
+def forget(store: StoreOptions, memory_ids: tuple[str, ...], scrub: bool, keep_backups: bool, dry_run: bool,
+           as_json: bool) -> None:
     """Delete memories through mem0's API (with the chains they superseded); --scrub erases their text.
 
     --scrub is the privacy/legal deletion path and edits mem0's history.db on purpose: old_memory and
     new_memory become '' (the event rows stay), matching messages rows go, the SQLite files (and local
-    Qdrant's storage.sqlite) are vacuumed, and every store file is read byte by byte. Exit status 1
-    when the text is still found somewhere (each file is listed with the reason). While the app runs,
-    call m.forget([...], scrub=True) inside the app instead.
+    Qdrant's storage.sqlite) are vacuumed. The same is done in every registered copy of the stores
+    (backup sets, whose checksums are rewritten so they still restore; stores restore moved aside;
+    relocation sources), then every file of the stores and of the copies is read byte by byte. Exit
+    status 1 when the text is still found somewhere (each file is listed with the reason), or, with
+    --keep-backups, while a backup set still holds it (each set is named). While the app runs, call
+    m.forget([...], scrub=True) inside the app instead.
     """
     from ..actions.forget import forget as do_forget
 
-    result = do_forget(store.load(), list(memory_ids), scrub=scrub, dry_run=dry_run)  # offline embedder inside
+    if keep_backups and not scrub:
+        raise click.UsageError("--keep-backups only makes sense with --scrub")
+    result = do_forget(store.load(), list(memory_ids), scrub=scrub, dry_run=dry_run,  # offline embedder inside
+                       keep_backups=keep_backups)
     if as_json:
         emit_json(result.to_dict())
     else:
         console_for_output().print(result)
     if result.scrub and not result.dry_run and not result.verified:
-        where = ", ".join(f.path for f in result.still_found) or ", ".join(result.unverified)
-        click.echo(f"Error: the erasure could not be verified: the text is still found in (or cannot be read "
-                   f"from) {where}", err=True)
+        holding = result.copies_holding_text
+        if holding:
+            click.echo("Error: the text is still found in these copies of the stores: "
+                       + ", ".join(f"{c.path} ({c.kind}{', kept with --keep-backups' if c.kept else ''})"
+                                   for c in holding), err=True)
+        live = [f.path for f in result.still_found if f.kind == "live"]
+        if live or result.unverified or not holding:
+            where = ", ".join(live) or ", ".join(result.unverified) or "-"
+            click.echo(f"Error: the erasure could not be verified: the text is still found in (or cannot be read "
+                       f"from) {where}", err=True)
         sys.exit(1)
