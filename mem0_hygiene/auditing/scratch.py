@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..stores.ledger import APPLICATION_ID
-from ..stores.sqlite import connect, uri
+from ..stores.sqlite import connect, is_wal_file, uri
 from .scan import find_secrets, instruction_reason, normalize_for_duplicates
 
 _SCRATCH_SCHEMA = """
@@ -64,6 +64,7 @@ class Sources:
     points: bool = False
     history: bool = False
     ledger: bool = False
+    ledger_wal: bool = False  # the ledger file is in WAL mode (read from its header)
     messages: bool = False
     backups: bool = False
     missing: dict[str, str] = field(default_factory=dict)
@@ -185,6 +186,7 @@ class ScratchDB:
             self.sources.missing["ledger"] = f"{path} is not a mem0-hygiene ledger"
             return
         self.sources.ledger = True
+        self.sources.ledger_wal = is_wal_file(path)
 
     def _detach(self, name: str) -> None:
         try:

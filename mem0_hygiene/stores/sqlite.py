@@ -31,9 +31,28 @@ _WRITTEN = ("", "-wal", "-journal")  # the files a write changes (``-shm`` chang
 Database: TypeAlias = sqlite3.Connection | str | os.PathLike[str]  # an open connection or a path
 
 
+def is_wal_file(path: str | os.PathLike[str]) -> bool:
+    """The database file at ``path`` is in WAL mode (its header's read/write versions are 2)."""
+    try:
+        with open(os.fspath(path), "rb") as fh:
+            header = fh.read(20)
+    except OSError:
+        return False
+    return len(header) == 20 and header[:16] == b"SQLite format 3\x00" and header[18] == 2 and header[19] == 2
+
+
 def uri(path: str | os.PathLike[str], mode: str) -> str:
-    """The ``file:`` URI of ``path`` (absolute, quoted: ``?``, ``#``, ``%`` and spaces survive) with ``mode``."""
-    return f"file:{quote(os.path.abspath(os.fspath(path)))}?mode={mode}"
+    """The ``file:`` URI of ``path`` (absolute, quoted: ``?``, ``#``, ``%`` and spaces survive) with ``mode``.
+
+    Read-only (``mode="ro"``) on a WAL database that nobody has open (no ``-wal`` file: every write is in the
+    main file) adds ``immutable=1``: otherwise SQLite would create ``-wal``/``-shm`` files beside it that a
+    read-only connection cannot remove again, and a read must leave nothing behind. While a writer has it open
+    (``-wal`` exists) the normal shared-memory reader is used."""
+    absolute = os.path.abspath(os.fspath(path))
+    extra = ""
+    if mode == "ro" and not os.path.exists(absolute + "-wal") and is_wal_file(absolute):
+        extra = "&immutable=1"
+    return f"file:{quote(absolute)}?mode={mode}{extra}"
 
 
 def connect(

@@ -109,7 +109,8 @@ def chain_cycle(ctx: Context) -> CheckResult:
 
 @check("LEDGER_PRAGMAS", "ledger", needs=("ledger",))
 def pragmas(ctx: Context) -> CheckResult:
-    mode = str(ctx.db.one("PRAGMA l.journal_mode") or "").lower()
+    # the file's own header: a read-only reader may open it immutable, which reports no journal mode
+    mode = "wal" if ctx.db.sources.ledger_wal else str(ctx.db.one("PRAGMA l.journal_mode") or "").lower()
     schema = ctx.db.one("SELECT sql FROM l.sqlite_master WHERE name = 'memories'") or ""
     problems = []
     if mode != "wal":
