@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from ..errors import LedgerError, SupersedeError
-from ..timeutil import parse_time, to_iso
+from ..timeutil import parse_time, shift_time, to_iso
 from .sqlite import connect as sqlite_connect
 from .sqlite import transaction
 from .states import live_sql, state_of
@@ -399,7 +399,7 @@ class Ledger:
     # -- maintenance queries ----------------------------------------------------------------
     def review_candidates(self, now: datetime, older_than: timedelta, limit: int,
                           scope: dict[str, str] | None = None) -> list[LedgerRow]:
-        cutoff = to_iso(now - older_than)
+        cutoff = to_iso(shift_time(now, -older_than, what="older_than"))
         where = live_sql(expiry=False) + " AND expires_at IS NULL AND COALESCE(confirmed_at, created_at) < ?"
         params: list[Any] = [cutoff]
         for key, value in (scope or {}).items():
@@ -414,7 +414,7 @@ class Ledger:
 
         All of them oldest first; with ``limit``, at most that many in key order, so the scan stops at
         the first ``limit`` matches (the cheap query auto_prune runs inside the app's calls)."""
-        stamp, cutoff = to_iso(now), to_iso(now - retain)
+        stamp, cutoff = to_iso(now), to_iso(shift_time(now, -retain, what="retain_superseded"))
         out: list[tuple[LedgerRow, str]] = []
         where = ("deleted_at IS NULL AND ((expires_at IS NOT NULL AND expires_at <= ?) "
                  "OR (superseded_at IS NOT NULL AND superseded_at <= ?) "
@@ -439,7 +439,7 @@ class Ledger:
         """Live memories neither used nor confirmed since ``now - older_than``, least recently touched
         first. A never-used memory counts from its creation; a quarantined one is not live, so it is
         left to review."""
-        cutoff, stamp = to_iso(now - older_than), to_iso(now)
+        cutoff, stamp = to_iso(shift_time(now, -older_than, what="unused")), to_iso(now)
         where = live_sql() + " AND COALESCE(last_used_at, created_at) < ? AND COALESCE(confirmed_at, created_at) < ?"
         order = "MAX(COALESCE(last_used_at, created_at), COALESCE(confirmed_at, created_at)), memory_id"
         return list(self.iter_rows(where, (stamp, cutoff, cutoff), order=order))
