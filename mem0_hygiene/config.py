@@ -29,6 +29,7 @@ LEDGER_FILENAME = "hygiene.db"
 ON_VOLATILE_CHOICES = ("warn", "relocate", "error")
 SECRET_POLICIES = ("redact", "refuse", "allow")
 INSTRUCTION_POLICIES = ("flag", "quarantine", "allow")
+DURATION_SETTINGS = ("retain_superseded", "review_older_than", "auto_prune")
 
 
 def _number(value: Any, what: str, low: float, high: float) -> float:
@@ -216,6 +217,10 @@ class HygieneSettings:
     rank: RankSettings | bool | dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
+        for name in DURATION_SETTINGS:  # strings or timedeltas, each checked (up to 100 years)
+            value = getattr(self, name)
+            if value is not None:
+                setattr(self, name, parse_duration(value, what=f"hygiene.{name}"))
         self.write_decision = WriteDecisionSettings.parse(self.write_decision)
         self.rank = RankSettings.parse(self.rank)
 
@@ -228,9 +233,6 @@ class HygieneSettings:
             raise ConfigError(
                 f"unknown hygiene setting(s) {', '.join(unknown)}; the known ones are {', '.join(sorted(known))}"
             )
-        for name in ("retain_superseded", "review_older_than", "auto_prune"):
-            if section.get(name) is not None:
-                section[name] = parse_duration(section[name], what=f"hygiene.{name}")
         for name, choices in (("secrets", SECRET_POLICIES), ("instructions", INSTRUCTION_POLICIES)):
             if name in section and section[name] not in choices:
                 raise ConfigError(f"hygiene.{name} is {section[name]!r}; use one of {', '.join(choices)}")

@@ -13,11 +13,14 @@ to keep the app's real embedder, so :func:`load_config` never swaps anything.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
+import inspect
 import json
 import os
 import re
 import sys
+import types
 from typing import Any
 
 from .errors import ConfigError
@@ -25,6 +28,11 @@ from .offline import DEFAULT_DIMS, OFFLINE_PROVIDER
 
 MODULE_REF = re.compile(r"^(?P<module>[A-Za-z_][\w.]*):(?P<attr>[A-Za-z_][\w.]*)$")
 MEM0_DEFAULT_DIMS = 1536  # mem0's default embedding size (text-embedding-3-small, Qdrant's default)
+MAX_CONFIG_BYTES = 2**20  # a config file larger than 1 MiB is refused unread
+MAX_YAML_ALIASES = 100  # YAML aliases (*name) allowed in one config file
+MAX_YAML_NODES = 100_000  # values a YAML config may hold once its aliases are expanded
+_BUILTIN_CALLABLES = (types.BuiltinFunctionType, types.BuiltinMethodType, types.MethodWrapperType,
+                      types.WrapperDescriptorType, types.MethodDescriptorType, types.ClassMethodDescriptorType)
 
 
 def _copy_dicts(value: Any) -> Any:
@@ -36,33 +44,157 @@ def _copy_dicts(value: Any) -> Any:
     return value
 
 
-def _parse_file(path: str) -> Any:
+def _too_big(path: str, size: int) -> ConfigError:
+    return ConfigError(f"config file {path} is larger than {MAX_CONFIG_BYTES // 2**20} MiB ({size} bytes), far more "
+                       "than a mem0 config needs; check that --config names the app's config file")
+
+
+def _read_text(path: str) -> str:
+    """The file's text, refused unread beyond :data:`MAX_CONFIG_BYTES`."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+        size = os.stat(path).st_size
+        if size > MAX_CONFIG_BYTES:
+            raise _too_big(path, size)
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_CONFIG_BYTES + 1)  # a file still growing is cut off here, not read whole
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from exc
-    ext = os.path.splitext(path)[1].lower()
-    if ext == ".json":
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"config file {path} is not valid JSON: {exc}") from exc
+    if len(data) > MAX_CONFIG_BYTES:
+        raise _too_big(path, len(data))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"config file {path} is not UTF-8 text ({exc.reason} at byte {exc.start}); give the "
+                          "JSON or YAML file the app passes to Memory.from_config") from None
+
+
+class _YamlRefused(ValueError):
+    """A YAML document refused before it is built (too many aliases, too big once expanded, endless)."""
+
+
+@functools.cache
+def _bounded_yaml_loader() -> type:
+    """PyYAML's SafeLoader that refuses alias bombs: at most :data:`MAX_YAML_ALIASES` aliases, and a
+    document whose aliases would expand it beyond :data:`MAX_YAML_NODES` values, or into an endless
+    structure, is refused after composing (a graph as big as the file) and before anything is built."""
     import yaml
 
-    if ext in (".yaml", ".yml"):
+    class BoundedSafeLoader(yaml.SafeLoader):
+        aliases_seen = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                self.aliases_seen += 1
+                if self.aliases_seen > MAX_YAML_ALIASES:
+                    raise _YamlRefused(f"uses more than {MAX_YAML_ALIASES} YAML aliases (*name)")
+            return super().compose_node(parent, index)
+
+        def get_single_node(self) -> Any:
+            node = super().get_single_node()
+            if node is not None:
+                _expanded_size(node)
+            return node
+
+    return BoundedSafeLoader
+
+
+def _expanded_size(root: Any) -> int:
+    """How many values the YAML node graph ``root`` holds once every alias is expanded (each shared node
+    counted once per use), refusing above :data:`MAX_YAML_NODES` or for a node that contains itself."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+
+    def size(node: Any) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in open_nodes:
+            raise _YamlRefused("has a YAML alias that refers to itself (an endless structure)")
+        open_nodes.add(key)
+        total = 1
+        value = node.value
+        if isinstance(value, list):
+            for item in value:
+                for child in (item if isinstance(item, tuple) else (item,)):
+                    total += size(child)
+                    if total > MAX_YAML_NODES:
+                        raise _YamlRefused(f"would expand to more than {MAX_YAML_NODES} values through its YAML "
+                                           "aliases (*name)")
+        open_nodes.discard(key)
+        sizes[key] = total
+        return total
+
+    return size(root)
+
+
+def _yaml(text: str, path: str) -> Any:
+    import yaml
+
+    try:
+        return yaml.load(text, Loader=_bounded_yaml_loader())  # a SafeLoader, bounded
+    except _YamlRefused as exc:
+        raise ConfigError(f"config file {path} {exc}; refused without building it (a few aliases can make a "
+                          "file of some bytes expand to billions of values). Write the values out instead") from None
+
+
+def _parse_file(path: str) -> Any:
+    import yaml
+
+    text = _read_text(path)
+    ext = os.path.splitext(path)[1].lower()
+    try:
+        if ext == ".json":
+            try:
+                return json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise ConfigError(f"config file {path} is not valid JSON: {exc}") from exc
+        if ext in (".yaml", ".yml"):
+            try:
+                return _yaml(text, path)
+            except yaml.YAMLError as exc:
+                raise ConfigError(f"config file {path} is not valid YAML: {exc}") from exc
         try:
-            return yaml.safe_load(text)
+            return json.loads(text)
+        except json.JSONDecodeError:
+            pass
+        try:
+            return _yaml(text, path)
         except yaml.YAMLError as exc:
-            raise ConfigError(f"config file {path} is not valid YAML: {exc}") from exc
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        pass
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"config file {path} is neither JSON nor YAML: {exc}") from exc
+            raise ConfigError(f"config file {path} is neither JSON nor YAML: {exc}") from exc
+    except RecursionError:
+        raise ConfigError(f"config file {path} is nested too deeply to read; a mem0 config is a few levels deep: "
+                          "check that --config names the app's config file") from None
+
+
+def _not_a_factory(value: Any) -> str | None:
+    """Why ``value`` cannot be a config or a config factory (None: a dict, a plain value, or a Python
+    function that can be called without arguments). Decided before anything is called."""
+    if isinstance(value, dict):
+        return None
+    if isinstance(value, types.ModuleType):
+        return "a module"
+    if isinstance(value, type):
+        return f"a class ({value.__name__})"
+    if isinstance(value, _BUILTIN_CALLABLES):
+        return "a built-in function"
+    if inspect.isfunction(value) or (inspect.ismethod(value) and inspect.isfunction(value.__func__)):
+        if inspect.iscoroutinefunction(value) or inspect.isasyncgenfunction(value):
+            return "an async function"
+        try:
+            inspect.signature(value).bind()
+        except TypeError:
+            return "a function that takes arguments"
+        except ValueError:
+            return "a function whose signature cannot be read"
+        return None
+    if callable(value):
+        return f"a callable {type(value).__name__} (not a plain function)"
+    return None  # a plain value: read_config_source says if it is not a dict
+
+
+def _stopped(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _import_attribute(ref: str, module_name: str, attr: str) -> Any:
@@ -73,12 +205,13 @@ def _import_attribute(ref: str, module_name: str, attr: str) -> Any:
         added = True
     try:
         module = importlib.import_module(module_name)
-    except ImportError as exc:
+    except ModuleNotFoundError as exc:
         raise ConfigError(f"cannot import module {module_name!r} for --config {ref}: {exc}") from exc
-    except Exception as exc:
+    except BaseException as exc:  # SystemExit, KeyboardInterrupt too: the module's top level ran
         raise ConfigError(
-            f"importing module {module_name!r} for --config {ref} failed: {type(exc).__name__}: {exc}"
-        ) from exc
+            f"importing module {module_name!r} for --config {ref} failed with {_stopped(exc)}; --config imports "
+            "the module, so name one that only defines the config (a dict, or a function returning one)"
+        ) from None
     finally:
         if added:
             with contextlib.suppress(ValueError):
@@ -89,11 +222,21 @@ def _import_attribute(ref: str, module_name: str, attr: str) -> Any:
             value = getattr(value, part)
         except AttributeError:
             raise ConfigError(f"module {module_name!r} has no attribute {attr!r} (from --config {ref})") from None
+        except BaseException as exc:
+            raise ConfigError(f"reading {attr!r} of module {module_name!r} for --config {ref} failed with "
+                              f"{_stopped(exc)}") from None
+    problem = _not_a_factory(value)
+    if problem:
+        raise ConfigError(
+            f"--config {ref} names {problem}, not a config; name a dict (e.g. myapp.settings:MEM0_CONFIG), or a "
+            "function taking no arguments that returns one (nothing was called)"
+        )
     if callable(value) and not isinstance(value, dict):
         try:
             value = value()
-        except Exception as exc:
-            raise ConfigError(f"calling {ref}() failed: {type(exc).__name__}: {exc}") from exc
+        except BaseException as exc:  # SystemExit, KeyboardInterrupt too: a config factory must not exit
+            raise ConfigError(f"calling {ref}() for --config failed with {_stopped(exc)}; it must return the "
+                              "config dict") from None
     return value
 
 
@@ -102,8 +245,14 @@ def read_config_source(source: str) -> dict[str, Any]:
 
     A file is parsed by its extension (``.json``, ``.yaml``/``.yml``), otherwise as JSON and then as
     YAML. ``module:ATTRIBUTE`` imports the module (the current folder is searchable, as with
-    ``python -m``) and takes the attribute, a dict or a callable returning one. Importing runs the
-    module's top-level code: name a module that does not open the store itself.
+    ``python -m``) and takes the attribute: a dict, or a plain Python function taking no arguments that
+    returns one. Anything else (a built-in such as ``sys:exit`` or ``os:abort``, a class, a module, a
+    function that needs arguments) is refused before it is called; an import or a call that raises,
+    exits (``SystemExit``) or is interrupted becomes a :class:`ConfigError`. Importing runs the module's
+    top-level code: name a module that only defines the config (one that calls ``os._exit`` while
+    imported cannot be stopped). A file is refused above :data:`MAX_CONFIG_BYTES`, and YAML with more
+    than :data:`MAX_YAML_ALIASES` aliases or expanding beyond :data:`MAX_YAML_NODES` values (an alias
+    bomb) is refused without being built.
     """
     if os.path.exists(source):
         if os.path.isdir(source):

@@ -13,7 +13,7 @@ from ..memory.provenance import kind_from_source
 from ..stores.history import HistoryAndLedger
 from ..stores.ledger import LedgerRow
 from ..target import is_dropin, resolve
-from ..timeutil import as_utc, parse_duration, parse_time, to_iso
+from ..timeutil import parse_time, to_iso, window_start_time
 from .results import ChainLink, Digest, DigestItem, Story, StoryEvent
 
 
@@ -56,20 +56,8 @@ def _open(target: Any) -> HistoryAndLedger:
 
 def window_start(since: timedelta | datetime | str, now: datetime) -> datetime:
     """The start of a window given as a duration back from ``now`` ("1d", "12h", a timedelta) or as a
-    time (a datetime or an ISO string such as "2026-08-01")."""
-    if isinstance(since, timedelta):
-        return now - parse_duration(since, what="since")
-    if isinstance(since, datetime):
-        return as_utc(since)
-    try:
-        return now - parse_duration(since, what="since")
-    except ConfigError:
-        pass
-    try:
-        return parse_time(since, what="since")
-    except ConfigError:
-        raise ConfigError(f"since {since!r} is neither a duration ('1d', '12h', '2w') nor an ISO time "
-                          "('2026-08-01', '2026-08-01T09:00:00+00:00')") from None
+    time (a datetime or an ISO string such as "2026-08-01"; see :func:`mem0_hygiene.timeutil.parse_time`)."""
+    return window_start_time(since, now, what="since")
 
 
 def digest(target: Any, since: timedelta | datetime | str = "1d") -> Digest:

@@ -19,7 +19,7 @@ import click  # noqa: E402
 from rich.console import Console  # noqa: E402
 
 from .. import __version__  # noqa: E402
-from ..errors import HygieneError  # noqa: E402
+from ..errors import ConfigError, HygieneError  # noqa: E402
 from ..render.text import human_size, yes_no  # noqa: E402,F401  (shared by the command modules)
 
 
@@ -34,17 +34,31 @@ def cli() -> None:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+EXIT_BAD_INPUT = 2  # as click's own usage errors: a bad option, or a config or value the library refuses
+
+
+class BadInput(click.ClickException):
+    """``Error: MESSAGE`` and exit status 2: the input was wrong (a :class:`~mem0_hygiene.errors.ConfigError`:
+    an unreadable or unusable config, a setting or a value out of range), not the stores."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
 @contextlib.contextmanager
 def reported_errors() -> Iterator[None]:
-    """Turn the library's errors into a clean message and exit status 1 (no traceback)."""
+    """Turn the library's errors into a clean message (no traceback): a :class:`ConfigError` exits 2 (bad
+    input), any other :class:`HygieneError` exits 1."""
     try:
         yield
+    except ConfigError as exc:
+        raise BadInput(str(exc)) from exc
     except HygieneError as exc:
         raise click.ClickException(str(exc)) from exc
 
 
 def hygiene_command(func: F) -> F:
-    """Decorator for a command body: a :class:`HygieneError` becomes ``Error: MESSAGE`` and exit 1."""
+    """Decorator for a command body: a library error becomes ``Error: MESSAGE``, exit 2 for a
+    :class:`ConfigError` and 1 for any other :class:`HygieneError` (see :func:`reported_errors`)."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:

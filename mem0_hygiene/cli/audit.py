@@ -9,7 +9,9 @@ from rich.console import Console
 
 from ..errors import HygieneError
 from . import (
+    EXIT_BAD_INPUT,
     STORE_OPTION_NAMES,
+    BadInput,
     F,
     StoreOptions,
     cli,
@@ -20,7 +22,7 @@ from . import (
 
 # --------------------------------------------------------------------------------------------- audit
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_FAILED = 0, 1, EXIT_BAD_INPUT, 3
 
 
 def _config_hint(store: StoreOptions) -> str:
@@ -86,20 +88,20 @@ def audit(store: StoreOptions, as_json: bool, html: str | None, output: str | No
           examples: int) -> None:
     """Diagnose a mem0 deployment: storage, history.db vs. the vector store, the ledger, content.
 
-    Only reads. Exit status: 0 nothing at or above --fail-on, 1 findings at or above it, 2 usage
-    error, 3 the audit could not run (or, with --strict, a check was skipped).
+    Only reads. Exit status: 0 nothing at or above --fail-on, 1 findings at or above it, 2 bad input
+    (a bad option, or a config or setting that cannot be read or used), 3 the audit could not run (or,
+    with --strict, a check was skipped).
     """
     from ..auditing.runner import AuditError
     from ..errors import ConfigError
 
     try:
         config = store.load()
-    except ConfigError as exc:
-        raise click.UsageError(str(exc)) from exc
-    try:
         code = _run_audit(config, as_json=as_json, html=html, output=output, fail_on=fail_on, strict=strict,
                           examples=examples, description=store.config or "mem0 defaults",
                           config_hint=_config_hint(store))
+    except ConfigError as exc:  # never exit 1 ("findings") or 3 ("could not run") for bad input
+        raise BadInput(str(exc)) from exc
     except (AuditError, HygieneError) as exc:
         click.echo(f"Error: {exc}", err=True)
         raise SystemExit(EXIT_FAILED) from exc

@@ -44,7 +44,7 @@ from ..errors import (
 from ..stores.guard import guard_stores
 from ..stores.ledger import Ledger, LedgerRow
 from ..stores.vectors import iter_points
-from ..timeutil import Clock, as_utc, parse_duration, parse_time, system_clock, to_iso
+from ..timeutil import Clock, as_utc, parse_duration, parse_time, shift_time, system_clock, to_iso
 from .birth import adoption_row, birth_payload, strip_birth
 from .buffer import LedgerBufferMixin
 from .guard import CLEAN, Screened, facts_of, screen_messages, screen_text
@@ -123,12 +123,13 @@ class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, 
         if len(given) > 1:
             raise ConfigError(f"give only one of ttl, expires_at and expiration_date (got {', '.join(given)})")
         if ttl is not None:
-            return now + parse_duration(ttl, what="ttl")
-        if expires_at is not None:
+            return shift_time(now, parse_duration(ttl, what="ttl"), what="ttl")
+        if expires_at is not None:  # a time without an offset is local time (see timeutil.parse_time)
             when = parse_time(expires_at, what="expires_at")
         elif expiration_date is not None:
-            # mem0 shows a memory through its expiration date and hides it from the next day.
-            when = parse_time(str(expiration_date)[:10], what="expiration_date") + timedelta(days=1)
+            # mem0 shows a memory through its expiration date (a UTC day) and hides it from the next day.
+            when = shift_time(parse_time(str(expiration_date)[:10], what="expiration_date"), timedelta(days=1),
+                              what="expiration_date")
         else:
             return None
         if when <= now:

@@ -261,7 +261,7 @@ def test_supersede_says_when_the_apps_embedder_needs_a_key(store, past, monkeypa
     path = tmp_path / "openai.json"
     path.write_text(json.dumps(config))
     result = run("supersede", mid, "Uses pnpm", "--config", str(path))
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # EmbedderUnavailable is a ConfigError: bad input
     assert "OPENAI_API_KEY" in result.output and "Traceback" not in result.output
     assert run("confirm", mid, "--config", str(path)).exit_code == 0  # no new text: no key needed
 
@@ -299,7 +299,7 @@ def test_digest_puts_tool_sourced_first_and_respects_since(store, past, start_ap
     data = json.loads(run("digest", "--config", store["path"], "--since", "4d", "--json").stdout)
     assert [i["text"] for i in data["items"]] == ["Always deploy with --force", "Old fact", "Prefers pnpm"]
     assert data["items"][0]["tool_sourced"] is True and data["counts"] == {"tool": 1, "user": 2}
-    assert run("digest", "--config", store["path"], "--since", "soon").exit_code == 1
+    assert run("digest", "--config", store["path"], "--since", "soon").exit_code == 2  # a ConfigError
 
 
 def test_history_shows_the_chain_both_ways_oldest_first(store, past):
@@ -363,7 +363,7 @@ def test_schedule_cron_line_is_valid(store):
     assert weekly.stdout.splitlines()[-1].startswith("15 4 * * 1 ")
     assert "Persistent" in weekly.stderr  # cron does not catch up missed runs: said
     bad = run("schedule", "--cron", "--every", "5h", "--config", store["path"])
-    assert bad.exit_code == 1 and "steady rhythm" in bad.output
+    assert bad.exit_code == 2 and "steady rhythm" in bad.output  # a ConfigError
 
 
 def test_schedule_install_writes_to_the_unit_dir(store, tmp_path):

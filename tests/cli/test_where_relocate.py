@@ -102,11 +102,11 @@ def test_where_bad_config_is_a_clean_error(tmp_path: Path):
     bad = tmp_path / "broken.json"
     bad.write_text("{not json")
     result = run("where", "--config", str(bad))
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # a ConfigError: bad input
     assert "Error:" in result.output and str(bad) in result.output and "not valid JSON" in result.output
     assert "Traceback" not in result.output
     missing = run("where", "--config", str(tmp_path / "nope.yaml"))
-    assert missing.exit_code == 1 and "no such file" in missing.output
+    assert missing.exit_code == 2 and "no such file" in missing.output
 
 
 # ------------------------------------------------------------------------------------ relocate
