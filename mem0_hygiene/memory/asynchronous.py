@@ -415,8 +415,8 @@ class AsyncMemory(Mem0AsyncMemory):
         return _Closed()
 
     def _shut(self) -> None:
-        if not self._gate.start_closing():
-            return
+        if "_gate" not in vars(self) or not self._gate.start_closing():
+            return  # closed already, or never built (an __init__ that raised): nothing to release
         self._gate.wait_idle()
         try:
             with self._gate.inside():
