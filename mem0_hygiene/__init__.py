@@ -1,6 +1,7 @@
 """mem0-hygiene: provenance, expiry, supersession and audits for mem0 memories.
 
-``from mem0_hygiene import Memory`` is a drop-in replacement for ``mem0.Memory``.
+``from mem0_hygiene import Memory`` is a drop-in replacement for ``mem0.Memory``, and ``AsyncMemory`` for
+``mem0.AsyncMemory``.
 
 The public names are loaded on first use, so importing the package (or running the CLI, which must
 switch mem0's telemetry off before mem0 is imported) does not import mem0 by itself.
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 _EXPORTS = {
+    "AsyncMemory": ".memory.asynchronous",
     "AuditError": ".errors",
     "audit": ".auditing.runner",
     "HygieneSettings": ".config",
@@ -40,9 +42,9 @@ _EXPORTS = {
 }
 
 __all__ = [
-    "AuditError", "ConfigError", "Finding", "HygieneError", "HygieneMemory", "HygieneSettings", "LedgerError",
-    "Memory", "MemoryNotFound", "MissingSource", "PruneResult", "PrunedMemory", "Report", "Severity", "Skipped",
-    "StateError", "StoreLocked", "SupersedeError", "VolatileStoreError", "__version__", "audit",
+    "AsyncMemory", "AuditError", "ConfigError", "Finding", "HygieneError", "HygieneMemory", "HygieneSettings",
+    "LedgerError", "Memory", "MemoryNotFound", "MissingSource", "PruneResult", "PrunedMemory", "Report", "Severity",
+    "Skipped", "StateError", "StoreLocked", "SupersedeError", "VolatileStoreError", "__version__", "audit",
     "format_for_prompt", "inspect", "offline_config",
 ]
 
@@ -76,6 +78,7 @@ if TYPE_CHECKING:
         SupersedeError,
         VolatileStoreError,
     )
+    from .memory.asynchronous import AsyncMemory
     from .memory.core import HygieneMemory, Memory
     from .memory.prompt import format_for_prompt
     from .memory.pruning import PrunedMemory, PruneResult

@@ -2,6 +2,7 @@
 
 - :mod:`.core`: ``Memory`` itself (``HygieneMemory`` is the same class): constructor, the mem0 methods
   it overrides, the lifecycle verbs;
+- :mod:`.asynchronous`: ``AsyncMemory``, mem0's async API over one ``Memory`` (calls serialized for local Qdrant);
 - mixins of ``Memory``: :mod:`.buffer` (buffered ledger writes), :mod:`.reads` (read filtering and
   paging), :mod:`.write_decision` (``hygiene.write_decision`` at ``add``), :mod:`.pruning` (``prune``,
   ``hygiene.auto_prune``, and the prune results);
