@@ -58,6 +58,18 @@ def test_the_stores_layer_imports_nothing_above_it():
     assert bad == []
 
 
+def test_the_scanners_import_nothing_else_of_the_package():
+    bad = []
+    for path, tree in modules():
+        parts = path.relative_to(PACKAGE).parts
+        if parts[0] != "scan":
+            continue
+        for name, _names in imported(path, tree):
+            if name.startswith("mem0_hygiene") and not name.startswith("mem0_hygiene.scan"):
+                bad.append((path.name, name))
+    assert bad == []
+
+
 def test_only_the_cli_imports_click():
     bad = [str(path.relative_to(PACKAGE)) for path, tree in modules()
            if "cli" not in path.relative_to(PACKAGE).parts

@@ -6,8 +6,8 @@
   vector store's points in pages; ``reading`` streams the points into it.
 - ``checks/``: one module per family of checks, registered with ``@check(code, area, needs=...)``; importing
   the package registers all of them.
-- ``scan/``: the pure text scanners (secrets, standing orders, duplicate keys).
+- ``scan/``: the earlier import path of the pure text scanners, now :mod:`mem0_hygiene.scan`.
 
-May import: stores/, report, render/ (inspection's tables and plots), target, config, errors, timeutil. Never
+May import: scan/, stores/, report, render/ (inspection's tables and plots), target, config, errors, timeutil. Never
 actions/ (except the backup record reader), memory/ or cli/. Nothing here writes to a store.
 """

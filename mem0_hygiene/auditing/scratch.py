@@ -17,9 +17,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..scan import find_secrets, instruction_reason, normalize_for_duplicates
 from ..stores.ledger import APPLICATION_ID
 from ..stores.sqlite import connect, is_wal_file, uri
-from .scan import find_secrets, instruction_reason, normalize_for_duplicates
 
 _SCRATCH_SCHEMA = """
 CREATE TABLE points (

@@ -1,4 +1,4 @@
-"""Tests for the audit's text scanners: credentials, standing orders, duplicate keys.
+"""Tests for the text scanners the audit and every renderer use: credentials, standing orders, duplicate keys.
 
 Table-driven: realistic memory texts of the kind mem0 extracts, each with what the scanner must say.
 The secrets below are fabricated: right shape, no real account behind them.
@@ -10,7 +10,7 @@ import dataclasses
 
 import pytest
 
-from mem0_hygiene.auditing.scan import (
+from mem0_hygiene.scan import (
     INSTRUCTION_LABELS,
     SECRET_KINDS,
     SecretHit,
@@ -18,6 +18,8 @@ from mem0_hygiene.auditing.scan import (
     instruction_reason,
     normalize_for_duplicates,
     redact,
+    redact_secrets,
+    secret_spans,
 )
 
 _B62 = "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0U1v2W3x4Y5z6"
@@ -262,6 +264,57 @@ def test_secret_hit_is_immutable() -> None:
 )
 def test_redact_keeps_at_most_four_characters_and_at_most_a_quarter(secret: str, expected: str) -> None:
     assert redact(secret) == expected
+
+
+@pytest.mark.parametrize(("text", "kind", "secret"), SECRET_POSITIVES, ids=[_secret_id(c) for c in SECRET_POSITIVES])
+def test_secret_spans_point_at_the_secret(text: str, kind: str, secret: str) -> None:
+    assert [(text[start:end], k) for start, end, k in secret_spans(text)] == [(secret, kind)]
+
+
+@pytest.mark.parametrize(("text", "kind", "secret"), SECRET_POSITIVES, ids=[_secret_id(c) for c in SECRET_POSITIVES])
+def test_redact_secrets_replaces_the_secret_by_a_marker_and_keeps_the_rest(text: str, kind: str, secret: str) -> None:
+    out, kinds = redact_secrets(text)
+
+    assert out == text.replace(secret, f"[redacted {kind}]") and kinds == [kind]
+    assert secret not in out
+
+
+@pytest.mark.parametrize(("text", "kind", "secret"), SECRET_POSITIVES, ids=[_secret_id(c) for c in SECRET_POSITIVES])
+def test_redact_secrets_is_idempotent(text: str, kind: str, secret: str) -> None:
+    once, _kinds = redact_secrets(text)
+
+    assert redact_secrets(once) == (once, [])
+
+
+@pytest.mark.parametrize("text", SECRET_NEGATIVES)
+def test_redact_secrets_leaves_text_without_credentials_unchanged(text: str) -> None:
+    assert redact_secrets(text) == (text, [])
+
+
+def test_redact_secrets_returns_text_without_any_anchor_as_it_is() -> None:
+    text = "Prefers pnpm over npm; lives in Haifa; ביום ראשון הוא עובד מהבית"
+
+    assert redact_secrets(text)[0] is text
+    assert redact_secrets("") == ("", [])
+
+
+def test_redact_secrets_replaces_every_secret_of_a_text() -> None:
+    key, token = f"sk-proj-{_B62[:48]}", f"ghp_{_B62[:36]}"
+    text = f"CI uses {token}, the DB is postgres://ci:Ci-pass-42@db/ci, the bot {key}; İstanbul password: Hunter2025"
+
+    out, kinds = redact_secrets(text)
+
+    assert out == ("CI uses [redacted github_token], the DB is postgres://ci:[redacted connection_string_password]"
+                   "@db/ci, the bot [redacted openai_api_key]; İstanbul password: [redacted password_assignment]")
+    assert kinds == ["github_token", "connection_string_password", "openai_api_key", "password_assignment"]
+
+
+def test_the_scanners_keep_their_audit_import_path() -> None:
+    import mem0_hygiene.auditing.scan as old
+    import mem0_hygiene.scan as new
+
+    assert old.find_secrets is new.find_secrets and old.redact_secrets is new.redact_secrets
+    assert old.instruction_reason is new.instruction_reason and old.SECRET_KINDS is new.SECRET_KINDS
 
 
 @pytest.mark.parametrize(("text", "label"), ORDER_POSITIVES, ids=[f"{c[1]}:{c[0][:40]}" for c in ORDER_POSITIVES])
