@@ -4,6 +4,10 @@ memory's story. (The prune result is :class:`mem0_hygiene.memory.pruning.PruneRe
 Plain frozen dataclasses. Each has ``to_dict()`` (JSON-ready, what ``--json`` prints), ``__rich__``
 (a rich Table: ``rich.print(result)`` and the CLI) and ``_repr_html_`` (the same rows in Jupyter), so
 the command line, notebooks and JSON all show the same objects. Nothing here prints.
+
+The fields hold the stores' text as it is; every output shows credentials in it redacted (``to_dict``
+through :func:`~mem0_hygiene.render.text.redacted_data`, the tables through ``printable``) unless
+rendered inside :func:`~mem0_hygiene.render.text.revealing_secrets`.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..render.tables import TableView, short, state_cell
+from ..render.text import redacted_data
 
 
 def _scope_text(scope: dict[str, str]) -> str:
@@ -68,9 +73,9 @@ class ReviewQueue(TableView):
         return len(self.items)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict: the fields above, items as dicts."""
-        return {"at": self.at, "older_than": self.older_than, "limit": self.limit,
-                "items": [asdict(i) for i in self.items]}
+        """A JSON-ready dict: the fields above, items as dicts (credentials redacted)."""
+        return redacted_data({"at": self.at, "older_than": self.older_than, "limit": self.limit,
+                              "items": [asdict(i) for i in self.items]})
 
     def _table_args(self) -> tuple[str, tuple[str, ...], list[tuple[Any, ...]], str]:
         rows = [(i.memory_id, short(i.text), short(i.source), i.source_kind, _age(i.age_days), _scope_text(i.scope))
@@ -125,8 +130,8 @@ class ChangeResult(TableView):
     at: str
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict: the fields above, changes as dicts."""
-        return {"at": self.at, "dry_run": self.dry_run, "changes": [asdict(c) for c in self.changes]}
+        """A JSON-ready dict: the fields above, changes as dicts (credentials redacted)."""
+        return redacted_data({"at": self.at, "dry_run": self.dry_run, "changes": [asdict(c) for c in self.changes]})
 
     def _table_args(self) -> tuple[str, tuple[str, ...], list[tuple[Any, ...]], str]:
         rows = []
@@ -206,9 +211,9 @@ class Digest(TableView):
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict: the fields above plus ``counts``."""
-        return {"since": self.since, "until": self.until, "counts": self.counts(), "redacted": self.redacted,
-                "items": [asdict(i) for i in self.items]}
+        """A JSON-ready dict: the fields above plus ``counts`` and ``redacted`` (credentials redacted)."""
+        return redacted_data({"since": self.since, "until": self.until, "counts": self.counts(),
+                              "redacted": self.redacted, "items": [asdict(i) for i in self.items]})
 
     def _table_args(self) -> tuple[str, tuple[str, ...], list[tuple[Any, ...]], str]:
         rows = []
@@ -292,9 +297,9 @@ class Story(TableView):
     at: str
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict: the fields above, chain links and events as dicts."""
-        return {"memory_id": self.memory_id, "at": self.at, "chain": [asdict(c) for c in self.chain],
-                "events": [asdict(e) for e in self.events]}
+        """A JSON-ready dict: the fields above, chain links and events as dicts (credentials redacted)."""
+        return redacted_data({"memory_id": self.memory_id, "at": self.at, "chain": [asdict(c) for c in self.chain],
+                              "events": [asdict(e) for e in self.events]})
 
     def _table_args(self) -> tuple[str, tuple[str, ...], list[tuple[Any, ...]], str]:
         positions = {c.memory_id: c.position for c in self.chain}

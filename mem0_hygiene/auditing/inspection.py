@@ -5,6 +5,10 @@ database: history.db and the ledger attached read-only, the vector store streame
 returns an :class:`Inspection`: pandas DataFrames of the memories joined with their ledger facts, of
 history.db's events and of the supersede chains, plus plots where a picture beats a table.
 
+Credentials in the text columns (memory texts, sources, reasons; history.db's old and new texts) are
+redacted as in every other output, unless :func:`inspect` runs inside
+:func:`~mem0_hygiene.render.text.revealing_secrets`.
+
 It never writes to any store. When the vector store cannot be read (a local Qdrant folder that the
 running app holds locked), it returns what the ledger and history.db hold, with texts taken from
 history.db, and says what is missing in :attr:`Inspection.note`.
@@ -23,6 +27,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from ..errors import InspectionError, MissingExtra
+from ..render.text import redacted
 from ..stores.ledger import COLUMNS, LedgerRow
 from ..stores.states import STATE_ORDER, UNTRACKED
 from ..stores.vectors import PAGE_SIZE
@@ -41,6 +46,11 @@ MEMORY_COLUMNS = (
 
 CHAIN_COLUMNS = ("old_id", "new_id", "at", "old_text", "new_text", "user_id", "old_state", "new_state", "broken")
 """Columns of :attr:`Inspection.chains`, in order."""
+
+TEXT_COLUMNS = ("text", "source", "invalid_reason", "topic_key")
+"""Columns of :attr:`Inspection.memories` that hold free text (credentials in them are redacted)."""
+HISTORY_TEXT_COLUMNS = ("old_memory", "new_memory")
+"""Columns of :attr:`Inspection.history` that hold memory texts (credentials in them are redacted)."""
 
 _TIME_COLUMNS = ("created_at", "confirmed_at", "expires_at", "last_used_at", "superseded_at", "invalid_at",
                  "deleted_at")
@@ -307,6 +317,7 @@ def _memories_frame(pd: Any, db: ScratchDB, now: datetime) -> Any:
             e["in_vector_store"] = False
 
     frame = pd.DataFrame.from_records(list(rows.values()), columns=list(MEMORY_COLUMNS))
+    _redact_columns(frame, TEXT_COLUMNS)
     for col in _TIME_COLUMNS:
         frame[col] = _times(pd, frame[col])
     confirmed = frame["confirmed_at"].fillna(frame["created_at"])
@@ -326,6 +337,7 @@ def _history_frame(pd: Any, db: ScratchDB) -> Any:
     cursor = db.conn.execute("SELECT * FROM h.history ORDER BY rowid")
     names = [d[0] for d in cursor.description]
     frame = pd.DataFrame.from_records(cursor.fetchall(), columns=names)
+    _redact_columns(frame, HISTORY_TEXT_COLUMNS)
     for col in ("created_at", "updated_at"):
         if col in frame:
             frame[col] = _times(pd, frame[col])
@@ -355,6 +367,13 @@ def _chains_frame(pd: Any, memories: Any) -> Any:
         "broken": ~in_ledger,
     }, columns=list(CHAIN_COLUMNS))
     return frame.sort_values("at", kind="stable").reset_index(drop=True)
+
+
+def _redact_columns(frame: Any, columns: tuple[str, ...]) -> None:
+    """Credentials in the string cells of ``columns`` redacted, in place (other cells kept)."""
+    for col in columns:
+        if col in frame:
+            frame[col] = frame[col].map(lambda v: redacted(v) if isinstance(v, str) else v)
 
 
 def _times(pd: Any, values: Any) -> Any:

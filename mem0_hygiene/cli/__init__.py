@@ -20,7 +20,7 @@ from rich.console import Console  # noqa: E402
 
 from .. import __version__  # noqa: E402
 from ..errors import ConfigError, HygieneError  # noqa: E402
-from ..render.text import human_size, yes_no  # noqa: E402,F401  (shared by the command modules)
+from ..render.text import human_size, revealing_secrets, yes_no  # noqa: E402,F401  (shared by the command modules)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -122,6 +122,20 @@ def store_options(func: F) -> F:
 def json_option(what: str = "the result", extra: str = "") -> Callable[[F], F]:
     """The ``--json`` flag every reporting command shares, passed as ``as_json``."""
     return click.option("--json", "as_json", is_flag=True, help=f"Print {what} as JSON{extra}.")
+
+
+def show_secrets_option(func: F) -> F:
+    """The ``--show-secrets`` flag of the commands that print memory text: without it every output of the
+    command (tables, JSON, prompts, the audit's examples) shows credentials redacted."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with revealing_secrets(bool(kwargs.pop("show_secrets", False))):
+            return func(*args, **kwargs)
+
+    option = click.option("--show-secrets", "show_secrets", is_flag=True,
+                          help="Show credentials found in memory text in full (redacted by default).")
+    return cast(F, option(wrapper))
 
 
 def console_for_output() -> Console:

@@ -1,4 +1,5 @@
-"""The diagnosis commands: ``audit`` and ``demo``."""
+"""The diagnosis commands: ``audit`` and ``demo``. Credentials in the report's examples are redacted unless
+``--show-secrets`` is given."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from . import (
     cli,
     hygiene_command,
     json_option,
+    show_secrets_option,
     store_options,
 )
 
@@ -84,6 +86,7 @@ def audit_options(func: F) -> F:
 @cli.command()
 @store_options
 @audit_options
+@show_secrets_option
 def audit(store: StoreOptions, as_json: bool, html: str | None, output: str | None, fail_on: str, strict: bool,
           examples: int) -> None:
     """Diagnose a mem0 deployment: storage, history.db vs. the vector store, the ledger, content.
@@ -115,6 +118,7 @@ def audit(store: StoreOptions, as_json: bool, html: str | None, output: str | No
 @click.option("--dir", "folder", default="mem0-hygiene-demo", show_default=True, type=click.Path(file_okay=False),
               help="Where to build the demo deployment (recreated if it is an earlier demo).")
 @audit_options
+@show_secrets_option
 @hygiene_command
 def demo(folder: str, as_json: bool, html: str | None, output: str | None, fail_on: str, strict: bool,
          examples: int) -> None:

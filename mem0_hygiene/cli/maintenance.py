@@ -7,6 +7,8 @@ the same data as JSON). Commands that open the store refuse with exit status 1 a
 a running app holds its local Qdrant folder; ``digest`` and ``history`` read only history.db and the
 ledger, so they work while the app runs.
 
+Every command that prints memory text shows credentials in it redacted unless given ``--show-secrets``.
+
 ``review`` is interactive when stdin and stdout are terminals: for each memory it shows the text,
 source and age and asks c=confirm / s=supersede / i=invalidate / k=skip / q=quit, saving each answer
 at once. ``--list`` (or a pipe) only prints the queue; the hidden ``--interactive`` flag forces the
@@ -25,7 +27,17 @@ from rich.text import Text
 
 from ..config_loader import MODULE_REF
 from ..errors import HygieneError
-from . import StoreOptions, cli, console_for_output, emit, emit_json, hygiene_command, json_option, store_options
+from . import (
+    StoreOptions,
+    cli,
+    console_for_output,
+    emit,
+    emit_json,
+    hygiene_command,
+    json_option,
+    show_secrets_option,
+    store_options,
+)
 
 # --------------------------------------------------------------------------------------------- prune
 
@@ -37,6 +49,7 @@ from . import StoreOptions, cli, console_for_output, emit, emit_json, hygiene_co
               help="Also list live memories neither used nor confirmed for this long (e.g. 180d).")
 @click.option("--yes", is_flag=True, help="With --unused: delete those memories too.")
 @json_option()
+@show_secrets_option
 @hygiene_command
 def prune(store: StoreOptions, dry_run: bool, unused: str | None, yes: bool, as_json: bool) -> None:
     """Delete expired memories, and superseded or invalidated ones past retention; compact the ledger.
@@ -182,6 +195,7 @@ def _open_for_review(config: dict[str, Any]) -> tuple[Any, str | None]:
 @click.option("--list", "list_only", is_flag=True, help="Only print the queue, never ask.")
 @click.option("--interactive", is_flag=True, hidden=True, help="Ask even without a terminal (tests).")
 @json_option("the queue", " (implies --list)")
+@show_secrets_option
 @hygiene_command
 def review(store: StoreOptions, older_than: str | None, limit: int, answer_source: str | None, list_only: bool,
            interactive: bool, as_json: bool) -> None:
@@ -257,6 +271,7 @@ def review(store: StoreOptions, older_than: str | None, limit: int, answer_sourc
 @click.argument("memory_ids", nargs=-1, required=True, metavar="ID...")
 @click.option("--dry-run", is_flag=True, help="Check the ids, change nothing.")
 @json_option()
+@show_secrets_option
 @hygiene_command
 def confirm(store: StoreOptions, memory_ids: tuple[str, ...], dry_run: bool, as_json: bool) -> None:
     """Mark memories as re-checked today (also releases quarantined ones). All ids are checked first."""
@@ -271,6 +286,7 @@ def confirm(store: StoreOptions, memory_ids: tuple[str, ...], dry_run: bool, as_
 @click.option("--reason", required=True, help="What is wrong with it (kept for audit).")
 @click.option("--dry-run", is_flag=True, help="Check the id, change nothing.")
 @json_option()
+@show_secrets_option
 @hygiene_command
 def invalidate(store: StoreOptions, memory_id: str, reason: str, dry_run: bool, as_json: bool) -> None:
     """Declare a memory untrue: hidden from reads at once, kept for audit, deleted by a later prune."""
@@ -286,6 +302,7 @@ def invalidate(store: StoreOptions, memory_id: str, reason: str, dry_run: bool, 
 @click.option("--source", help="Where the new fact comes from (default: 'review YYYY-MM-DD').")
 @click.option("--dry-run", is_flag=True, help="Check the id, store nothing.")
 @json_option()
+@show_secrets_option
 @hygiene_command
 def supersede(store: StoreOptions, memory_id: str, text: str, source: str | None, dry_run: bool,
               as_json: bool) -> None:
@@ -309,6 +326,7 @@ def supersede(store: StoreOptions, memory_id: str, text: str, source: str | None
 @click.option("--since", default="1d", show_default=True,
               help="The window: a duration back from now (1d, 12h, 2w) or an ISO time (2026-08-01).")
 @json_option("the digest")
+@show_secrets_option
 @hygiene_command
 def digest(store: StoreOptions, since: str, as_json: bool) -> None:
     """The memories written in the window with their source, tool/web-sourced first (read these: an
@@ -323,6 +341,7 @@ def digest(store: StoreOptions, since: str, as_json: bool) -> None:
 @store_options
 @click.argument("memory_id", metavar="MEMORY_ID")
 @json_option("the story")
+@show_secrets_option
 @hygiene_command
 def history(store: StoreOptions, memory_id: str, as_json: bool) -> None:
     """A memory's full story, oldest first: what it replaced and what replaced it (the supersede chain

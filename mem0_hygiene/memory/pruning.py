@@ -80,8 +80,11 @@ class PruneResult:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict: the fields above, plus ``count`` and ``by_reason``."""
-        return {
+        """A JSON-ready dict: the fields above, plus ``count`` and ``by_reason`` (credentials in texts
+        redacted, as in every output; see :func:`mem0_hygiene.render.text.revealing_secrets`)."""
+        from ..render.text import redacted_data
+
+        return redacted_data({
             "dry_run": self.dry_run,
             "at": self.at,
             "count": self.count,
@@ -93,7 +96,7 @@ class PruneResult:
             "unused_deleted": self.unused_deleted,
             "tombstones_purged": self.tombstones_purged,
             "leftovers": list(self.leftovers),
-        }
+        })
 
     def summary(self) -> str:
         """One line: what was (or would be) deleted and compacted."""

@@ -7,6 +7,8 @@ the HTML fragment backs ``Report._repr_html_`` in Jupyter.
 - :func:`report_renderable`, :func:`format_text`, :func:`summary_line`: terminal output.
 - :func:`format_json`, :data:`JSON_SCHEMA`: the stable, versioned JSON document and its schema.
 - :func:`format_html`, :func:`report_html_fragment`: a standalone page and a notebook fragment.
+- :func:`revealing_secrets`: every output redacts credentials; inside ``with revealing_secrets():`` they
+  show in full (the CLI's ``--show-secrets``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 from .html import format_html, report_html_fragment
 from .json import JSON_SCHEMA, format_json
 from .terminal import format_text, report_renderable, summary_line
+from .text import revealing_secrets
 
 __all__ = [
     "JSON_SCHEMA",
@@ -22,5 +25,6 @@ __all__ = [
     "format_text",
     "report_html_fragment",
     "report_renderable",
+    "revealing_secrets",
     "summary_line",
 ]

@@ -4,6 +4,9 @@ The document is ``Report.to_dict()`` serialised as it is: keys keep the order ``
 (never sorted), two-space indent, UTF-8 text left readable (``ensure_ascii=False``). Its shape is
 versioned by ``schema_version`` (:data:`mem0_hygiene.report.SCHEMA_VERSION`); :data:`JSON_SCHEMA`
 spells it out so consumers (and the tests) can validate it.
+
+:func:`to_json` is the one encoder of every ``--json`` output: credentials in string values are redacted
+(unless inside :func:`~mem0_hygiene.render.text.revealing_secrets`).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from ..report import AREAS, SCHEMA_VERSION, Report, Severity
+from .text import redacted_data
 
 _NULLABLE_STRING: dict[str, Any] = {"type": ["string", "null"]}
 _NULLABLE_BOOL: dict[str, Any] = {"type": ["boolean", "null"]}
@@ -155,10 +159,14 @@ def _default(value: Any) -> Any:
     return str(value)
 
 
+def _redacted_default(value: Any) -> Any:
+    return redacted_data(_default(value))
+
+
 def to_json(data: Any) -> str:
     """Any JSON-ready value (a result's ``to_dict()``) as an indented JSON document, no trailing newline: the
-    one encoder behind every ``--json``."""
-    return json.dumps(data, indent=2, ensure_ascii=False, default=_default)
+    one encoder behind every ``--json``. Credentials redacted."""
+    return json.dumps(redacted_data(data), indent=2, ensure_ascii=False, default=_redacted_default)
 
 
 def format_json(report: Report) -> str:

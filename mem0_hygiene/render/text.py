@@ -1,20 +1,78 @@
-"""Small text helpers every renderer shares: values made safe to show (:func:`printable`), sizes, yes/no,
-plurals. Plain functions over plain values; nothing here prints."""
+"""Small text helpers every renderer shares: values made safe to show (:func:`printable`: credentials
+redacted, control characters made visible), sizes, yes/no, plurals. Plain functions over plain values;
+nothing here prints.
+
+Credentials in anything shown are replaced by a marker naming their kind, ``[redacted openai_api_key]``
+(:func:`redacted`: :func:`mem0_hygiene.scan.redact_secrets`, the redactor the write guard stores with), unless
+the caller asks to see them, explicitly and for a block of code: ``with revealing_secrets(): ...`` (the CLI's
+``--show-secrets``). The switch is a context variable, so a thread or task that did not ask keeps the default.
+"""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from contextvars import ContextVar
+from typing import Any
+
+from ..scan import redact_secrets
+
 # Line/paragraph separators and bidirectional controls: they reorder or break what the reader sees.
-_INVISIBLE = frozenset([0x2028, 0x2029, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+INVISIBLE = frozenset([0x2028, 0x2029, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+"""Code points that are not control characters but still move or hide text: line and paragraph separators,
+the bidirectional marks, embeddings, overrides and isolates (U+202E, U+2066..U+2069, ...)."""
+
+_REVEAL: ContextVar[bool] = ContextVar("mem0_hygiene_reveal_secrets", default=False)
+
+
+@contextlib.contextmanager
+def revealing_secrets(reveal: bool = True) -> Iterator[None]:
+    """Within the block, outputs show credentials in full (``reveal=False``: redacted, the default).
+
+    ``with revealing_secrets(): print(to_json(digest(config).to_dict()))``. Results render when they are
+    shown, so display them inside the block; the audit and ``inspect()`` build their examples and frames
+    when they run, so run them inside it.
+    """
+    token = _REVEAL.set(reveal)
+    try:
+        yield
+    finally:
+        _REVEAL.reset(token)
+
+
+def secrets_revealed() -> bool:
+    """Whether outputs show credentials in full here (inside :func:`revealing_secrets`)."""
+    return _REVEAL.get()
+
+
+def redacted(value: str) -> str:
+    """``value`` with each credential replaced by ``[redacted KIND]``, unless revealing."""
+    return value if _REVEAL.get() else redact_secrets(value)[0]
+
+
+def redacted_data(data: Any) -> Any:
+    """A JSON-ready value (dicts, lists, tuples, strings, numbers) with every string value redacted as
+    :func:`redacted` does; keys are kept, other values returned as they are."""
+    if _REVEAL.get():
+        return data
+    if isinstance(data, str):
+        return redact_secrets(data)[0]
+    if isinstance(data, dict):
+        return {k: redacted_data(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [redacted_data(v) for v in data]
+    return data
 
 
 def printable(value: object, limit: int | None = None) -> str:
     """``value`` as one line of plain text safe to show anywhere.
 
-    Newlines and tabs become ``\\n`` and ``\\t``, other control characters (ANSI escapes included)
-    become ``\\xNN``, line separators and bidirectional overrides ``\\uNNNN``; with ``limit``, the
-    result is cut to that many characters, ending in "…".
+    Credentials are redacted (see :func:`redacted`); newlines and tabs become ``\\n`` and ``\\t``, other
+    control characters (ANSI escapes included) become ``\\xNN``, line separators and
+    bidirectional controls (:data:`INVISIBLE`) ``\\uNNNN``; with ``limit``, the result is cut to that
+    many characters, ending in "…".
     """
-    text = "" if value is None else str(value)
+    text = redacted("" if value is None else str(value))
     out: list[str] = []
     for ch in text:
         code = ord(ch)
@@ -24,7 +82,7 @@ def printable(value: object, limit: int | None = None) -> str:
             out.append("\\t")
         elif code < 0x20 or 0x7F <= code < 0xA0:
             out.append(f"\\x{code:02x}")
-        elif code in _INVISIBLE:
+        elif code in INVISIBLE:
             out.append(f"\\u{code:04x}")
         else:
             out.append(ch)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from ...render.text import redacted
 from ...report import Finding, Severity, Skipped
 from ...stores.locations import StoreLocation
 from ...stores.states import live_sql
@@ -77,8 +78,10 @@ def check(code: str, area: str, needs: tuple[str, ...] = ()) -> Callable[[Callab
 
 def finding(code: str, severity: Severity, area: str, title: str, *, count: int = 0,
             examples: Iterable[Any] = (), why: str = "", fix: str = "", **details: Any) -> Finding:
+    """A Finding; credentials in its examples are redacted (texts should come through :func:`clip`, which
+    redacts before it shortens, so no piece of a secret survives the cut)."""
     return Finding(code=code, severity=severity, area=area, title=title, count=count,
-                   examples=tuple(str(e) for e in examples), why=why, fix=fix, details=details)
+                   examples=tuple(redacted(str(e)) for e in examples), why=why, fix=fix, details=details)
 
 
 def skipped(chk: Check, reason: str) -> Skipped:
@@ -96,7 +99,9 @@ def counted(ctx: Context, where: str, columns: str, width: int = 60) -> tuple[in
 
 
 def clip(text: Any, width: int = 80) -> str:
-    text = " ".join(str(text or "").split())
+    """A store's text for an example: credentials redacted (before shortening: a cut secret is no longer
+    recognised), whitespace runs as one space, at most ``width`` characters."""
+    text = " ".join(redacted(str(text or "")).split())
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
