@@ -20,7 +20,7 @@ from rich.console import Console  # noqa: E402
 
 from .. import __version__  # noqa: E402
 from ..errors import ConfigError, HygieneError  # noqa: E402
-from ..render.text import human_size, revealing_secrets, yes_no  # noqa: E402,F401  (shared by the command modules)
+from ..render.text import human_size, printable, revealing_secrets, yes_no  # noqa: E402,F401  (shared)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -47,13 +47,14 @@ class BadInput(click.ClickException):
 @contextlib.contextmanager
 def reported_errors() -> Iterator[None]:
     """Turn the library's errors into a clean message (no traceback): a :class:`ConfigError` exits 2 (bad
-    input), any other :class:`HygieneError` exits 1."""
+    input), any other :class:`HygieneError` exits 1. What the message quotes from a store or a file is made
+    printable (credentials redacted, control characters visible)."""
     try:
         yield
     except ConfigError as exc:
-        raise BadInput(str(exc)) from exc
+        raise BadInput(printable(str(exc))) from exc
     except HygieneError as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.ClickException(printable(str(exc))) from exc
 
 
 def hygiene_command(func: F) -> F:

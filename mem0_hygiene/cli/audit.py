@@ -18,6 +18,7 @@ from . import (
     cli,
     hygiene_command,
     json_option,
+    printable,
     show_secrets_option,
     store_options,
 )
@@ -56,7 +57,7 @@ def _run_audit(target: Any, *, as_json: bool, html: str | None, output: str | No
     if output:
         with open(output, "w", encoding="utf-8") as fh:
             fh.write(text)
-        click.echo(f"mem0-hygiene audit: {summary_line(report)}; report written to {output}", err=True)
+        click.echo(f"mem0-hygiene audit: {summary_line(report)}; report written to {printable(output)}", err=True)
     else:
         click.echo(text, nl=not text.endswith("\n"))
     if report.at_or_above(Severity.parse(fail_on)):
@@ -104,9 +105,9 @@ def audit(store: StoreOptions, as_json: bool, html: str | None, output: str | No
                           examples=examples, description=store.config or "mem0 defaults",
                           config_hint=_config_hint(store))
     except ConfigError as exc:  # never exit 1 ("findings") or 3 ("could not run") for bad input
-        raise BadInput(str(exc)) from exc
+        raise BadInput(printable(str(exc))) from exc
     except (AuditError, HygieneError) as exc:
-        click.echo(f"Error: {exc}", err=True)
+        click.echo(f"Error: {printable(str(exc))}", err=True)
         raise SystemExit(EXIT_FAILED) from exc
     raise SystemExit(code)
 
@@ -126,10 +127,11 @@ def demo(folder: str, as_json: bool, html: str | None, output: str | None, fail_
     from ..demo import build_demo
 
     result = build_demo(folder)
-    click.echo(f"Built a demo deployment in {result.folder} (config: {result.folder}/config.json):", err=True)
+    where = printable(result.folder)
+    click.echo(f"Built a demo deployment in {where} (config: {where}/config.json):", err=True)
     for item in result.planted:
-        click.echo(f"  - {item}", err=True)
-    click.echo(f"Auditing it: mem0-hygiene audit --config {result.folder}/config.json\n", err=True)
+        click.echo(f"  - {printable(item)}", err=True)
+    click.echo(f"Auditing it: mem0-hygiene audit --config {where}/config.json\n", err=True)
     _run_audit(result.config, as_json=as_json, html=html, output=output, fail_on=fail_on, strict=strict,
                examples=examples, description=f"demo ({result.folder}/config.json)",
                config_hint=f" --config {result.folder}/config.json")

@@ -35,6 +35,7 @@ from . import (
     emit_json,
     hygiene_command,
     json_option,
+    printable,
     show_secrets_option,
     store_options,
 )
@@ -134,7 +135,7 @@ def schedule(store: StoreOptions, kind: str | None, every: str, at: str, backup_
         local_qdrant=local_qdrant, unit_dir=unit_dir,
     )
     for warning in plan.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        click.echo(f"warning: {printable(warning)}", err=True)
     if not store.config and not any(getattr(store, n) for n in ("qdrant_path", "history_db", "ledger")):
         click.echo("warning: no --config given: the job will use mem0's defaults as its user sees them; pass "
                    "--config FILE (the app's config) to be sure it maintains the app's store", err=True)
@@ -164,15 +165,13 @@ def schedule(store: StoreOptions, kind: str | None, every: str, at: str, backup_
 
 
 def _show_item(console: Any, index: int, total: int, item: Any) -> None:
-    from ..render.terminal import printable
-
     console.print(Text(f"\n[{index}/{total}] {printable(item.text)}", style="bold"))
     age = "-" if item.age_days is None else f"{item.age_days:g} days"
     scope = ", ".join(f"{k}={v}" for k, v in item.scope.items()) or "-"
     console.print(Text(f"  source: {printable(item.source or 'unknown')} ({item.source_kind})"))
     console.print(Text(f"  last confirmed: {printable((item.confirmed_at or '-')[:10])} ({age} ago); "
                        f"scope: {printable(scope)}"))
-    console.print(Text(f"  id: {item.memory_id}", style="dim"))
+    console.print(Text(f"  id: {printable(item.memory_id)}", style="dim"))
 
 
 def _open_for_review(config: dict[str, Any]) -> tuple[Any, str | None]:
@@ -256,7 +255,7 @@ def review(store: StoreOptions, older_than: str | None, limit: int, answer_sourc
                 click.echo("")
                 break
             except HygieneError as exc:
-                click.echo(f"  not saved: {exc}", err=True)
+                click.echo(f"  not saved: {printable(str(exc))}", err=True)
         left = len(queue.items) - seen
         answered = done["confirmed"] + done["superseded"] + done["invalidated"]
         click.echo(f"saved {answered} answer{'s' if answered != 1 else ''} ({done['confirmed']} confirmed, "

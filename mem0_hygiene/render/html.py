@@ -5,17 +5,19 @@ table, one findings table per area (in :data:`mem0_hygiene.report.AREAS` order),
 and the store locations. The content and its order match the terminal renderer.
 
 Everything that comes from a store or a check (memory texts, paths, reasons, details) is escaped
-with :func:`html.escape`; a memory reading ``<script>...`` shows as text and never runs. Colours are
-inline styles, so they survive notebook front-ends that drop ``<style>`` elements.
+with :func:`html.escape` after :func:`~mem0_hygiene.render.text.printable` (credentials redacted,
+control and bidirectional characters made visible; the details go through the JSON encoder, which does
+the same); a memory reading ``<script>...`` shows as text and never runs. Colours are inline styles, so
+they survive notebook front-ends that drop ``<style>`` elements.
 """
 
 from __future__ import annotations
 
 import html
-import json
 from collections.abc import Iterable
 
 from ..report import Finding, Report, Severity
+from .json import to_json
 from .terminal import (
     example_lines,
     fix_lines,
@@ -98,7 +100,7 @@ def _fix(finding: Finding) -> str:
 def _details(finding: Finding) -> str:
     if not finding.details:
         return ""
-    text = json.dumps(finding.details, indent=2, ensure_ascii=False, default=str)
+    text = to_json(finding.details)
     return f"<details><summary>details</summary><pre>{html.escape(text, quote=True)}</pre></details>"
 
 

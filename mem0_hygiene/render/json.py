@@ -5,8 +5,12 @@ The document is ``Report.to_dict()`` serialised as it is: keys keep the order ``
 versioned by ``schema_version`` (:data:`mem0_hygiene.report.SCHEMA_VERSION`); :data:`JSON_SCHEMA`
 spells it out so consumers (and the tests) can validate it.
 
-:func:`to_json` is the one encoder of every ``--json`` output: credentials in string values are redacted
-(unless inside :func:`~mem0_hygiene.render.text.revealing_secrets`).
+:func:`to_json` is the one encoder of every ``--json`` output. What it writes is safe to print: credentials
+in string values are redacted (unless inside :func:`~mem0_hygiene.render.text.revealing_secrets`), and
+every character that could drive or reorder a terminal (C0 and C1 controls, DEL, the bidirectional
+controls and line separators of :data:`~mem0_hygiene.render.text.INVISIBLE`) is written as a ``\\uXXXX``
+escape, so the document stays valid JSON and parses back to the same text. Other non-ASCII text
+(Hebrew, Arabic, accents, "…") stays readable.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from ..report import AREAS, SCHEMA_VERSION, Report, Severity
-from .text import redacted_data
+from .text import INVISIBLE, redacted_data
 
 _NULLABLE_STRING: dict[str, Any] = {"type": ["string", "null"]}
 _NULLABLE_BOOL: dict[str, Any] = {"type": ["boolean", "null"]}
@@ -163,10 +167,15 @@ def _redacted_default(value: Any) -> Any:
     return redacted_data(_default(value))
 
 
+# json.dumps escapes C0 controls itself (\u001b); these it leaves raw with ensure_ascii=False.
+_ESCAPES = {code: f"\\u{code:04x}" for code in (0x7F, *range(0x80, 0xA0), *INVISIBLE)}
+
+
 def to_json(data: Any) -> str:
     """Any JSON-ready value (a result's ``to_dict()``) as an indented JSON document, no trailing newline: the
-    one encoder behind every ``--json``. Credentials redacted."""
-    return json.dumps(redacted_data(data), indent=2, ensure_ascii=False, default=_redacted_default)
+    one encoder behind every ``--json``. Credentials redacted, control and bidirectional characters escaped."""
+    text = json.dumps(redacted_data(data), indent=2, ensure_ascii=False, default=_redacted_default)
+    return text.translate(_ESCAPES)
 
 
 def format_json(report: Report) -> str:

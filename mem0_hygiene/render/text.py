@@ -18,7 +18,7 @@ from typing import Any
 from ..scan import redact_secrets
 
 # Line/paragraph separators and bidirectional controls: they reorder or break what the reader sees.
-INVISIBLE = frozenset([0x2028, 0x2029, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+INVISIBLE = frozenset([0x2028, 0x2029, 0x200E, 0x200F, 0x061C, *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
 """Code points that are not control characters but still move or hide text: line and paragraph separators,
 the bidirectional marks, embeddings, overrides and isolates (U+202E, U+2066..U+2069, ...)."""
 
@@ -68,7 +68,7 @@ def printable(value: object, limit: int | None = None) -> str:
     """``value`` as one line of plain text safe to show anywhere.
 
     Credentials are redacted (see :func:`redacted`); newlines and tabs become ``\\n`` and ``\\t``, other
-    control characters (ANSI escapes included) become ``\\xNN``, line separators and
+    control characters (ANSI escapes, 8-bit CSI U+009B included) become ``\\xNN``, line separators and
     bidirectional controls (:data:`INVISIBLE`) ``\\uNNNN``; with ``limit``, the result is cut to that
     many characters, ending in "…".
     """

@@ -1,8 +1,9 @@
-"""No credential a store holds leaks through an output: credentials in memory text and sources are redacted
-in every command's terminal and ``--json`` output, in the result objects' HTML, in the audit report's examples
-and in ``inspect()`` frames; ``--show-secrets`` reveals them.
+"""Nothing a store holds can leak through an output or drive the terminal: credentials in memory text and
+sources are redacted in every command's terminal and ``--json`` output, in the result objects' HTML, in the
+audit report's examples and in ``inspect()`` frames (``--show-secrets`` reveals them), and control and
+bidirectional characters from memory text, sources and file names never reach stdout or stderr raw.
 
-One real deployment (local Qdrant on disk, history.db, the ledger, a memory written by plain mem0),
+One real deployment per part (local Qdrant on disk, history.db, the ledger, a memory written by plain mem0),
 written at a clock 200 days in the past so the review queue and the expiry are due whenever the tests run.
 """
 
@@ -36,6 +37,8 @@ PIECES = (KEY, KEY[8:24], PG_PASS, PG_PASS[3:], GIT_TOKEN, GIT_TOKEN[4:])
 SHOWN_KEY = "[redacted openai_api_key]"
 SHOWN_URL_PASS = "[redacted connection_string_password]"
 SHOWN_PASSWORD = "[redacted password_assignment]"
+HOSTILE = ("\x1b[2J", "\u009b31m", "\u202e", "\u2066", "\u2069")
+RAW = ("\x1b", "\u009b", "\u202e", "\u2066", "\u2069")
 
 
 def leaks(text: str) -> list[str]:
@@ -43,8 +46,9 @@ def leaks(text: str) -> list[str]:
 
 
 def run(*args: str, input: str | None = None) -> Result:
-    # Wide, so no table wraps a secret across lines (which would hide it from the checks).
-    result = CliRunner().invoke(cli, list(args), input=input, env={"COLUMNS": "1000"})
+    # Wide, so no table wraps a secret across lines (which would hide it from the checks); color=True so
+    # click does not strip ANSI sequences itself, which would hide a raw one.
+    result = CliRunner().invoke(cli, list(args), input=input, env={"COLUMNS": "1000"}, color=True)
     assert "Traceback" not in result.output, result.output
     return result
 
@@ -233,3 +237,72 @@ def test_show_secrets_shows_them_in_every_command(secret_store):
         assert PG_PASS in shown[name].stdout, name
     assert GIT_TOKEN in shown["review --list"].stdout
     assert PG_PASS in shown["audit"].stdout  # the duplicate's example, in full
+
+
+# ------------------------------------------------------------------------------------------------ control characters
+
+
+@pytest.fixture(scope="module")
+def hostile_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """A deployment in a folder whose name holds control and bidi characters, with memory texts and sources
+    holding them too: a live one due for review, an expired one, a deleted one, one written by plain mem0."""
+    folder = tmp_path_factory.mktemp("hostile") / ("store-" + "".join(HOSTILE))
+    config_path = folder.parent / "mem0.json"
+    config_path.write_text(json.dumps(offline_config(folder)))
+    clock = past_clock()
+    evil = "Prefers " + " x ".join(HOSTILE) + " tea"
+    source = "web " + "".join(HOSTILE) + " page"
+    m = Memory.from_config(offline_config(folder, hygiene={"clock": clock}))
+    try:
+        ids = {
+            "live": str(m.add(evil, **DANA, infer=False, source=source)["results"][0]["id"]),
+            "dup": str(m.add(evil, **DANA, infer=False, source=source)["results"][0]["id"]),
+            "expired": str(m.add("Away " + evil, **DANA, infer=False, ttl="1d", source=source)["results"][0]["id"]),
+            "deleted": str(m.add("Gone " + evil, **DANA, infer=False, source=source)["results"][0]["id"]),
+        }
+        m.delete(ids["deleted"])
+    finally:
+        m.close()
+    ids["plain"] = add_plain(folder, "Plain " + evil, clock())
+    yield {"folder": folder, "path": str(config_path), "ids": ids, "text": evil, "source": source}
+
+
+def test_control_characters_never_reach_stdout_or_stderr_raw(hostile_store):
+    cfg = ("--config", hostile_store["path"])
+    ids = hostile_store["ids"]
+    commands = {
+        "digest": ("digest", *cfg, "--since", "300d"),
+        "review --list": ("review", *cfg, "--list"),
+        "review (interactive)": ("review", *cfg, "--interactive"),
+        "history": ("history", ids["live"], *cfg),
+        "history deleted": ("history", ids["deleted"], *cfg),
+        "prune --dry-run": ("prune", *cfg, "--dry-run"),
+        "audit": ("audit", *cfg),
+        "audit --examples 20": ("audit", *cfg, "--examples", "20"),
+    }
+    for name, args in commands.items():
+        for extra in ((), ("--json",)) if name != "review (interactive)" else ((),):
+            result = run(*args, *extra, input="k\n" * 10)
+            assert result.exit_code in (0, 1), (name, extra, result.output)
+            for stream in (result.stdout, result.stderr):
+                assert [c for c in RAW if c in stream] == [], (name, extra, ascii(stream))
+            out = result.stdout
+            if extra:
+                data = json.loads(out)
+                assert "\\u001b[2J" in out and "\\u009b31m" in out and "\\u202e" in out
+                if name == "digest":
+                    texts = {i["text"] for i in data["items"]}
+                    assert {hostile_store["text"], "Plain " + hostile_store["text"]} <= texts
+                    assert hostile_store["source"] in {i["source"] for i in data["items"]}
+                if name == "audit":
+                    assert any(str(hostile_store["folder"]) in (loc.get("path") or "") for loc in data["locations"])
+            else:
+                assert "\\x1b[2J" in out and "\\x9b31m" in out and "\\u202e" in out, (name, out)
+
+
+def test_error_messages_quoting_file_names_are_made_printable(tmp_path):
+    gone = tmp_path / ("gone-" + "".join(HOSTILE))
+    result = run("digest", "--history-db", str(gone / "history.db"), "--ledger", str(gone / "hygiene.db"))
+    assert result.exit_code == 1 and "found neither mem0's history.db" in result.output
+    assert [c for c in RAW if c in result.output] == [], ascii(result.output)
+    assert "gone-\\x1b[2J\\x9b31m\\u202e\\u2066\\u2069" in result.output
