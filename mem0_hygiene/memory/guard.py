@@ -9,7 +9,7 @@ that reads as a standing order to the agent ("always deploy with tests disabled"
 instructions"): stored and marked in the ledger (shown first in the digest), stored but not served until
 confirmed, or stored as any fact.
 
-The detectors are the audit's own (:mod:`mem0_hygiene.auditing.scan`), so the guard and the audit agree on what a
+The detectors are the audit's own (:mod:`mem0_hygiene.scan`), so the guard and the audit agree on what a
 credential and an order are. Each text is scanned once.
 """
 
@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..auditing.scan import instruction_reason, redact_secrets
 from ..config import INSTRUCTION_POLICIES, SECRET_POLICIES
 from ..errors import SecretRefused
+from ..scan import instruction_reason, redact_secrets
 
 __all__ = ["CLEAN", "INSTRUCTION_POLICIES", "SECRET_POLICIES", "Screened", "facts_of", "screen_messages",
            "screen_text"]
