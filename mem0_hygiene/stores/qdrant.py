@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import RelocateError, StoreLocked
+from .staging import remove_stale_copies, staging_prefix
 from .vectors import qdrant_pages
 
 LOCK_FILENAME = ".lock"
@@ -43,8 +44,9 @@ def locked_message(path: str | os.PathLike[str], action: str = "open") -> str:
     )
 
 
-def _try_flock(fd: int) -> bool:
-    """Take and release an exclusive non-blocking lock on ``fd``; False when someone else holds one."""
+def _try_flock(fd: int, keep: bool = False) -> bool:
+    """Take an exclusive non-blocking lock on ``fd`` and release it again (``keep``: hold it until ``fd`` is
+    closed); False when someone else holds one."""
     try:
         import fcntl
     except ImportError:  # Windows: the same lock through portalocker, as local Qdrant takes it
@@ -55,7 +57,8 @@ def _try_flock(fd: int) -> bool:
                 portalocker.lock(fh, portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING)
             except portalocker.exceptions.LockException:
                 return False
-            portalocker.unlock(fh)
+            if not keep:
+                portalocker.unlock(fh)
             return True
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -67,7 +70,8 @@ def _try_flock(fd: int) -> bool:
         if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
             return False
         raise
-    fcntl.flock(fd, fcntl.LOCK_UN)
+    if not keep:
+        fcntl.flock(fd, fcntl.LOCK_UN)
     return True
 
 
@@ -95,6 +99,20 @@ def ensure_unlocked(path: str | os.PathLike[str], action: str = "open") -> None:
     """Raise :class:`StoreLocked` when another client holds the folder."""
     if is_locked(path):
         raise StoreLocked(locked_message(path, action))
+
+
+@contextlib.contextmanager
+def held_lock(path: str | os.PathLike[str], action: str = "move") -> Iterator[None]:
+    """Hold local Qdrant's own lock on the folder for the block, as an open client would: no client can open
+    it meanwhile. :class:`StoreLocked` when one has it open now. The lock follows the folder if it is
+    renamed, and goes when the block ends (or the process dies)."""
+    fd = os.open(lock_file(path), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        if not _try_flock(fd, keep=True):
+            raise StoreLocked(locked_message(path, action))
+        yield
+    finally:
+        os.close(fd)
 
 
 def is_qdrant_folder(path: str | os.PathLike[str]) -> bool:
@@ -251,18 +269,20 @@ def copy_store_verified(src: str, dst: str, sample_size: int = DEFAULT_SAMPLE) -
     """Copy a local Qdrant folder to ``dst`` through a temporary folder beside it, verified, then renamed.
 
     The source is held open (its lock taken, nothing written) for the whole copy, so no other client
-    can change it meanwhile.
+    can change it meanwhile. Half-built copies an earlier, interrupted run left beside ``dst`` are removed
+    first (while the source is held, so no other mover is building one).
     """
     parent = os.path.dirname(dst)
     os.makedirs(parent, exist_ok=True)
     with opened(src, "relocate") as src_client:
+        remove_stale_copies(dst)
         before = client_counts(src_client)
         expected: dict[str, dict[str, tuple[Any, Any]]] = {}
         for name in before:
             ids = sample_ids(all_ids(src_client, name), sample_size)
             expected[name] = fetch_points(src_client, name, ids)
         signature = folder_signature(src)
-        tmp = tempfile.mkdtemp(prefix=f".{os.path.basename(dst)}.relocating-", dir=parent)
+        tmp = tempfile.mkdtemp(prefix=staging_prefix(dst), dir=parent)
         try:
             staged = os.path.join(tmp, "store")
             copy_store(src, staged)

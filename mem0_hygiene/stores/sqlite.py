@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import stat
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from typing import TypeAlias
 from urllib.parse import quote
 
 from ..errors import RelocateError
+from .staging import remove_stale_copies, staging_prefix
 
 BUSY_TIMEOUT_MS = 5000  # a writer in the app waits this long for our lock (and we for its)
 SIDECARS = ("-wal", "-shm", "-journal")  # files SQLite keeps beside a database, named after it
@@ -194,7 +196,10 @@ def copy_database(src: str, dst: str) -> SqliteCopy:
 
     The copy is built in a hidden temporary file beside ``dst`` while a second connection holds
     writers out (``BEGIN IMMEDIATE``, nothing written), so the copy and the counts describe the same
-    state; it is linked into place only after its integrity_check and rows per table match.
+    state; it is linked into place only after its integrity_check and rows per table match. The copy
+    keeps the source's file mode and, when the source is in WAL mode, WAL mode (``VACUUM INTO`` writes a
+    rollback-journal file with the default mode). Half-built copies an interrupted earlier run left beside
+    ``dst`` are removed first (while writers are held out).
     Raises :class:`~mem0_hygiene.errors.RelocateError` when ``dst`` is taken, a writer keeps the
     source busy, or the copy does not verify.
     """
@@ -202,8 +207,7 @@ def copy_database(src: str, dst: str) -> SqliteCopy:
     os.makedirs(parent, exist_ok=True)
     if os.path.lexists(dst):
         raise RelocateError(f"{dst} already exists; choose another destination (nothing was copied)")
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(dst)}.relocating-", dir=parent)
-    os.close(fd)  # VACUUM INTO accepts an existing empty file
+    tmp = ""
     try:
         with contextlib.closing(connect(src)) as guard, contextlib.closing(connect(src)) as reader:
             # The guard keeps other writers out while the reader copies, so the copy and the counts
@@ -217,11 +221,18 @@ def copy_database(src: str, dst: str) -> SqliteCopy:
                     ) from exc
                 raise RelocateError(f"cannot hold {src} still while copying it: {exc}") from exc
             try:
+                remove_stale_copies(dst)
+                fd, tmp = tempfile.mkstemp(prefix=staging_prefix(dst), dir=parent)
+                os.close(fd)  # VACUUM INTO accepts an existing empty file
+                wal = str(reader.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal"
                 before = table_counts(reader)
                 vacuum_into(reader, tmp)
             finally:
                 guard.execute("ROLLBACK")
+        os.chmod(tmp, stat.S_IMODE(os.stat(src).st_mode))
         with contextlib.closing(connect(tmp)) as copy:
+            if wal:
+                copy.execute("PRAGMA journal_mode=WAL")
             integrity = integrity_check(copy)
             after = table_counts(copy)
         if integrity != "ok":
@@ -238,8 +249,9 @@ def copy_database(src: str, dst: str) -> SqliteCopy:
                 raise RelocateError(f"{dst} appeared while copying; nothing was switched") from None
             os.rename(tmp, dst)
     finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+        if tmp:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
     return SqliteCopy(before, after, integrity, signature)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -372,3 +373,34 @@ def mem0_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     d = tmp_path / "mem0home"
     monkeypatch.setenv("MEM0_DIR", str(d))
     return d
+
+
+def test_copy_database_keeps_mode_and_wal_and_clears_an_interrupted_runs_leftovers(tmp_path: Path):
+    src = tmp_path / "ledger.db"
+    writer = sqlite3.connect(src)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("CREATE TABLE t (x)")
+    writer.executemany("INSERT INTO t VALUES (?)", [(i,) for i in range(10)])
+    writer.commit()
+    writer.close()
+    os.chmod(src, 0o600)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / ".copy.db.relocating-abcd1234").write_bytes(b"half a copy")  # a crash mid-copy left these
+    (out / ".copy.db.relocating-abcd1234-wal").write_bytes(b"")
+    copy_sqlite(str(src), str(out / "copy.db"))
+    assert stat.S_IMODE(os.stat(out / "copy.db").st_mode) == 0o600
+    check = sqlite3.connect(out / "copy.db")
+    try:
+        assert check.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    finally:
+        check.close()
+    assert sorted(p.name for p in out.iterdir()) == ["copy.db"]
+
+
+def test_a_qdrant_copy_clears_an_interrupted_runs_leftovers(tmp_path: Path, store: dict[str, Any]):
+    leftover = tmp_path / "new" / ".qdrant.relocating-abcd1234" / "store"
+    leftover.mkdir(parents=True)
+    (leftover / "meta.json").write_text("{}")
+    relocate_qdrant_folder(store["vector_store"]["config"]["path"], tmp_path / "new" / "qdrant")
+    assert sorted(p.name for p in (tmp_path / "new").iterdir()) == ["qdrant"]
