@@ -1,9 +1,13 @@
-"""Store safety when the drop-in starts: no memories on a RAM disk by accident.
+"""Store safety when the drop-in starts: no memories on a RAM disk by accident, and never two live copies.
 
 A vector-store path that mem0 defaulted (``/tmp/qdrant``) and that sits on tmpfs/ramfs or under a temp
-folder is replaced by a persistent folder beside history.db, and its data moved there first (copied,
-verified by point counts and a payload sample, then switched; the old copy is left in place). A path the
-user set explicitly gets one loud warning, or per ``hygiene.on_volatile`` is relocated or refused.
+folder is replaced by a persistent folder beside history.db (:func:`persistent_home`), its data moved there
+first: copied, verified by point counts and a payload sample, and then the old path becomes a link to the
+new folder (:mod:`mem0_hygiene.stores.moves`), so a plain mem0 app (or any reader) still opening
+``/tmp/qdrant`` sees the very same store. When the OS cleaned /tmp and took the link with it, the next start
+re-creates the link; when both paths hold real, different stores, the start is refused
+(:class:`~mem0_hygiene.errors.VolatileStoreError`) rather than one picked silently. A path the user set
+explicitly gets one loud warning, or per ``hygiene.on_volatile`` is relocated the same way or refused.
 history.db and the ledger get the same check (warn or refuse: SQLite files are moved with
 ``mem0-hygiene relocate --with-sqlite``).
 """
@@ -12,25 +16,27 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 from types import SimpleNamespace
 from typing import Any
 
 from mem0.configs.base import MemoryConfig
 
 from ..config import ConfigFacts, HygieneSettings
-from ..errors import VolatileStoreError
+from ..errors import RelocateError, StoreLocked, VolatileStoreError
 from .locations import StoreLocation, current_mem0_dir, resolve_locations
-from .qdrant import relocate_qdrant_folder
+from .moves import compare_stores, finish_swap, links_to, swap_folder_for_link
+from .qdrant import check_not_nested, copy_store_verified, is_qdrant_folder
 
 logger = logging.getLogger("mem0_hygiene")
 MOUNTINFO = "/proc/self/mountinfo"
 _warned: set[str] = set()
 
 
-def _warn_once(key: str, message: str) -> None:
+def _warn_once(key: str, message: str, level: int = logging.WARNING) -> None:
     if key not in _warned:
         _warned.add(key)
-        logger.warning(message)
+        logger.log(level, message)
 
 
 def _why(loc: StoreLocation) -> str:
@@ -66,6 +72,12 @@ def guard_stores(
     for loc in resolve_locations(view, findmnt=findmnt, mountinfo=MOUNTINFO):
         if loc.role == "mem0_dir" or not loc.is_local or loc.path is None:
             continue
+        if loc.role == "vector_store" and loc.provider == "qdrant" and os.path.islink(loc.path):
+            # moved before (the path links to the store): finish what a crash may have left of that move
+            done = finish_swap(loc.path, os.path.realpath(loc.path), folder=True)
+            if done:
+                _warn_once(f"finish:{loc.path}", f"vector store {loc.path}: {done}")
+                messages.append(f"vector store {loc.path}: {done}")
         if not (loc.volatile or (loc.under_tmp and loc.defaulted and loc.role == "vector_store")):
             continue  # an explicit path under /tmp on a real disk: the audit reports it, no start-up noise
         policy = settings.on_volatile or ("relocate" if loc.defaulted and loc.role == "vector_store" else "warn")
@@ -76,22 +88,11 @@ def guard_stores(
                 f"to start. Point it at a persistent folder, or run `mem0-hygiene relocate --to DIR`"
             )
         if policy == "relocate" and loc.role == "vector_store" and config.vector_store.provider == "qdrant":
-            target = persistent_home(config.history_db_path)
-            if loc.exists and os.listdir(loc.path):
-                if os.path.exists(target) and os.listdir(target):
-                    msg = (f"vector store {loc.path} is {_why(loc)}; {target} already holds a store, so it was "
-                           f"used instead and {loc.path} left as it is (compare them with `mem0-hygiene audit`)")
-                else:
-                    counts = relocate_qdrant_folder(loc.path, target)
-                    msg = (f"moved the vector store from {loc.path} ({_why(loc)}) to {target}, verified "
-                           f"{sum(counts.values())} points; the old copy is still there. Pin the path in your config: "
-                           f"'vector_store': {{'provider': 'qdrant', 'config': {{'path': '{target}'}}}}")
-            else:
-                msg = (f"vector store path {loc.path} is {_why(loc)}; using {target} instead. Pin it in your "
-                       f"config: 'vector_store': {{'provider': 'qdrant', 'config': {{'path': '{target}'}}}}")
-            config.vector_store.config.path = target
-            _warn_once(f"{loc.path}->{target}", msg)
-            messages.append(msg)
+            msg, path, level = settle_vector_store(loc.path, persistent_home(config.history_db_path), _why(loc))
+            config.vector_store.config.path = path
+            if msg:
+                _warn_once(f"{loc.path}->{path}:{msg[:40]}", msg, level)
+                messages.append(msg)
             continue
         msg = (f"{label} at {loc.path} is {_why(loc)}. Move it to a persistent folder "
                f"(`mem0-hygiene relocate --to DIR{' --with-sqlite' if loc.role != 'vector_store' else ''}`) "
@@ -99,3 +100,78 @@ def guard_stores(
         _warn_once(f"warn:{loc.path}", msg)
         messages.append(msg)
     return messages
+
+
+def _pin(path: str) -> str:
+    return (f"Pin the path in your config: 'vector_store': {{'provider': 'qdrant', 'config': {{'path': '{path}'}}}} "
+            "(or run `mem0-hygiene relocate --to DIR --update-config FILE` to move it elsewhere)")
+
+
+def _points(counts: dict[str, int]) -> str:
+    return ", ".join(f"{n} points in {name!r}" for name, n in counts.items()) or "no collections"
+
+
+def settle_vector_store(old: str, target: str, why: str) -> tuple[str, str, int]:
+    """Move the local Qdrant store at ``old`` (at risk: ``why``) to ``target`` and leave a link at ``old``.
+
+    Returns (the message to log, the path to open, its log level). In order: an interrupted switch is
+    finished first; ``old`` already a link to ``target``: nothing to do; ``old`` missing (the OS cleaned it) or
+    empty: ``target`` is used and ``old`` links to it again; ``old`` a store and ``target`` free: verified
+    copy, then the switch; both stores: the same points -> the switch, different ->
+    :class:`~mem0_hygiene.errors.VolatileStoreError` naming both. A link at ``old`` that leads elsewhere is
+    the user's own and is left alone.
+    """
+    done = finish_swap(old, target, folder=True)
+    done = f" ({done})" if done else ""
+    if os.path.islink(old) and not links_to(old, target):
+        return "", old, logging.INFO  # the user's own link to a store elsewhere
+    if links_to(old, target) and os.path.isdir(target):
+        return (f"the vector store lives at {target}; {old} ({why}) links to it{done}. {_pin(target)}", target,
+                logging.WARNING if done else logging.INFO)
+    if not os.path.lexists(old) or os.path.islink(old) or (os.path.isdir(old) and not os.listdir(old)):
+        had_store = is_qdrant_folder(target)
+        os.makedirs(target, exist_ok=True)
+        try:
+            if os.path.islink(old):
+                os.unlink(old)  # a link whose folder is gone
+            elif os.path.isdir(old):
+                os.rmdir(old)
+            os.makedirs(os.path.dirname(old), exist_ok=True)
+            os.symlink(target, old, target_is_directory=True)
+            linked = f"{old} links to it"
+        except OSError as exc:
+            linked = f"{old} could not be made a link to it ({exc}), so a plain mem0 app on {old} would not see it"
+        if had_store:
+            return (f"vector store path {old} is {why} and its link was gone (the OS cleaned it); the store is at "
+                    f"{target}, and {linked}{done}. {_pin(target)}", target, logging.WARNING)
+        return (f"vector store path {old} is {why}; using {target} instead, and {linked}. {_pin(target)}",
+                target, logging.WARNING)
+    check_not_nested(old, target)
+    if not os.path.lexists(target) or (os.path.isdir(target) and not os.listdir(target)):
+        copy = copy_store_verified(old, target)
+        try:
+            swap_folder_for_link(old, target, copy.signature)
+        except (StoreLocked, RelocateError):
+            shutil.rmtree(target, ignore_errors=True)  # our fresh copy: the store stays where it is
+            raise
+        except OSError as exc:
+            shutil.rmtree(target, ignore_errors=True)
+            return (f"vector store {old} is {why}, but it could not be replaced by a link ({exc}), so it was not "
+                    f"moved and stays at {old}. Move it yourself with `mem0-hygiene relocate --to DIR`, or "
+                    "point vector_store.config.path at a persistent folder", old, logging.WARNING)
+        total = sum(copy.counts_after.values())
+        return (f"moved the vector store from {old} ({why}) to {target}, verified {total} points; {old} is now a "
+                f"link to {target}, so every reader of the old path (a plain mem0 app too) sees this same store"
+                f"{done}. {_pin(target)}", target, logging.WARNING)
+    compared = compare_stores(old, target)
+    if not compared.same:
+        raise VolatileStoreError(
+            f"two different vector stores: {old} ({why}; {_points(compared.counts_a)}) and {target}, the "
+            f"persistent folder the drop-in moves it to ({_points(compared.counts_b)}). mem0-hygiene will not "
+            f"pick one silently. Keep the current one and move the other away, then start again: "
+            f"`mv {old} {old}.old` keeps {target} ({old} then becomes a link to it); `mv {target} {target}.old` "
+            f"moves {old} to {target}. Or set vector_store.config.path to the one you want"
+        )
+    swap_folder_for_link(old, target, compared.signature_a)
+    return (f"{old} ({why}) held the same {sum(compared.counts_a.values())} points as {target}, where the store "
+            f"was moved before; {old} is now a link to {target}{done}. {_pin(target)}", target, logging.WARNING)
