@@ -199,3 +199,18 @@ def hold_qdrant_lock() -> Iterator[Callable[..., LockHolder]]:
     yield hold
     for holder in holders:
         holder.release()
+
+
+@pytest.fixture(scope="session")
+def crash_runner() -> Iterator[Any]:
+    """A `faults.CrashRunner` (tests/faults.py): runs an operation in a child process that SIGKILLs itself before
+    its k-th file operation, `crash_runner.run(code, *args, kill_at=k)`."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("mem0_hygiene_test_faults", Path(__file__).with_name("faults.py"))
+    assert spec is not None and spec.loader is not None
+    faults = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(faults)
+    runner = faults.CrashRunner()
+    yield runner
+    runner.close()
