@@ -1,63 +1,91 @@
-"""Moving a local store to a safe place: copy, verify, switch, and only then (if asked) delete the source.
+"""Moving a local store to a safe place without leaving a second live copy: copy, verify, link, resume.
 
-:func:`relocate` moves a local Qdrant folder (and, on request, mem0's history.db and the ledger) into
-a destination folder. The verified copies themselves live in the stores layer:
-:func:`mem0_hygiene.stores.qdrant.relocate_qdrant_folder` (the Qdrant part alone, also used by the
-drop-in ``Memory`` at start-up to rescue a defaulted store from tmpfs; importable from here too) and
-:func:`mem0_hygiene.stores.sqlite.copy_database`.
+:func:`relocate` moves a local Qdrant folder (and, on request, mem0's history.db, the ledger and the files kept
+beside it: the backup record ``hygiene.backups.json`` and the registry of copies ``hygiene.copies.json``) into a
+destination folder. For each store:
 
-The source is never modified before the copy has been verified: each copy is built in a hidden
-temporary name inside the destination folder, checked (point counts per collection and a sample of
-payloads and vectors for Qdrant; ``PRAGMA integrity_check`` and row counts per table for SQLite),
-and renamed into place only then. An interruption at any point leaves the source usable and, at the
-destination, either nothing or a complete, verified copy (at worst a hidden ``.NAME.relocating-*``
-leftover, which is safe to delete). SQLite files are copied with ``VACUUM INTO``, never with ``cp``.
+1. **copy**: built under a hidden temporary name inside the destination, verified (point counts per
+   collection and a sample of payloads and vectors for Qdrant; ``PRAGMA integrity_check`` and rows per
+   table for SQLite, which keeps its file mode and WAL mode; byte for byte for the JSON files), then renamed
+   into place (:func:`mem0_hygiene.stores.qdrant.copy_store_verified`,
+   :func:`mem0_hygiene.stores.sqlite.copy_database`);
+2. **switch**: the old path becomes a link to the new one (:mod:`mem0_hygiene.stores.moves`), so every
+   reader of the old path (the app with its old config, plain mem0, another tool) sees the very same store;
+   the moved-from data is deleted only once the link is in place, never before;
+3. with ``remove_source`` the links go too: readers of the old path then find nothing, and the result says
+   where each store went;
+4. with ``update_config`` the app's config file is rewritten with the new paths (:mod:`.config_file`).
+
+Before anything is copied, a journal in the destination (:mod:`.relocate_journal`) records what moves where;
+it is removed as the last step. A run that was killed at any point is finished by running the same command
+again: the rerun reads the journal and resumes (a copy already verified is switched, one whose source
+changed since is made again) instead of refusing because the destination exists. An exception (not a
+crash) during the copies removes this run's copies again, so the destination is left as it was found.
+The old path is never without a store: it holds the old store until the instant it becomes the link.
 """
 
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
-import shutil
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import RelocateError
+from ..config_loader import read_config_source
+from ..errors import ConfigError, RelocateError
 from ..render.tables import Line, LinesView, counts_text
 from ..stores import qdrant as qdrant_local
+from ..stores.backup_record import record_path_for
+from ..stores.copies import copies_path_for
 from ..stores.locations import StoreLocation, location_of
+from ..stores.moves import (
+    Signature,
+    copy_file_verified,
+    finish_swap,
+    has_store,
+    links_to,
+    remove_sidecars,
+    replace_with_link,
+    swap_file_for_link,
+    swap_folder_for_link,
+)
 from ..stores.qdrant import (
     DEFAULT_SAMPLE,
-    QdrantCopy,
     check_destination_free,
     check_not_nested,
     copy_store_verified,
     folder_signature,
     relocate_qdrant_folder,
 )
-from ..stores.sqlite import SIDECARS, SqliteCopy, copy_database, file_signature, table_counts
+from ..stores.sqlite import connect, copy_database, file_signature, table_counts
+from ..stores.staging import aside_path, remove_path
 from ..target import resolve
-
-log = logging.getLogger(__name__)
+from .config_file import ConfigRewrite, plan_config_rewrite, write_config_file
+from .relocate_journal import read_journal, remove_journal, signature_of, write_journal
 
 QDRANT_DIRNAME = "qdrant"
-
+CONFIG_KEYS = {"vector_store": ("vector_store", "config", "path"), "history_db": ("history_db_path",),
+               "ledger": ("hygiene", "ledger_path")}
+"""The config key that names each movable store's path."""
+ALREADY = "already moved by an earlier run: the old path links here"
 
 @dataclass(frozen=True)
 class MovedStore:
-    """One store copied (or, in a dry run, to be copied) by :func:`relocate`.
+    """One store moved (or, in a dry run, to be moved) by :func:`relocate`.
 
     Fields:
-        role: "vector_store", "history_db" or "ledger".
-        source: where it was (absolute path).
+        role: "vector_store", "history_db", "ledger", "backup_record" (``hygiene.backups.json``) or
+            "copies_registry" (``hygiene.copies.json``).
+        source: its old path, as configured (absolute).
         destination: where it is now (or would be, in a dry run).
         counts_before: points per collection (Qdrant) or rows per table (SQLite) at the source.
         counts_after: the same, read from the copy ({} in a dry run).
         sampled: how many points had their payload and vector compared between source and copy.
         integrity: the copy's ``PRAGMA integrity_check`` result ("ok"), for SQLite; None otherwise.
-        source_removed: the source was deleted (only with ``remove_source``, only after verification).
-        note: why the source was kept despite ``remove_source``, or other remarks.
+        linked: the old path is now a link to the destination: every reader of it sees this same store.
+        source_removed: the old path is gone, link included (``remove_source``): readers find nothing there.
+        resumed: picked up from a run that was interrupted (or had already finished it).
+        note: anything else worth saying (an interrupted switch finished, ...).
     """
 
     role: str
@@ -67,7 +95,9 @@ class MovedStore:
     counts_after: dict[str, int]
     sampled: int = 0
     integrity: str | None = None
+    linked: bool = False
     source_removed: bool = False
+    resumed: bool = False
     note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
@@ -79,7 +109,9 @@ class MovedStore:
             "counts_after": dict(self.counts_after),
             "sampled": self.sampled,
             "integrity": self.integrity,
+            "linked": self.linked,
             "source_removed": self.source_removed,
+            "resumed": self.resumed,
             "note": self.note,
         }
 
@@ -91,9 +123,13 @@ class RelocateResult(LinesView):
     Fields:
         to_dir: the destination folder.
         dry_run: nothing was written; ``moves`` is the plan.
-        moves: each store copied (or planned), with its counts and checks.
+        moves: each store moved (or planned), with its counts and checks.
         skipped: stores not moved, each with the reason ("history.db does not exist", ...).
         config_snippet: the keys to set in the mem0 config from now on (merge it into the app's config).
+        config_file: the config file rewritten with the new paths (``update_config``), or None.
+        config_changes: the keys changed in it, dotted ("vector_store.config.path").
+        config_comments_kept: False when a YAML file had to be dumped again whole (comments lost).
+        resumed: this run finished a relocation an earlier run left unfinished (its journal was found).
     """
 
     to_dir: str
@@ -101,10 +137,14 @@ class RelocateResult(LinesView):
     moves: tuple[MovedStore, ...]
     skipped: tuple[str, ...] = ()
     config_snippet: dict[str, Any] = field(default_factory=dict)
+    config_file: str | None = None
+    config_changes: tuple[str, ...] = ()
+    config_comments_kept: bool = True
+    resumed: bool = False
 
     @property
     def source_removed(self) -> bool:
-        """Every moved store's source was deleted."""
+        """Every moved store's old path is gone (``remove_source``)."""
         return bool(self.moves) and all(m.source_removed for m in self.moves)
 
     def move(self, role: str) -> MovedStore | None:
@@ -115,30 +155,50 @@ class RelocateResult(LinesView):
 
     def _lines(self) -> list[Line]:
         out: list[Line] = []
-        verb = "would copy" if self.dry_run else "copied"
+        if self.resumed:
+            out.append([(f"resumed the relocation an interrupted run left in {self.to_dir}", "yellow")])
         for move in self.moves:
-            out.append([(f"{move.role}: {verb} {move.source} -> {move.destination} "
-                         f"({counts_text(move.counts_before)})", "")])
-            if self.dry_run:
-                continue
-            checks = [f"counts match ({counts_text(move.counts_after)})"]
-            if move.sampled:
-                checks.append(f"{move.sampled} sampled points identical")
-            if move.integrity:
-                checks.append(f"integrity_check {move.integrity}")
-            out.append([("  verified: " + "; ".join(checks), "")])
-            if move.source_removed:
-                out.append([(f"  removed the old copy at {move.source}", "")])
-            elif move.note:
-                out.append([(f"  {move.note}", "yellow")])
-            else:
-                out.append([(f"  the old copy at {move.source} is untouched", "")])
+            out += self._move_lines(move)
         out += [[(f"skipped: {reason}", "")] for reason in self.skipped]
-        if self.dry_run:
+        if self.config_file:
+            verb = "would rewrite" if self.dry_run else "rewrote"
+            keys = ", ".join(self.config_changes) or "nothing: it already names the new paths"
+            out.append([(f"config: {verb} {self.config_file} ({keys})", "")])
+            if not self.config_comments_kept:
+                out.append([("  the YAML had to be written again whole: its comments and formatting were not kept",
+                             "yellow")])
+        elif self.dry_run:
             out.append([("dry run: nothing was written; after the move, use this in your mem0 config:", "")])
         else:
+            if any(m.source_removed for m in self.moves):
+                out.append([("the old paths are gone: change the app's config before it starts again, or it will "
+                             "not find its memories", "yellow")])
             out.append([("use this in your mem0 config from now on (merge it into the dict given to "
-                         "Memory.from_config):", "")])
+                         "Memory.from_config, or rerun with --update-config FILE):", "")])
+        return out
+
+    def _move_lines(self, move: MovedStore) -> list[Line]:
+        src, dst = move.source, move.destination
+        if self.dry_run:
+            then = (f"then {src} is removed" if move.source_removed
+                    else f"then {src} becomes a link to {dst}")
+            verb = "would finish moving" if move.resumed else "would copy"
+            return [[(f"{move.role}: {verb} {src} -> {dst} ({counts_text(move.counts_before)}); {then}", "")]]
+        verb = ("already moved" if move.note.startswith(ALREADY) else "finished moving") if move.resumed else "copied"
+        out: list[Line] = [[(f"{move.role}: {verb} {src} -> {dst} ({counts_text(move.counts_after)})", "")]]
+        checks = [f"counts match ({counts_text(move.counts_after)})"]
+        if move.sampled:
+            checks.append(f"{move.sampled} sampled points identical")
+        if move.integrity:
+            checks.append(f"integrity_check {move.integrity}")
+        out.append([("  verified: " + "; ".join(checks), "")])
+        if move.source_removed:
+            out.append([(f"  removed {src} (and its link): readers of the old path find nothing; the store is at "
+                         f"{dst}", "yellow")])
+        elif move.linked:
+            out.append([(f"  {src} is now a link to {dst}: every reader of the old path sees this same store", "")])
+        if move.note:
+            out.append([(f"  {move.note}", "yellow")])
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -148,95 +208,277 @@ class RelocateResult(LinesView):
             "moves": [m.to_dict() for m in self.moves],
             "skipped": list(self.skipped),
             "config_snippet": self.config_snippet,
+            "config_file": self.config_file,
+            "config_changes": list(self.config_changes),
+            "config_comments_kept": self.config_comments_kept,
             "source_removed": self.source_removed,
+            "resumed": self.resumed,
         }
 
 
-# ---------------------------------------------------------------------------------------------- helpers
+# ---------------------------------------------------------------------------------------------- planning
 
-
-def _remove_sqlite(path: str) -> None:
-    for suffix in ("", *SIDECARS):
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path + suffix)
-
-
-# ---------------------------------------------------------------------------------------------- relocate
+COPY, RECOPY, SWITCH, DONE, REMOVED = "copy", "recopy", "switch", "done", "removed"
 
 
 @dataclass
-class _Plan:
+class _Move:
     role: str
-    source: str
+    kind: str  # "qdrant" | "sqlite" | "file"
+    source: str  # the configured path
+    store: str  # the path that holds the data (``source`` with its link resolved)
     destination: str
-    kind: str  # "qdrant" | "sqlite"
+    state: str  # COPY, RECOPY (a stale copy of ours to make again), SWITCH, DONE, REMOVED
+    signature: Signature | None = None  # the store's signature when it was copied
+    resumed: bool = False
+    counts_before: dict[str, int] = field(default_factory=dict)
+    counts_after: dict[str, int] = field(default_factory=dict)
+    sampled: int = 0
+    integrity: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def folder(self) -> bool:
+        return self.kind == "qdrant"
+
+    def entry(self) -> dict[str, Any]:
+        return {"role": self.role, "kind": self.kind, "source": self.source, "store": self.store,
+                "destination": self.destination,
+                "signature": [list(s) for s in self.signature] if self.signature is not None else None}
 
 
-def _plan(
-    locations: list[StoreLocation], to_dir: str, include_sqlite: bool
-) -> tuple[list[_Plan], list[str]]:
-    plans: list[_Plan] = []
-    skipped: list[str] = []
-    vs = location_of(locations, "vector_store")
+def _real(path: str) -> str:
+    return os.path.realpath(path) if os.path.islink(path) else path
+
+
+def _destination_taken(m: _Move) -> bool:
+    if m.folder:
+        return os.path.lexists(m.destination) and not (os.path.isdir(m.destination) and not os.listdir(m.destination))
+    return os.path.lexists(m.destination)
+
+
+def _signature(m: _Move) -> Signature:
+    return folder_signature(m.store) if m.folder else file_signature(m.store)
+
+
+def _vector_move(vs: StoreLocation, to: str, include_sqlite: bool, skipped: list[str]) -> _Move | None:
     if vs.provider != "qdrant" or not vs.is_local or vs.path is None:
         where = vs.remote or vs.note or "not a local folder"
         reason = f"the vector store ({vs.provider}: {where}) is not a local Qdrant folder"
         if not include_sqlite:
             raise RelocateError(f"nothing to relocate: {reason}; a server keeps its own data")
         skipped.append(reason)
-    elif not os.path.isdir(vs.path):
-        reason = f"there is no local Qdrant store at {vs.path}"
+        return None
+    src, dst = vs.path, os.path.join(to, QDRANT_DIRNAME)
+    if links_to(src, dst):
+        return _Move("vector_store", "qdrant", src, src, dst, DONE, resumed=True, notes=[ALREADY])
+    store = _real(src)
+    if not os.path.isdir(store):
+        reason = f"there is no local Qdrant store at {src}"
+        if os.path.lexists(aside_path(store)):
+            reason += (f" ({aside_path(store)} holds it, left by an interrupted move: start the app once, the "
+                       "drop-in finishes that move)")
         if not include_sqlite:
             raise RelocateError(f"nothing to relocate: {reason}")
         skipped.append(reason)
-    else:
-        dst = os.path.join(to_dir, QDRANT_DIRNAME)
-        check_not_nested(vs.path, dst)
-        check_destination_free(dst)
-        plans.append(_Plan("vector_store", vs.path, dst, "qdrant"))
+        return None
+    check_not_nested(store, dst)
+    check_destination_free(dst)
+    return _Move("vector_store", "qdrant", src, store, dst, COPY)
+
+
+def _file_move(role: str, kind: str, src: str, dst: str, moves: list[_Move], skipped: list[str]) -> None:
+    if links_to(src, dst):
+        moves.append(_Move(role, kind, src, src, dst, DONE, resumed=True, notes=[ALREADY]))
+        return
+    store = _real(src)
+    if not os.path.isfile(store):
+        skipped.append(f"{role}: {src} does not exist")
+        return
+    if os.path.realpath(store) == os.path.realpath(dst):
+        skipped.append(f"{role}: already at {dst}")
+        return
+    if any(m.destination == dst for m in moves):
+        raise RelocateError(f"{role} would land on {dst}, which another store takes")
+    if os.path.lexists(dst):
+        raise RelocateError(f"{dst} already exists; choose another destination (nothing was copied)")
+    moves.append(_Move(role, kind, src, store, dst, COPY))
+
+
+BESIDE_LEDGER = {"backup_record": record_path_for, "copies_registry": copies_path_for}
+"""The files that live beside the ledger, named after it, and move with it: their path for (ledger, history.db)."""
+
+
+def _beside_ledger(locations: list[StoreLocation], moves: list[_Move], role: str) -> tuple[str | None, str | None]:
+    """The path of a file kept beside the ledger (the backup record, the registry of copies) now and after the
+    move."""
+    path_for = BESIDE_LEDGER[role]
+    new = {m.role: m.destination for m in moves}
+    history = location_of(locations, "history_db").path
+    ledger = location_of(locations, "ledger").path
+    return path_for(ledger, history), path_for(new.get("ledger", ledger), new.get("history_db", history))
+
+
+def _plan_fresh(locations: list[StoreLocation], to: str, include_sqlite: bool) -> tuple[list[_Move], list[str]]:
+    moves: list[_Move] = []
+    skipped: list[str] = []
+    vector = _vector_move(location_of(locations, "vector_store"), to, include_sqlite, skipped)
+    if vector is not None:
+        moves.append(vector)
     if include_sqlite:
         for role in ("history_db", "ledger"):
             loc = location_of(locations, role)  # type: ignore[arg-type]
             if not loc.is_local or loc.path is None:
                 skipped.append(f"{role}: {loc.path or loc.remote} is not a file")
                 continue
-            if not os.path.isfile(loc.path):
-                skipped.append(f"{role}: {loc.path} does not exist")
-                continue
-            dst = os.path.join(to_dir, os.path.basename(loc.path))
-            if os.path.realpath(loc.path) == os.path.realpath(dst):
-                skipped.append(f"{role}: already at {dst}")
-                continue
-            if any(p.destination == dst for p in plans):
-                raise RelocateError(f"{role} would land on {dst}, which another store takes")
-            if os.path.lexists(dst):
-                raise RelocateError(f"{dst} already exists; choose another destination (nothing was copied)")
-            plans.append(_Plan(role, loc.path, dst, "sqlite"))
-    if not plans:
+            _file_move(role, "sqlite", loc.path, os.path.join(to, os.path.basename(loc.path)), moves, skipped)
+        for role in BESIDE_LEDGER:
+            now, after = _beside_ledger(locations, moves, role)
+            if now and after and now != after and os.path.lexists(now):
+                _file_move(role, "file", now, after, moves, [])
+    if not moves:
         raise RelocateError("nothing to relocate: " + "; ".join(skipped))
-    return plans, skipped
+    return moves, skipped
 
 
-def _snippet(plans: list[_Plan], locations: list[StoreLocation]) -> dict[str, Any]:
+def _plan_resumed(journal: dict[str, Any], locations: list[StoreLocation], to: str,
+                  remove_source: bool) -> list[_Move]:
+    configured = {role: location_of(locations, role).path for role in CONFIG_KEYS}  # type: ignore[arg-type]
+    moves = []
+    for e in journal["moves"]:
+        m = _Move(e["role"], e["kind"], e["source"], e["store"], e["destination"], "",
+                  signature_of(e.get("signature")), resumed=True)
+        here = configured.get(m.role, m.source)
+        if here is None or os.path.abspath(here) not in (m.source, m.store, m.destination):
+            raise RelocateError(
+                f"{to} holds a relocation an earlier run left unfinished, of {m.source} ({m.role}), but this "
+                f"config's {m.role} is {here}: run the same command with the config it was started with, or "
+                "choose another destination")
+        if links_to(m.store, m.destination):
+            m.state = DONE
+        elif not os.path.lexists(m.store):
+            if not has_store(m.destination, folder=m.folder):
+                raise RelocateError(f"neither {m.store} nor {m.destination} holds the {m.role} any more; nothing "
+                                    f"was changed. Restore it from a backup, then remove {to}'s journal")
+            m.state = SWITCH if (os.path.lexists(aside_path(m.store)) or not remove_source) else REMOVED
+        elif not _destination_taken(m):
+            m.state = COPY
+        elif m.signature is not None and _signature(m) == m.signature:
+            m.state = SWITCH
+        else:
+            m.state = RECOPY  # our copy, but the source changed since (or the copy was never recorded)
+        moves.append(m)
+    return moves
+
+
+def _snippet(moves: list[_Move], locations: list[StoreLocation]) -> dict[str, Any]:
     snippet: dict[str, Any] = {}
-    for p in plans:
-        if p.role == "vector_store":
+    for m in moves:
+        if m.role == "vector_store":
             vs = location_of(locations, "vector_store")
             snippet["vector_store"] = {
                 "provider": "qdrant",
-                "config": {"path": p.destination, "collection_name": vs.collection or "mem0"},
+                "config": {"path": m.destination, "collection_name": vs.collection or "mem0"},
             }
-        elif p.role == "history_db":
-            snippet["history_db_path"] = p.destination
-        elif p.role == "ledger":
-            snippet["hygiene"] = {"ledger_path": p.destination}
+        elif m.role == "history_db":
+            snippet["history_db_path"] = m.destination
+        elif m.role == "ledger":
+            snippet["hygiene"] = {"ledger_path": m.destination}
     return snippet
 
 
-def _dry_counts(plan: _Plan) -> dict[str, int]:
-    if plan.kind == "qdrant":
-        return qdrant_local.collection_counts(plan.source)
-    return table_counts(plan.source)
+def _plan_rewrite(path: str | os.PathLike[str], moves: list[_Move]) -> ConfigRewrite:
+    """The rewrite of the app's config file, checked before anything moves: the file must describe this
+    deployment (each moved store's key names its old path, or already the new one, or is unset for a
+    defaulted path)."""
+    updates = {CONFIG_KEYS[m.role]: m.destination for m in moves if m.role in CONFIG_KEYS}
+    rewrite = plan_config_rewrite(path, updates)
+    locations = list(resolve(read_config_source(rewrite.path)).locations)
+    for m in moves:
+        if m.role not in CONFIG_KEYS:
+            continue
+        here = location_of(locations, m.role).path  # type: ignore[arg-type]
+        if here is None or os.path.abspath(here) not in (m.source, m.store, m.destination):
+            raise ConfigError(
+                f"--update-config {rewrite.path}: its {m.role} is {here}, but the store being moved is at "
+                f"{m.source}; give the config file of this deployment (the one --config reads)")
+    return rewrite
+
+
+def _counts(m: _Move, path: str, *, ours: bool = False) -> dict[str, int]:
+    if not os.path.exists(path):
+        return {}
+    if m.kind == "qdrant":
+        return qdrant_local.collection_counts(path)
+    if m.kind == "sqlite" and ours:
+        # our own copy: read-write (nothing is written), as the last read-only connection to a WAL database
+        # would leave its -wal and -shm files behind
+        with contextlib.closing(connect(path)) as conn:
+            return table_counts(conn)
+    if m.kind == "sqlite":
+        return table_counts(path)
+    return {"bytes": os.path.getsize(path)}
+
+
+# ---------------------------------------------------------------------------------------------- doing
+
+
+def _copy_all(moves: list[_Move], to: str, remove_source: bool, sample_size: int, created_journal: bool) -> None:
+    placed: list[_Move] = []
+    try:
+        for m in moves:
+            if m.state == RECOPY:
+                remove_path(m.destination)
+                if m.kind == "sqlite":
+                    remove_sidecars(m.destination)
+                m.state = COPY
+            if m.state != COPY:
+                continue
+            if m.kind == "qdrant":
+                qcopy = copy_store_verified(m.store, m.destination, sample_size)
+                m.counts_before, m.counts_after, m.sampled = qcopy.counts_before, qcopy.counts_after, qcopy.sampled
+                m.signature = qcopy.signature
+            elif m.kind == "sqlite":
+                scopy = copy_database(m.store, m.destination)
+                m.counts_before, m.counts_after, m.integrity = scopy.counts_before, scopy.counts_after, scopy.integrity
+                m.signature = scopy.signature
+            else:
+                m.signature = copy_file_verified(m.store, m.destination)
+                m.counts_before = m.counts_after = {"bytes": os.path.getsize(m.destination)}
+            placed.append(m)
+            m.state = SWITCH
+            write_journal(to, [x.entry() for x in moves], remove_source)
+    except BaseException:
+        for m in placed:  # undo this run's copies: nothing was switched yet, the old paths still hold the stores
+            remove_path(m.destination)
+        if created_journal:  # nothing was switched yet: the destination is left as it was found
+            remove_journal(to)
+        raise
+
+
+def _switch(m: _Move) -> None:
+    if m.state == SWITCH:
+        done = finish_swap(m.store, m.destination, folder=m.folder)
+        if done:
+            m.notes.append(done)
+        if not links_to(m.store, m.destination):
+            if not os.path.lexists(m.store):
+                os.symlink(m.destination, m.store, target_is_directory=m.folder)
+            elif m.folder:
+                swap_folder_for_link(m.store, m.destination, m.signature)
+            else:
+                swap_file_for_link(m.store, m.destination, m.signature, sqlite=m.kind == "sqlite")
+        m.state = DONE
+    if m.state == DONE and m.source != m.store and os.path.islink(m.source) \
+            and os.readlink(m.source) != m.destination:
+        replace_with_link(m.source, m.destination)  # the configured path linked to the moved store: point it here
+
+
+def _remove_links(m: _Move) -> None:
+    for path in dict.fromkeys((m.source, m.store)):
+        if os.path.islink(path) and links_to(path, m.destination):
+            os.unlink(path)
+    m.state = REMOVED
 
 
 def relocate(
@@ -247,94 +489,88 @@ def relocate(
     dry_run: bool = False,
     remove_source: bool = False,
     sample_size: int = DEFAULT_SAMPLE,
+    update_config: str | os.PathLike[str] | None = None,
 ) -> RelocateResult:
-    """Move the local Qdrant store of ``config`` (and with ``include_sqlite`` history.db and the ledger) to ``to_dir``.
+    """Move the local Qdrant store of ``config`` (and with ``include_sqlite`` history.db, the ledger, the backup
+    record and the registry of copies) to ``to_dir``, leaving a link at each old path.
 
-    The Qdrant folder lands in ``TO_DIR/qdrant``, the SQLite files keep their names
-    (``TO_DIR/history.db``, ``TO_DIR/hygiene.db``). Steps: refuse when another process holds the
-    store (:class:`~mem0_hygiene.errors.StoreLocked`, naming the remedies) or a destination is taken
-    (:class:`~mem0_hygiene.errors.RelocateError`); copy each store into a temporary name inside
-    ``to_dir``; verify it; rename it into place. Only when every copy is in place and verified, and
-    only with ``remove_source``, are the sources deleted (a source that changed since it was copied
-    is kept, with a note). When a later store fails, copies already placed by this call are removed
-    again, so a failed run leaves the destination as it found it. The source is never written.
+    The Qdrant folder lands in ``TO_DIR/qdrant``, the SQLite files keep their names (``TO_DIR/history.db``,
+    ``TO_DIR/hygiene.db``), the backup record and the registry of copies follow the ledger
+    (``TO_DIR/hygiene.backups.json``, ``TO_DIR/hygiene.copies.json``). Refuses
+    when another process holds the store (:class:`~mem0_hygiene.errors.StoreLocked`, naming the remedies) or
+    a destination is taken by something that is not this relocation's own copy
+    (:class:`~mem0_hygiene.errors.RelocateError`). Each store is copied and verified; then each old path
+    becomes a link to its new path (the moved-from data is deleted once the link is in place), so every
+    reader of the old path sees the same store. ``remove_source`` removes the links too. ``update_config``
+    names the app's JSON/YAML config file to rewrite with the new paths (checked before anything moves: it
+    must describe this deployment; a ``module:ATTRIBUTE`` is refused); without it, ``config_snippet`` holds
+    the keys to set by hand. A run killed at any point is finished by running it again (see the module
+    docstring); a resumed run keeps the interrupted run's ``remove_source``.
 
-    ``dry_run`` checks the same preconditions and reads the source counts, and writes nothing. The
-    result's ``config_snippet`` holds the keys to put in the app's mem0 config from now on.
+    ``dry_run`` checks the same preconditions, reads the source counts, and writes nothing.
     """
     to = os.path.abspath(os.path.expanduser(os.fspath(to_dir)))
     if os.path.exists(to) and not os.path.isdir(to):
         raise RelocateError(f"{to} is not a folder")
     locations = list(resolve(config).locations)
-    plans, skipped = _plan(locations, to, include_sqlite)
-    for p in plans:
-        if p.kind == "qdrant":
-            qdrant_local.ensure_unlocked(p.source, "relocate")
-    snippet = _snippet(plans, locations)
+    journal = read_journal(to) if os.path.isdir(to) else None
+    skipped: list[str] = []
+    if journal is not None:
+        remove_source = remove_source or bool(journal.get("remove_source"))
+        moves = _plan_resumed(journal, locations, to, remove_source)
+    else:
+        moves, skipped = _plan_fresh(locations, to, include_sqlite)
+    rewrite = _plan_rewrite(update_config, moves) if update_config is not None else None
+    for m in moves:
+        if m.folder and m.state != REMOVED:
+            qdrant_local.ensure_unlocked(m.store if os.path.lexists(m.store) else m.destination, "relocate")
+    snippet = _snippet(moves, locations)
 
     if dry_run:
-        moves = tuple(
-            MovedStore(role=p.role, source=p.source, destination=p.destination,
-                       counts_before=_dry_counts(p), counts_after={})
-            for p in plans
+        for m in moves:
+            m.counts_before = _counts(m, m.store if os.path.lexists(m.store) else m.destination)
+        return _result(to, True, moves, skipped, snippet, rewrite, journal is not None, remove_source)
+
+    work = remove_source or journal is not None or any(m.state != DONE for m in moves)
+    if work:
+        os.makedirs(to, exist_ok=True)
+        if journal is None:
+            write_journal(to, [m.entry() for m in moves], remove_source)
+        _copy_all(moves, to, remove_source, sample_size, created_journal=journal is None)
+    for m in moves:
+        if not m.counts_after:  # not copied by this run: the earlier run verified the copy against the source
+            m.counts_before = m.counts_after = _counts(m, m.destination, ours=True)
+    if work:
+        for m in moves:
+            _switch(m)
+    if rewrite is not None:
+        rewrite = _plan_rewrite(rewrite.path, moves)  # read again just before writing: the file may have changed
+        write_config_file(rewrite)
+    if remove_source:
+        for m in moves:
+            _remove_links(m)
+    if work:
+        remove_journal(to)
+    return _result(to, False, moves, skipped, snippet, rewrite, journal is not None, remove_source)
+
+
+def _result(to: str, dry_run: bool, moves: list[_Move], skipped: list[str], snippet: dict[str, Any],
+            rewrite: ConfigRewrite | None, resumed: bool, remove_source: bool) -> RelocateResult:
+    done = tuple(
+        MovedStore(
+            role=m.role, source=m.source, destination=m.destination, counts_before=m.counts_before,
+            counts_after={} if dry_run else m.counts_after, sampled=m.sampled, integrity=m.integrity,
+            linked=not dry_run and not remove_source, source_removed=remove_source, resumed=m.resumed,
+            note="; ".join(m.notes),
         )
-        return RelocateResult(to_dir=to, dry_run=True, moves=moves, skipped=tuple(skipped),
-                              config_snippet=snippet)
-
-    os.makedirs(to, exist_ok=True)
-    placed: list[str] = []
-    copies: list[tuple[_Plan, QdrantCopy | SqliteCopy]] = []
-    try:
-        for p in plans:
-            if p.kind == "qdrant":
-                copy: QdrantCopy | SqliteCopy = copy_store_verified(p.source, p.destination, sample_size)
-            else:
-                copy = copy_database(p.source, p.destination)
-            placed.append(p.destination)
-            copies.append((p, copy))
-    except BaseException:
-        for dst in placed:  # undo this run's copies: the config still points at the sources
-            if os.path.isdir(dst):
-                shutil.rmtree(dst, ignore_errors=True)
-            else:
-                _remove_sqlite(dst)
-        raise
-
-    done: list[MovedStore] = []
-    for p, c in copies:
-        removed, note = False, ""
-        if remove_source:
-            removed, note = _remove_source(p, c)
-        done.append(
-            MovedStore(
-                role=p.role, source=p.source, destination=p.destination,
-                counts_before=c.counts_before, counts_after=c.counts_after,
-                sampled=c.sampled if isinstance(c, QdrantCopy) else 0,
-                integrity=c.integrity if isinstance(c, SqliteCopy) else None,
-                source_removed=removed, note=note,
-            )
-        )
-    return RelocateResult(to_dir=to, dry_run=False, moves=tuple(done), skipped=tuple(skipped),
-                          config_snippet=snippet)
-
-
-def _remove_source(plan: _Plan, copy: QdrantCopy | SqliteCopy) -> tuple[bool, str]:
-    if isinstance(copy, QdrantCopy):
-        if qdrant_local.is_locked(plan.source):
-            note = f"kept {plan.source}: a Qdrant client opened it after the copy"
-        elif folder_signature(plan.source) != copy.signature:
-            note = f"kept {plan.source}: it changed after the copy was made"
-        else:
-            shutil.rmtree(plan.source)
-            return True, ""
-    else:
-        if file_signature(plan.source) != copy.signature:
-            note = f"kept {plan.source}: it changed after the copy was made"
-        else:
-            _remove_sqlite(plan.source)
-            return True, ""
-    log.warning("%s; the copy at %s is verified but may now be behind", note, plan.destination)
-    return False, note
+        for m in moves
+    )
+    return RelocateResult(
+        to_dir=to, dry_run=dry_run, moves=done, skipped=tuple(skipped), config_snippet=snippet,
+        config_file=rewrite.path if rewrite else None,
+        config_changes=tuple(k for k, _old, _new in rewrite.changes) if rewrite else (),
+        config_comments_kept=rewrite.comments_kept if rewrite else True, resumed=resumed,
+    )
 
 
 __all__ = ["DEFAULT_SAMPLE", "MovedStore", "RelocateResult", "relocate", "relocate_qdrant_folder"]

@@ -37,24 +37,35 @@ def where(store: StoreOptions, as_json: bool) -> None:
 @store_options
 @click.option("--to", "to_dir", required=True, type=click.Path(file_okay=False),
               help="Destination folder: the store goes to DIR/qdrant (SQLite files keep their names).")
-@click.option("--with-sqlite", is_flag=True, help="Also move mem0's history.db and the ledger (VACUUM INTO).")
+@click.option("--with-sqlite", is_flag=True,
+              help="Also move mem0's history.db, the ledger and the files beside it: its backup record and "
+                   "registry of copies (SQLite with VACUUM INTO).")
 @click.option("--dry-run", is_flag=True, help="Check and show what would move; write nothing.")
-@click.option("--remove-source", is_flag=True, help="Delete the old copy once the new one is verified.")
+@click.option("--remove-source", is_flag=True,
+              help="Leave no link at the old paths: readers of them then find nothing (the output says where "
+                   "each store went).")
+@click.option("--update-config", "update_config", type=click.Path(dir_okay=False), default=None,
+              help="The app's JSON or YAML config file to rewrite with the new paths (other keys and YAML "
+                   "comments kept), instead of printing the keys to merge by hand.")
 @json_option()
 @hygiene_command
 def relocate(store: StoreOptions, to_dir: str, with_sqlite: bool, dry_run: bool, remove_source: bool,
-             as_json: bool) -> None:
+             update_config: str | None, as_json: bool) -> None:
     """Move a local Qdrant store (and with --with-sqlite, history.db and the ledger) to DIR.
 
     Refuses while another process has the store open. Copies, verifies point counts and a sample of
-    payloads, then prints the config to use from now on. The old copy stays unless --remove-source.
+    payloads, then turns each old path into a link to the new one, so every reader of the old path (the
+    app's old config, plain mem0) sees the same store, and deletes the moved-from data. An interrupted
+    run is finished by running the same command again. With --update-config the app's config file is
+    rewritten; otherwise the config to use from now on is printed.
     """
     from ..actions.relocate import relocate as do_relocate
 
     result = do_relocate(store.load(), to_dir, include_sqlite=with_sqlite, dry_run=dry_run,
-                         remove_source=remove_source)
+                         remove_source=remove_source, update_config=update_config)
     if as_json:
         emit_json(result.to_dict())
         return
     console_for_output().print(result)
-    emit_json(result.config_snippet)
+    if result.config_file is None:
+        emit_json(result.config_snippet)

@@ -76,6 +76,7 @@ def _read_record(path: str) -> dict[str, Any]:
 
 
 def _write_record(path: str, doc: dict[str, Any]) -> None:
+    path = os.path.realpath(path)  # a record moved by relocate: write the real file, keep the link
     folder = os.path.dirname(path)
     os.makedirs(folder, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=folder)

@@ -138,6 +138,7 @@ def read_registry(path: str) -> list[dict[str, Any]]:
 
 def _write(path: str, entries: list[dict[str, Any]]) -> None:
     """Write the registry atomically: a temp file beside it, fsync, ``os.replace``."""
+    path = os.path.realpath(path)  # a registry moved by relocate: write the real file, keep the link
     folder = os.path.dirname(path)
     os.makedirs(folder, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=folder)

@@ -98,8 +98,16 @@ def test_relocate_keeps_every_memory(tmp_path: Path, store: dict[str, Any]):
     }
     new_config = merged(store, result.config_snippet)
     assert stored_texts(new_config) == sorted(TEXTS)
-    assert stored_texts(store) == sorted(TEXTS)  # the source is still there and still usable
-    assert leftovers(tmp_path / "new") == []
+    # the old path is a link to the new store: the old config reaches the very same store, no second copy
+    assert move.linked and os.path.realpath(tmp_path / "old" / "qdrant") == move.destination
+    assert stored_texts(store) == sorted(TEXTS)
+    m = open_plain(store)
+    try:
+        m.add("written through the old path afterwards", user_id="u", infer=False)
+    finally:
+        close_plain(m)
+    assert stored_texts(new_config) == sorted([*TEXTS, "written through the old path afterwards"])
+    assert leftovers(tmp_path / "new") == [] and leftovers(tmp_path / "old") == []
 
 
 def test_relocate_with_sqlite_and_remove_source(tmp_path: Path, mem0_home: Path):
@@ -124,8 +132,8 @@ def test_relocate_with_sqlite_and_remove_source(tmp_path: Path, mem0_home: Path)
     assert result.move("history_db").integrity == "ok"  # type: ignore[union-attr]
     assert result.move("history_db").counts_after["history"] == 5  # type: ignore[union-attr]
     assert result.source_removed
-    assert not (tmp_path / "old" / "qdrant").exists()
-    assert not old_history.exists() and not old_ledger.exists()
+    for gone in (tmp_path / "old" / "qdrant", old_history, old_ledger):
+        assert not os.path.lexists(gone)  # no link left either: readers of the old paths find nothing
     assert result.config_snippet["history_db_path"] == str(tmp_path / "new" / "history.db")
     assert result.config_snippet["hygiene"] == {"ledger_path": str(tmp_path / "new" / "hygiene.db")}
 
@@ -156,6 +164,7 @@ def test_destination_taken_is_refused(tmp_path: Path, store: dict[str, Any]):
         relocate(store, tmp_path / "new")
     assert (tmp_path / "new" / "qdrant" / "something").read_text() == "mine"
     assert stored_texts(store) == sorted(TEXTS)
+    assert sorted(p.name for p in (tmp_path / "new").iterdir()) == ["qdrant"]  # no journal written
 
 
 def test_an_empty_destination_folder_is_fine(tmp_path: Path, store: dict[str, Any]):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import textwrap
 from pathlib import Path
@@ -124,16 +125,24 @@ def test_relocate_cli(tmp_path: Path):
     assert result.exit_code == 0, result.output
     assert "counts match (mem0=6)" in result.output
     assert "integrity_check ok" in result.output
-    assert "is untouched" in result.output
+    assert f"{tmp_path / 'old' / 'qdrant'} is now a link to {tmp_path / 'new' / 'qdrant'}" in " ".join(
+        result.output.split())
     snippet = json.loads(result.output[result.output.index("{"):])
     assert snippet["vector_store"]["config"]["path"] == str(tmp_path / "new" / "qdrant")
     assert snippet["history_db_path"] == str(tmp_path / "new" / "history.db")
     assert qdrant_local.collection_counts(tmp_path / "new" / "qdrant") == {"mem0": 6}
+    assert (tmp_path / "old" / "qdrant").is_symlink()  # the old path reaches the very same store
     assert qdrant_local.collection_counts(tmp_path / "old" / "qdrant") == {"mem0": 6}
 
+    # the same command again is a no-op: the old path already links to the destination
     again = run("relocate", "--config", str(cfg_file), "--to", str(tmp_path / "new"))
-    assert again.exit_code == 1
-    assert "already exists" in again.output
+    assert again.exit_code == 0, again.output
+    assert "already moved" in again.output
+    other = tmp_path / "other"
+    (other / "qdrant").mkdir(parents=True)
+    (other / "qdrant" / "mine").write_text("not ours")
+    taken = run("relocate", "--qdrant-path", str(tmp_path / "new" / "qdrant"), "--to", str(other))
+    assert taken.exit_code == 1 and "already exists" in taken.output
 
 
 def test_relocate_cli_json_and_remove_source(tmp_path: Path):
@@ -144,7 +153,35 @@ def test_relocate_cli_json_and_remove_source(tmp_path: Path):
     data = json.loads(result.output)
     assert data["source_removed"] is True
     assert data["moves"][0]["counts_after"] == {"mem0": 3}
-    assert not (tmp_path / "old" / "qdrant").exists()
+    assert data["moves"][0]["destination"] == str(tmp_path / "new" / "qdrant")
+    assert not os.path.lexists(tmp_path / "old" / "qdrant")  # no link left either: readers find nothing
+
+    text = run("relocate", "--qdrant-path", str(tmp_path / "new" / "qdrant"), "--to", str(tmp_path / "third"),
+               "--remove-source")
+    assert text.exit_code == 0, text.output
+    said = " ".join(text.output.split())
+    assert f"removed {tmp_path / 'new' / 'qdrant'} (and its link)" in said
+    assert f"the store is at {tmp_path / 'third' / 'qdrant'}" in said
+    assert "change the app's config before it starts again" in said
+
+
+def test_relocate_cli_update_config_rewrites_the_file_instead_of_printing_a_snippet(tmp_path: Path):
+    config = build_store(tmp_path / "old", 2)
+    cfg_file = tmp_path / "app.yaml"
+    cfg_file.write_text("# the app's settings\n" + __import__("yaml").safe_dump(config))
+    result = run("relocate", "--config", str(cfg_file), "--to", str(tmp_path / "new"), "--update-config",
+                 str(cfg_file))
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert f"config: rewrote {cfg_file} (vector_store.config.path)" in said
+    assert "{" not in result.output  # no snippet to merge by hand
+    assert cfg_file.read_text().startswith("# the app's settings\n")
+    assert load_config(str(cfg_file))["vector_store"]["config"]["path"] == str(tmp_path / "new" / "qdrant")
+
+    refused = run("relocate", "--config", str(cfg_file), "--to", str(tmp_path / "third"), "--update-config",
+                  "myapp.settings:MEM0_CONFIG")
+    assert refused.exit_code == 2 and "module:ATTRIBUTE" in refused.output and "Traceback" not in refused.output
+    assert not (tmp_path / "third").exists()
 
 
 @pytest.fixture

@@ -1,0 +1,87 @@
+"""The journal of a relocation in progress: what moves where, so a rerun after a crash resumes it.
+
+:func:`~mem0_hygiene.actions.relocate.relocate` writes ``DEST/.mem0-hygiene.relocating-journal.json`` before
+it copies anything, rewrites it as each copy is verified (with the source's signature at copy time, so a
+rerun can tell whether the source changed since), and removes it as the very last step. While it exists, a
+rerun with the same destination picks the relocation up where it stopped instead of refusing because
+DEST already holds a store: the journal is what proves that store is this relocation's own copy.
+Each write goes through a temporary file and ``os.replace``; a temporary file a crash left is removed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from typing import Any
+
+from ..errors import RelocateError
+
+JOURNAL_NAME = ".mem0-hygiene.relocating-journal.json"
+JOURNAL_FORMAT = "mem0-hygiene-relocation"
+ROLES = ("vector_store", "history_db", "ledger", "backup_record", "copies_registry")
+KINDS = ("qdrant", "sqlite", "file")
+
+
+def journal_path(to_dir: str) -> str:
+    return os.path.join(to_dir, JOURNAL_NAME)
+
+
+def _remove_temporaries(to_dir: str) -> None:
+    try:
+        names = os.listdir(to_dir)
+    except FileNotFoundError:
+        return
+    for name in names:
+        if name.startswith(JOURNAL_NAME + "."):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(to_dir, name))
+
+
+def signature_of(value: Any) -> tuple[tuple[str, int, int], ...] | None:
+    """A signature read back from JSON (lists) as the tuples the stores layer compares."""
+    if value is None:
+        return None
+    return tuple((str(a), int(b), int(c)) for a, b, c in value)
+
+
+def read_journal(to_dir: str) -> dict[str, Any] | None:
+    """The journal in ``to_dir`` (None when there is none); :class:`RelocateError` when it is unreadable."""
+    path = journal_path(to_dir)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise RelocateError(f"the relocation journal {path} cannot be read ({exc}); check that every store "
+                            f"is intact at its old path, then delete the journal and run again") from None
+    moves = doc.get("moves") if isinstance(doc, dict) else None
+    if (not isinstance(doc, dict) or doc.get("format") != JOURNAL_FORMAT or not isinstance(moves, list) or not all(
+            isinstance(m, dict) and m.get("role") in ROLES and m.get("kind") in KINDS
+            and all(isinstance(m.get(k), str) for k in ("source", "store", "destination")) for m in moves)):
+        raise RelocateError(f"{path} is not a mem0-hygiene relocation journal; move it away and run again")
+    return doc
+
+
+def write_journal(to_dir: str, moves: list[dict[str, Any]], remove_source: bool) -> None:
+    """Write (or rewrite) the journal atomically."""
+    _remove_temporaries(to_dir)
+    doc = {"format": JOURNAL_FORMAT, "version": 1, "remove_source": remove_source, "moves": moves}
+    fd, tmp = tempfile.mkstemp(prefix=JOURNAL_NAME + ".", dir=to_dir)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(doc, fh, indent=2)
+            fh.write("\n")
+        os.replace(tmp, journal_path(to_dir))
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+def remove_journal(to_dir: str) -> None:
+    """The relocation is complete: remove the journal (and any temporary file a crash left)."""
+    _remove_temporaries(to_dir)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(journal_path(to_dir))
