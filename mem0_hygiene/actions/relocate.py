@@ -457,10 +457,11 @@ def _copy_all(moves: list[_Move], to: str, remove_source: bool, sample_size: int
 
 
 def _switch(m: _Move) -> None:
-    if m.state == SWITCH:
+    if m.state in (SWITCH, DONE):  # an interrupted switch is finished first (a moved-from copy left, ...)
         done = finish_swap(m.store, m.destination, folder=m.folder)
         if done:
             m.notes.append(done)
+    if m.state == SWITCH:
         if not links_to(m.store, m.destination):
             if not os.path.lexists(m.store):
                 os.symlink(m.destination, m.store, target_is_directory=m.folder)
@@ -540,9 +541,8 @@ def relocate(
     for m in moves:
         if not m.counts_after:  # not copied by this run: the earlier run verified the copy against the source
             m.counts_before = m.counts_after = _counts(m, m.destination, ours=True)
-    if work:
-        for m in moves:
-            _switch(m)
+    for m in moves:  # also when all were moved before: what a crash left of a switch is finished
+        _switch(m)
     if rewrite is not None:
         rewrite = _plan_rewrite(rewrite.path, moves)  # read again just before writing: the file may have changed
         write_config_file(rewrite)

@@ -72,7 +72,9 @@ def guard_stores(
     for loc in resolve_locations(view, findmnt=findmnt, mountinfo=MOUNTINFO):
         if loc.role == "mem0_dir" or not loc.is_local or loc.path is None:
             continue
-        if loc.role == "vector_store" and loc.provider == "qdrant" and os.path.islink(loc.path):
+        policy = settings.on_volatile or ("relocate" if loc.defaulted and loc.role == "vector_store" else "warn")
+        if (policy == "relocate" and loc.role == "vector_store" and loc.provider == "qdrant"
+                and os.path.islink(loc.path)):
             # moved before (the path links to the store): finish what a crash may have left of that move
             done = finish_swap(loc.path, os.path.realpath(loc.path), folder=True)
             if done:
@@ -80,7 +82,6 @@ def guard_stores(
                 messages.append(f"vector store {loc.path}: {done}")
         if not (loc.volatile or (loc.under_tmp and loc.defaulted and loc.role == "vector_store")):
             continue  # an explicit path under /tmp on a real disk: the audit reports it, no start-up noise
-        policy = settings.on_volatile or ("relocate" if loc.defaulted and loc.role == "vector_store" else "warn")
         label = {"vector_store": "vector store", "history_db": "mem0's history.db", "ledger": "the ledger"}[loc.role]
         if policy == "error":
             raise VolatileStoreError(

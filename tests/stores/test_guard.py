@@ -314,3 +314,22 @@ def test_a_link_the_user_made_to_another_folder_is_left_alone(shm_dir, home_dir,
         assert [r["id"] for r in m.get_all(filters={"user_id": "u"})["results"]] == ids
     finally:
         m.close()
+
+
+def test_only_the_relocate_policy_finishes_a_switch_a_crash_left(shm_dir, home_dir, seed):
+    from mem0_hygiene.stores.staging import link_tmp_path
+
+    old = shm_dir / "qdrant"
+    ids = seed(old, home_dir, n=1)
+    defaulted_memory(home_dir, old).close()
+    leftover = Path(link_tmp_path(str(old)))
+    shutil.copytree(home_dir / "qdrant", leftover)  # killed after the exchange: the moved-from folder is still here
+    mem0_part, settings, _ = split_config(config_with_vector_path(home_dir, old, on_volatile="warn"))
+    m = Memory(build_mem0_config(mem0_part), hygiene=settings, config_facts=ConfigFacts(vector_path_defaulted=True))
+    m.close()  # how the CLI opens a store: it moves and cleans nothing
+    assert leftover.is_dir()
+    m = defaulted_memory(home_dir, old)  # the app's next start does
+    try:
+        assert not leftover.exists() and [r["id"] for r in m.get_all(filters={"user_id": "u"})["results"]] == ids
+    finally:
+        m.close()
