@@ -217,11 +217,14 @@ def restore(
     moment = as_utc(now) if now is not None else tgt.now()
     stamp = time_stamp(moment)
     notes: list[str] = []
-    steps = [_Step("vector_store", tgt.vector_path, os.path.join(src_s, vs["folder"]), "folder",
+    # a store path that is a link (left by a relocation) is restored where it points: replacing the link
+    # itself would leave a second live store behind it
+    steps = [_Step("vector_store", os.path.realpath(tgt.vector_path), os.path.join(src_s, vs["folder"]), "folder",
                    dict(vs.get("counts") or {}))]
     if str(tgt.collection) not in (vs.get("counts") or {}) and vs.get("counts"):
         notes.append(f"the backup has collections {sorted(vs['counts'])}, the config uses {tgt.collection!r}")
     for role, path in (("history_db", tgt.history_path), ("ledger", tgt.ledger_path)):
+        path = path if path == ":memory:" else os.path.realpath(path)
         store = doc["stores"].get(role)
         if path == ":memory:":
             notes.append(f"{role} is in memory in the target config: not restored")
