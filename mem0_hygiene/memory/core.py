@@ -9,8 +9,9 @@ hide what is no longer true: superseded, invalidated, quarantined, expired and d
 This module holds the class, its constructor, the mem0 methods it overrides and the lifecycle verbs
 (confirm, supersede, invalidate, adopt, review_queue, backup, forget, close). The rest is mixed in:
 buffered ledger writes (:mod:`~mem0_hygiene.memory.buffer`), read filtering and paging
-(:mod:`~mem0_hygiene.memory.reads`), the write-time decision (:mod:`~mem0_hygiene.memory.write_decision`)
-and pruning (:mod:`~mem0_hygiene.memory.pruning`).
+(:mod:`~mem0_hygiene.memory.reads`), the write-time decision (:mod:`~mem0_hygiene.memory.write_decision`),
+pruning (:mod:`~mem0_hygiene.memory.pruning`) and finishing what a crashed process left under way
+(:mod:`~mem0_hygiene.memory.recovery`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Sequence
-from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -55,6 +55,7 @@ from .provenance import (
 )
 from .pruning import PruneMixin
 from .reads import LiveReadsMixin
+from .recovery import RecoveryMixin
 from .scope import SCOPE_KEYS, scope_of
 from .timetravel import TimeWindow
 from .write_decision import Link, WriteDecisionMixin, identity_key
@@ -64,7 +65,7 @@ logger = logging.getLogger(__name__)
 _MISSING: Any = object()
 
 
-class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, Mem0Memory):
+class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, LedgerBufferMixin, Mem0Memory):
     """mem0's ``Memory`` with a hygiene ledger. Same constructor, ``from_config``, methods, arguments
     and result shapes; result items carry one extra key, ``"hygiene"``.
 
@@ -384,12 +385,18 @@ class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, 
     def delete(self, memory_id: str) -> dict[str, Any]:  # type: ignore[override]
         """mem0's ``delete``, plus the memories this one superseded (each through mem0's API) and a
         tombstone that keeps them hidden if their points ever reappear."""
+        self.deleting([memory_id], add=True)
+        try:
+            self.finish_deletes_once()  # what a process that died midway left (this id is left to this call)
+        finally:
+            self.deleting([memory_id], add=False)
         fresh = self.unbuffer_new(memory_id)
         if fresh is not None:
             # added and not yet written to the ledger: it superseded nothing, so there is no chain to
-            # cascade; its row goes in with its tombstone, then mem0 deletes it
-            self.ledger.insert([replace(fresh, deleted_at=to_iso(self.now()))])
+            # cascade; its row goes in with its tombstone (journaled), then mem0 deletes it
+            self.ledger.insert_tombstoned([fresh], self.now())
             Mem0Memory.delete(self, memory_id)
+            self.settle_later([memory_id])
             return {"message": "Memory deleted successfully!"}
         self.flush()
         row = self.ledger.get(memory_id)
@@ -407,31 +414,50 @@ class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, 
         return {"message": "Memory deleted successfully!"}
 
     def delete_ids(self, memory_ids: Sequence[str]) -> list[str]:
-        """Tombstone, then delete through mem0: the ids and everything they superseded. Returns the ids
-        that were already gone from the vector store (their tombstones are written all the same)."""
+        """Tombstone (journaled as pending deletes), then delete through mem0: the ids and everything they
+        superseded; the journal entries are closed as each point goes. Deletes a process that died midway
+        left unfinished are finished first (once per process). Returns the ids that were already gone from
+        the vector store (their tombstones are written all the same)."""
         now = self.now()
         order: list[str] = []
         for mid in memory_ids:
             if mid in order:
                 continue
             order.extend(m for m in self.ledger.tombstone_with_chain(mid, now) if m not in order)
-        missing = []
-        for mid in order:
-            try:
-                Mem0Memory.delete(self, mid)
-            except ValueError:
-                missing.append(mid)  # already gone from the store (pruned earlier): the tombstone is what matters
+        missing: list[str] = []
+        done: list[str] = []
+        self.deleting(order, add=True)
+        try:
+            self.finish_deletes_once()  # leaves this call's own ids to the loop below
+            for mid in order:
+                try:
+                    Mem0Memory.delete(self, mid)
+                except ValueError:
+                    missing.append(mid)  # already gone from the store (pruned earlier): the tombstone is what matters
+                done.append(mid)
+        except BaseException:
+            self.deletes_left_unfinished()  # the rest stays journaled: the next delete finishes it
+            raise
+        finally:
+            self.deleting(order, add=False)
+            self.settle_later(done)
         return missing
 
     def delete_all(self, user_id: str | None = None, agent_id: str | None = None,  # type: ignore[override]
                    run_id: str | None = None) -> dict[str, Any]:
-        """mem0's ``delete_all``; the scope's ledger rows (and their chains) are tombstoned first."""
+        """mem0's ``delete_all``; the scope's ledger rows (and their chains) are tombstoned first, and what
+        mem0 left of the chains is deleted through its API after."""
         scope = scope_of(user_id, agent_id, run_id)
         if scope:
             self.flush()
+            self.finish_deletes_once()
             ids = self.ledger.scope_ids(scope)
             chain = [p for mid in ids for p in self.ledger.predecessors(mid)]
             self.ledger.tombstone([*ids, *chain], self.now())
+            result = super().delete_all(user_id=user_id, agent_id=agent_id, run_id=run_id)
+            self.ledger.settle(ids, "delete")
+            self.finish_deletes()  # the chains: a predecessor kept in another scope goes through mem0 too
+            return result
         return super().delete_all(user_id=user_id, agent_id=agent_id, run_id=run_id)
 
     def reset(self) -> None:
@@ -439,6 +465,7 @@ class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, 
         self.flush()
         self.ledger.tombstone_all(self.now())
         super().reset()
+        self.ledger.settle([mid for mid, _action, _since in self.ledger.pending("delete")], "delete")
 
     # -- reads ------------------------------------------------------------------------------
     def search(  # type: ignore[override]
