@@ -45,7 +45,7 @@ from ..stores.guard import guard_stores
 from ..stores.ledger import Ledger, LedgerRow
 from ..stores.vectors import iter_points
 from ..timeutil import Clock, as_utc, parse_duration, parse_time, system_clock, to_iso
-from .birth import adoption_row, birth_payload, strip_birth
+from .birth import adoption_row, birth_payload, replaces_payload, strip_birth
 from .buffer import LedgerBufferMixin
 from .provenance import (
     QUARANTINED_KINDS,
@@ -103,6 +103,10 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         except BaseException:
             self.ledger.close()
             raise
+        try:  # a supersede a crashed process left half done: link its new memory, or forget the attempt
+            self.recover_replacements()
+        except Exception as exc:  # never keep the app from starting; the next start retries
+            logger.warning("could not finish the replacements a previous process left under way: %s", exc)
 
     @classmethod
     def from_config(cls, config_dict: dict[str, Any]) -> Memory:  # type: ignore[override]
@@ -182,6 +186,29 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         quarantined until :meth:`confirm`.
         """
         now = self.now()
+        results, rows, links, extra = self._store(
+            messages, now, user_id=user_id, agent_id=agent_id, run_id=run_id, metadata=metadata,
+            timestamp=timestamp, expiration_date=expiration_date, infer=infer, memory_type=memory_type,
+            prompt=prompt, source=source, source_kind=source_kind, ttl=ttl, expires_at=expires_at,
+            topic_key=topic_key)
+        self.buffer_new(rows)
+        if links:
+            self.apply_decisions(links, now)  # each linked row is written with its link, in one transaction
+        else:
+            self.flush_soon()
+        self.maybe_auto_prune(now)
+        return {**extra, "results": results}
+
+    def _store(self, messages: Any, now: datetime, *, user_id: str | None, agent_id: str | None,
+               run_id: str | None, metadata: dict[str, Any] | None, timestamp: Any, expiration_date: Any,
+               infer: bool, memory_type: str | None, prompt: str | None, source: str | None,
+               source_kind: str | None, ttl: Any, expires_at: Any, topic_key: str | None,
+               replaces: str | None = None,
+               ) -> tuple[list[dict[str, Any]], list[LedgerRow], list[Link], dict[str, Any]]:
+        """Store messages through mem0's ``add`` with their birth facts: returns (result items, the new
+        memories' ledger rows, not yet written anywhere, the write-time decisions' links to apply, mem0's
+        other result keys). ``replaces``: the id of the memory the new one supersedes (a birth fact; the
+        write-time decision is not asked then)."""
         expiry = self._resolve_expiry(now, ttl, expires_at, expiration_date)
         if self.hygiene_settings.require_source and not source:
             raise MissingSource(
@@ -196,7 +223,7 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
                 logger.info("dropped %d tool/function message(s): tool output is not a source of facts "
                             "unless hygiene.trust_tool_output is true", dropped)
             if not msgs:
-                return {"results": []}
+                return [], [], [], {}
             roles = [str(m.get("role")) for m in msgs if isinstance(m, dict)]
             if infer:
                 groups = [(msgs, resolve_kind(source_kind, source, roles))]
@@ -217,7 +244,7 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         rows: list[LedgerRow] = []
         scope = scope_of(user_id, agent_id, run_id)
         extra: dict[str, Any] = {}
-        decider = self._decider if memory_type is None else None
+        decider = self._decider if memory_type is None and replaces is None else None
         links: list[Link] = []
         for group, kind in groups:
             meta = dict(metadata or {})
@@ -225,6 +252,8 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
             if self.hygiene_settings.clock is not system_clock:
                 meta.setdefault("created_at", now_iso)
             meta.update(birth_payload(source, kind, expiry_iso, quarantined, topic_key))
+            if replaces is not None:
+                meta.update(replaces_payload(replaces))
             if decider is not None and scope:
                 template = LedgerRow(
                     memory_id="", user_id=scope.get("user_id"), agent_id=scope.get("agent_id"),
@@ -271,14 +300,7 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
                 rows.append(row)
                 item["hygiene"] = self.hygiene_facts(row, now, now_iso)
                 results.append(item)
-        self.buffer_new(rows)
-        if links:
-            self.flush()  # the decision links rows to each other: they must be in the ledger first
-            self.apply_decisions(links, now)
-        else:
-            self.flush_soon()
-        self.maybe_auto_prune(now)
-        return {**extra, "results": results}
+        return results, rows, links, extra
 
     def update(  # type: ignore[override]
         self,
@@ -344,6 +366,8 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         old = self.require_row(old_id)
         old_state = old.state(now)
         if old_state == "superseded":
+            if text is not None and old.superseded_by and self._holds_text(old.superseded_by, text):
+                return old.superseded_by  # done already (a retry after a crash): nothing is stored twice
             raise SupersedeError(
                 f"{old_id} is already superseded by {old.superseded_by}; supersede {old.superseded_by} instead"
             )
@@ -358,21 +382,33 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
                     + (f" ({self.ledger.successors(new_id)[-1]})" if tstate == "superseded" else "")
                 )
             self.ledger.link_supersede(old_id, new_id, now)
-        else:
-            scope = old.scope
-            if not scope:
-                item = super().get(old_id) or {}
-                scope = {k: item[k] for k in SCOPE_KEYS if item.get(k)}
-            added = self.add(
-                text, **scope, infer=False, metadata=metadata, source=source, source_kind=source_kind,
-                ttl=ttl, expires_at=expires_at, topic_key=topic_key or old.topic_key,
-            )
-            if not added["results"]:
-                raise StateError(f"the replacement for {old_id} was not stored (was it tool output?)")
-            new_id = str(added["results"][0]["id"])
-            self.flush()  # the link points at the new row: it must be in the ledger first
-            self.ledger.link_supersede(old_id, new_id, now)
-        return new_id
+            return new_id
+        scope = old.scope
+        if not scope:
+            item = super().get(old_id) or {}
+            scope = {k: item[k] for k in SCOPE_KEYS if item.get(k)}
+        # Journaled first, and the new memory says in its payload what it replaces: if the process dies
+        # after mem0 stored it, the next start links the two (see memory/recovery.py).
+        self.ledger.begin(old_id, "supersede", now)
+        try:
+            _results, rows, _links, _extra = self._store(
+                text, now, **{k: scope.get(k) for k in SCOPE_KEYS}, metadata=metadata, timestamp=None,
+                expiration_date=None, infer=False, memory_type=None, prompt=None, source=source,
+                source_kind=source_kind, ttl=ttl, expires_at=expires_at, topic_key=topic_key or old.topic_key,
+                replaces=old_id)
+        except BaseException:
+            self.resolve_replacement(old_id, "supersede", to_iso(now))  # mem0 may have stored it before failing
+            raise
+        if not rows:
+            self.ledger.settle([old_id], "supersede")
+            raise StateError(f"the replacement for {old_id} was not stored (was it tool output?)")
+        # one transaction: readers see the old fact, or the new one and the link; never both live
+        self.ledger.add_linked(rows[0], old_id, now)
+        return rows[0].memory_id
+
+    def _holds_text(self, memory_id: str, text: str) -> bool:
+        item = super().get(memory_id)
+        return item is not None and str(item.get("memory") or "").strip() == text.strip()
 
     def invalidate(self, memory_id: str, reason: str = "") -> None:
         """Declare a memory untrue (soft delete with a date); kept for audit until prune."""

@@ -1,11 +1,19 @@
 """Finishing what a process left under way when it died, from the ledger's ``pending`` journal (see
 :mod:`mem0_hygiene.stores.ledger`): the drop-in ``Memory``'s :class:`RecoveryMixin`.
 
-A delete spans the ledger and mem0's stores: the memories are tombstoned (the same statement journals
-them as pending deletes), then mem0 deletes their points one by one. A crash midway leaves tombstoned
-points in the vector store (hidden by the drop-in, served by plain mem0). :meth:`RecoveryMixin.finish_deletes`
-deletes them through mem0's API, whatever the tombstones' age: the next ``delete`` (once per process), every
-``prune`` and ``auto_prune`` call it.
+Two kinds of operation span the ledger and mem0's stores, and each is journaled before its first step
+outside the ledger:
+
+- a delete: the memories are tombstoned and journaled in one transaction, then mem0 deletes their points
+  one by one. A crash midway leaves tombstoned points in the vector store (hidden by the drop-in, served by
+  plain mem0). :meth:`RecoveryMixin.finish_deletes` deletes them through mem0's API, whatever the
+  tombstones' age: the next ``delete`` (once per process), every ``prune`` and ``auto_prune`` call it.
+- a replacement (``supersede(old, "text")``, or a write-time decision): the old memory is journaled, mem0
+  stores the new one with "replaces old" in its birth facts (:func:`~.birth.replaces_payload`), then one
+  ledger transaction records the new row and links the two. A crash in between would leave both live;
+  :meth:`RecoveryMixin.recover_replacements`, run when the drop-in starts, finds the new memory by that
+  birth fact and links it (roll forward), or, when mem0 never stored it, closes the entry (the old memory
+  simply stays live). Readers of the next process therefore see the old fact or the new one, never both.
 """
 
 from __future__ import annotations
@@ -17,19 +25,40 @@ from typing import TYPE_CHECKING, Any
 
 from mem0 import Memory as Mem0Memory
 
+from ..errors import SupersedeError
+from ..stores.ledger import LedgerRow
+from ..timeutil import parse_time
+from .birth import BIRTH_REPLACES, adoption_row, replaced_by_birth
+
 if TYPE_CHECKING:
     from ..stores.ledger import Ledger
 
 # The drop-in Memory logs under one name, whichever of its modules writes the record.
 logger = logging.getLogger("mem0_hygiene.memory.core")
 
+REPLACING = ("supersede", "invalidate")
+
+
+def invalidation_reason(new_id: str, reason: str) -> str:
+    """The ledger's ``invalid_reason`` of a memory a newer one contradicts."""
+    return f"contradicted by {new_id} ({reason})"
+
+
+def point_item(point: Any) -> dict[str, Any]:
+    """A vector-store point as the item :func:`~.birth.adoption_row` reads (id, payload, scope, times)."""
+    payload = dict(getattr(point, "payload", None) or {})
+    return {"id": str(point.id), "payload": payload, "created_at": payload.get("created_at"),
+            "expiration_date": payload.get("expiration_date"), "user_id": payload.get("user_id"),
+            "agent_id": payload.get("agent_id"), "run_id": payload.get("run_id")}
+
 
 class RecoveryMixin:
-    """Mixin: pending deletes finished.
+    """Mixin: pending deletes and replacements finished or undone.
 
     Expects from the class it is mixed into: ``ledger``, mem0's ``vector_store``, ``now()`` and the buffer's
     ``settled_unwritten()`` (:class:`~mem0_hygiene.memory.buffer.LedgerBufferMixin`). Its
-    ``__init__`` sets up its state, then passes the call on along the MRO.
+    ``__init__`` sets up its state, then passes the call on along the MRO; the drop-in calls
+    :meth:`recover_replacements` once mem0's own ``__init__`` is done.
     """
 
     ledger: Ledger
@@ -100,3 +129,54 @@ class RecoveryMixin:
                 self._deleting.update(memory_ids)
             else:
                 self._deleting.difference_update(memory_ids)
+
+    # -- replacements -------------------------------------------------------------------------------
+    def find_replacement(self, old_id: str, action: str) -> dict[str, Any] | None:
+        """The stored memory whose birth facts say it replaces ``old_id`` by ``action`` (the earliest, if a
+        crash ever left more than one), as an item for :func:`~.birth.adoption_row`; None when there is none."""
+        listed = self.vector_store.list(filters={BIRTH_REPLACES: old_id}, top_k=16)
+        points = listed[0] if isinstance(listed, (list, tuple)) and listed and isinstance(listed[0], list) \
+            else listed
+        found = [point_item(p) for p in (points or [])]
+        found = [f for f in found if (replaced_by_birth(f["payload"]) or ("", "", ""))[:2] == (old_id, action)]
+        if not found:
+            return None
+        return min(found, key=lambda f: (str(f["created_at"] or ""), f["id"]))
+
+    def resolve_replacement(self, old_id: str, action: str, since: str) -> str | None:
+        """Finish a journaled replacement of ``old_id``: link the new memory mem0 stored (returns its id), or
+        close the entry when mem0 never stored one (returns None; the old memory stays as it was)."""
+        found = self.find_replacement(old_id, action)
+        if found is None:
+            self.ledger.settle([old_id], action)
+            return None
+        new_id = found["id"]
+        row: LedgerRow = self.ledger.get(new_id) or adoption_row(found, self.now)
+        birth = replaced_by_birth(found["payload"])
+        reason = invalidation_reason(new_id, birth[2] if birth else "")
+        old = self.ledger.get(old_id)
+        if old is None or old.deleted_at or (old.superseded_by and old.superseded_by != new_id):
+            # the old memory went its own way meanwhile: keep the new one as it is
+            self.ledger.insert([row], ignore_existing=True)
+            self.ledger.settle([old_id], action)
+            return new_id
+        try:
+            self.ledger.add_linked(row, old_id, parse_time(since), action, reason)
+        except SupersedeError as exc:
+            logger.warning("could not link %s to %s after an interrupted %s (%s); both are kept as they are",
+                           old_id, new_id, action, exc)
+            self.ledger.insert([row], ignore_existing=True)
+            self.ledger.settle([old_id], action)
+        return new_id
+
+    def recover_replacements(self) -> list[str]:
+        """Resolve every journaled replacement (see :meth:`resolve_replacement`); returns the old ids whose
+        replacement was found and linked. Run when the drop-in starts."""
+        linked = []
+        for old_id, action, since in self.ledger.pending():
+            if action in REPLACING and self.resolve_replacement(old_id, action, since) is not None:
+                linked.append(old_id)
+        if linked:
+            logger.info("linked %d replacement(s) an interrupted process had stored: %s", len(linked),
+                        ", ".join(linked))
+        return linked

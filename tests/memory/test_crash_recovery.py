@@ -1,6 +1,7 @@
-"""A process killed in the middle of a delete or a prune leaves nothing half done for long: the next delete,
-prune or auto-prune finishes the deletes, whatever the tombstones' age. Each crash is a real SIGKILL of a
-child process before one chosen SQLite statement (see tests/faults_sqlite.py)."""
+"""A process killed in the middle of a supersede, a write-time decision, a delete or a prune leaves nothing
+half done for long: the next start links a replacement mem0 already stored (or forgets the attempt), and the
+next delete, prune or auto-prune finishes the deletes, whatever the tombstones' age. Each crash is a real
+SIGKILL of a child process before one chosen SQLite statement (see tests/faults_sqlite.py)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from faults_sqlite import SCOPE, crash_at, zygote  # noqa: E402
 from mem0_hygiene import Memory  # noqa: E402
 from mem0_hygiene.errors import MemoryNotFound  # noqa: E402
 
+NPM, PNPM = "Prefers npm for JavaScript packages", "Prefers pnpm for JavaScript packages"
 STALE = ["The office is closed on Mondays", "Uses Python 3.11", "Uses Python 3.9"]
 
 
@@ -36,6 +38,57 @@ def plain_serves(crash, plain_mem0, close_plain):
         return sorted(r["memory"] for r in plain.get_all(filters=SCOPE, top_k=100)["results"])
     finally:
         close_plain(plain)
+
+
+# -- supersede ------------------------------------------------------------------------------------------------
+
+
+def test_a_supersede_killed_after_mem0_stored_the_new_fact_serves_only_the_new_one_and_the_retry_stores_nothing(
+        zyg, tmp_path, plain_mem0, close_plain):
+    # killed before the ledger transaction that records the new memory and links the two
+    crash = crash_at(BY_NAME["supersede"], tmp_path, zyg, "hygiene.db", "BEGIN IMMEDIATE")
+    assert plain_serves(crash, plain_mem0, close_plain).count(PNPM) == 1  # mem0 did store it
+    m = Memory.from_config(crash.config())
+    try:
+        assert served(m) == [PNPM, "Works on the billing service"]
+        assert [r["memory"] for r in m.search("JavaScript packages", filters=SCOPE)["results"]] == [PNPM]
+        old = m.get(crash.ids["old"])["hygiene"]
+        assert old["state"] == "superseded"
+        new_id = old["superseded_by"]
+        assert m.ledger.get(new_id).source == "chat 2026-08-02"  # recorded from its birth facts, not adopted
+        assert m.ledger.pending() == []
+        assert m.supersede(crash.ids["old"], PNPM, source="chat 2026-08-02") == new_id  # the retry finds it
+    finally:
+        m.close()
+    assert plain_serves(crash, plain_mem0, close_plain).count(PNPM) == 1
+
+
+def test_a_supersede_killed_before_mem0_committed_the_new_fact_keeps_the_old_one_and_the_retry_stores_it_once(
+        zyg, tmp_path, plain_mem0, close_plain):
+    crash = crash_at(BY_NAME["supersede"], tmp_path, zyg, "storage.sqlite", "COMMIT")
+    m = Memory.from_config(crash.config())
+    try:
+        assert served(m) == [NPM, "Works on the billing service"]
+        assert m.ledger.pending() == []  # the attempt is forgotten: nothing of it landed
+        m.supersede(crash.ids["old"], PNPM, source="chat 2026-08-02")
+        assert served(m) == [PNPM, "Works on the billing service"]
+    finally:
+        m.close()
+    assert plain_serves(crash, plain_mem0, close_plain).count(PNPM) == 1
+
+
+def test_a_write_time_update_killed_before_its_link_serves_only_the_new_fact_and_the_retry_is_a_duplicate(
+        zyg, tmp_path):
+    crash = crash_at(BY_NAME["add_deciding"], tmp_path, zyg, "hygiene.db", "BEGIN IMMEDIATE")
+    m = Memory.from_config(crash.config())
+    try:
+        assert served(m) == ["Dana uses Postgres 16", "Works on the billing service"]
+        assert m.get(crash.ids["old"])["hygiene"]["state"] == "superseded"
+        again = m.add("Dana uses Postgres 16", **SCOPE, infer=False, source="chat 2")["results"]
+        assert [r["event"] for r in again] == ["NONE"]
+        assert served(m) == ["Dana uses Postgres 16", "Works on the billing service"]
+    finally:
+        m.close()
 
 
 # -- deletes and prunes ---------------------------------------------------------------------------------------
