@@ -4,6 +4,11 @@ rebuilt from a payload (or made up for a memory the ledger never knew).
 The birth facts are written into the payload by the same mem0 ``add`` that stores the memory, so a
 crash before its ledger row is written loses nothing: the next read rebuilds the row from them. They
 are taken out of ``metadata`` in every result, so items look exactly like mem0's.
+
+A memory stored to replace another (``supersede``, or a write-time decision) also carries which memory
+it replaces and how (:data:`BIRTH_REPLACES`, :data:`BIRTH_REPLACES_HOW`): if the process dies between
+mem0 storing it and the ledger linking the two, the next start finds it by that fact and links it
+(see :mod:`mem0_hygiene.memory.recovery`).
 """
 
 from __future__ import annotations
@@ -22,7 +27,12 @@ BIRTH_SOURCE_KIND = "hygiene_source_kind"
 BIRTH_EXPIRES = "hygiene_expires_at"
 BIRTH_QUARANTINED = "hygiene_quarantined"
 BIRTH_TOPIC = "hygiene_topic_key"
-BIRTH_KEYS = (BIRTH_SOURCE, BIRTH_SOURCE_KIND, BIRTH_EXPIRES, BIRTH_QUARANTINED, BIRTH_TOPIC)
+BIRTH_REPLACES = "hygiene_replaces"
+"""The id of the memory this one was stored to replace."""
+BIRTH_REPLACES_HOW = "hygiene_replaces_how"
+"""How: "supersede", or "invalidate" with the reason after a colon ("invalidate:negation cue 'no longer'")."""
+BIRTH_KEYS = (BIRTH_SOURCE, BIRTH_SOURCE_KIND, BIRTH_EXPIRES, BIRTH_QUARANTINED, BIRTH_TOPIC, BIRTH_REPLACES,
+              BIRTH_REPLACES_HOW)
 
 
 def birth_payload(source: str | None, kind: str, expires: str | None, quarantined: bool,
@@ -38,6 +48,20 @@ def birth_payload(source: str | None, kind: str, expires: str | None, quarantine
     if topic_key is not None:
         out[BIRTH_TOPIC] = topic_key
     return out
+
+
+def replaces_payload(old_id: str, action: str = "supersede", reason: str = "") -> dict[str, Any]:
+    """The payload keys saying which memory a new one replaces: ``action`` "supersede" or "invalidate"
+    (with the invalidation's ``reason``)."""
+    return {BIRTH_REPLACES: old_id, BIRTH_REPLACES_HOW: action if action == "supersede" else f"{action}:{reason}"}
+
+
+def replaced_by_birth(payload: dict[str, Any] | None) -> tuple[str, str, str] | None:
+    """(old id, action, reason) when this payload's memory was stored to replace another, else None."""
+    if not isinstance(payload, dict) or not payload.get(BIRTH_REPLACES):
+        return None
+    action, _, reason = str(payload.get(BIRTH_REPLACES_HOW) or "supersede").partition(":")
+    return str(payload[BIRTH_REPLACES]), action, reason
 
 
 def adoption_row(item: dict[str, Any], now: Callable[[], datetime]) -> LedgerRow:

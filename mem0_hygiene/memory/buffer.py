@@ -1,5 +1,6 @@
-"""Buffered ledger writes of the drop-in ``Memory``: rows of memories just added, adoption rows and
-last-use counts, written in batches (when the buffers fill up, within ``hygiene.flush_after`` by a
+"""Buffered ledger writes of the drop-in ``Memory``: rows of memories just added, adoption rows,
+last-use counts and the closing of finished deletes' journal entries, written in batches (when the
+buffers fill up, within ``hygiene.flush_after`` by a
 timer, on :meth:`~LedgerBufferMixin.flush`, and at interpreter exit when the app never called
 ``close()``)."""
 
@@ -46,6 +47,7 @@ class LedgerBufferMixin:
         self._uses: dict[str, tuple[int, datetime]] = {}
         self._pending_adopt: dict[str, LedgerRow] = {}
         self._pending_new: dict[str, LedgerRow] = {}  # rows of memories just added, written in batches
+        self._settled: set[str] = set()  # journaled deletes that are done; their entries are closed in batches
         self._buffer_lock = threading.RLock()
         self._flush_timer: threading.Timer | None = None
         # write-time decisions, ranking and auto_prune read the ledger on the hot path: no buffering then
@@ -64,6 +66,18 @@ class LedgerBufferMixin:
         """Take a just-added memory's row back out of the queue (None when it is not queued)."""
         with self._buffer_lock:
             return self._pending_new.pop(memory_id, None)
+
+    def settle_later(self, memory_ids: Iterable[str]) -> None:
+        """Queue the closing of these finished deletes' journal entries (written by the next flush). Safe to
+        lose: an entry left open only makes the next recovery look the point up again and find it gone."""
+        with self._buffer_lock:
+            self._settled.update(memory_ids)
+        self.flush_soon()
+
+    def settled_unwritten(self) -> set[str]:
+        """Deletes known done whose journal entries are not closed in the ledger yet."""
+        with self._buffer_lock:
+            return set(self._settled)
 
     def row_for(self, item: dict[str, Any], rows: dict[str, LedgerRow]) -> LedgerRow:
         """The ledger row of a mem0 item (or vector-store point): from ``rows`` (the ledger's, looked up
@@ -93,7 +107,7 @@ class LedgerBufferMixin:
 
     def flush_soon(self) -> None:
         """Flush now when the buffers are full, else make sure a timer writes them within ``flush_after``."""
-        pending = len(self._uses) + len(self._pending_adopt) + len(self._pending_new)
+        pending = len(self._uses) + len(self._pending_adopt) + len(self._pending_new) + len(self._settled)
         if not pending:
             return
         if (pending >= self.hygiene_settings.use_flush_every or self.hygiene_settings.flush_after <= 0
@@ -124,12 +138,14 @@ class LedgerBufferMixin:
         rebuilds the row from there."""
         with self._buffer_lock:
             new, adopt, uses = list(self._pending_new.values()), list(self._pending_adopt.values()), dict(self._uses)
-            if not new and not adopt and not uses:
+            settled = list(self._settled)
+            if not new and not adopt and not uses and not settled:
                 return
             try:
                 self.ledger.insert(new)
                 self.ledger.insert(adopt, ignore_existing=True)
                 self.ledger.record_uses(uses)
+                self.ledger.settle(settled, "delete")
             except LedgerError as exc:
                 logger.warning("could not write to the ledger (kept for the next flush): %s", exc)
                 return
@@ -139,6 +155,7 @@ class LedgerBufferMixin:
                 self._pending_adopt.pop(row.memory_id, None)
             for mid in uses:
                 self._uses.pop(mid, None)
+            self._settled.difference_update(settled)
 
     def stop_deferred_flushes(self) -> None:
         """Unregister the exit hook and cancel the flush timer (``close()`` then flushes itself)."""

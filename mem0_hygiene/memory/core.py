@@ -9,8 +9,9 @@ hide what is no longer true: superseded, invalidated, quarantined, expired and d
 This module holds the class, its constructor, the mem0 methods it overrides and the lifecycle verbs
 (confirm, supersede, invalidate, adopt, review_queue, backup, forget, close). The rest is mixed in:
 buffered ledger writes (:mod:`~mem0_hygiene.memory.buffer`), read filtering and paging
-(:mod:`~mem0_hygiene.memory.reads`), the write-time decision (:mod:`~mem0_hygiene.memory.write_decision`)
-and pruning (:mod:`~mem0_hygiene.memory.pruning`).
+(:mod:`~mem0_hygiene.memory.reads`), the write-time decision (:mod:`~mem0_hygiene.memory.write_decision`),
+pruning (:mod:`~mem0_hygiene.memory.pruning`) and finishing what a crashed process left under way
+(:mod:`~mem0_hygiene.memory.recovery`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Sequence
-from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -45,7 +45,7 @@ from ..stores.guard import guard_stores
 from ..stores.ledger import Ledger, LedgerRow
 from ..stores.vectors import iter_points
 from ..timeutil import Clock, as_utc, parse_duration, parse_time, shift_time, system_clock, to_iso
-from .birth import adoption_row, birth_payload, strip_birth
+from .birth import adoption_row, birth_payload, replaces_payload, strip_birth
 from .buffer import LedgerBufferMixin
 from .guard import CLEAN, Screened, facts_of, screen_messages, screen_text
 from .provenance import (
@@ -56,6 +56,7 @@ from .provenance import (
 )
 from .pruning import PruneMixin
 from .reads import LiveReadsMixin
+from .recovery import RecoveryMixin
 from .scope import SCOPE_KEYS, scope_of
 from .timetravel import TimeWindow
 from .write_decision import Link, WriteDecisionMixin, identity_key
@@ -65,7 +66,7 @@ logger = logging.getLogger(__name__)
 _MISSING: Any = object()
 
 
-class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, Mem0Memory):
+class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, LedgerBufferMixin, Mem0Memory):
     """mem0's ``Memory`` with a hygiene ledger. Same constructor, ``from_config``, methods, arguments
     and result shapes; result items carry one extra key, ``"hygiene"``.
 
@@ -103,6 +104,10 @@ class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, 
         except BaseException:
             self.ledger.close()
             raise
+        try:  # a supersede a crashed process left half done: link its new memory, or forget the attempt
+            self.recover_replacements()
+        except Exception as exc:  # never keep the app from starting; the next start retries
+            logger.warning("could not finish the replacements a previous process left under way: %s", exc)
 
     @classmethod
     def from_config(cls, config_dict: dict[str, Any]) -> Memory:  # type: ignore[override]
@@ -183,6 +188,29 @@ class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, 
         quarantined until :meth:`confirm`.
         """
         now = self.now()
+        results, rows, links, extra = self._store(
+            messages, now, user_id=user_id, agent_id=agent_id, run_id=run_id, metadata=metadata,
+            timestamp=timestamp, expiration_date=expiration_date, infer=infer, memory_type=memory_type,
+            prompt=prompt, source=source, source_kind=source_kind, ttl=ttl, expires_at=expires_at,
+            topic_key=topic_key)
+        self.buffer_new(rows)
+        if links:
+            self.apply_decisions(links, now)  # each linked row is written with its link, in one transaction
+        else:
+            self.flush_soon()
+        self.maybe_auto_prune(now)
+        return {**extra, "results": results}
+
+    def _store(self, messages: Any, now: datetime, *, user_id: str | None, agent_id: str | None,
+               run_id: str | None, metadata: dict[str, Any] | None, timestamp: Any, expiration_date: Any,
+               infer: bool, memory_type: str | None, prompt: str | None, source: str | None,
+               source_kind: str | None, ttl: Any, expires_at: Any, topic_key: str | None,
+               replaces: str | None = None,
+               ) -> tuple[list[dict[str, Any]], list[LedgerRow], list[Link], dict[str, Any]]:
+        """Store messages through mem0's ``add`` with their birth facts: returns (result items, the new
+        memories' ledger rows, not yet written anywhere, the write-time decisions' links to apply, mem0's
+        other result keys). ``replaces``: the id of the memory the new one supersedes (a birth fact; the
+        write-time decision is not asked then)."""
         expiry = self._resolve_expiry(now, ttl, expires_at, expiration_date)
         if self.hygiene_settings.require_source and not source:
             raise MissingSource(
@@ -198,7 +226,7 @@ class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, 
                 logger.info("dropped %d tool/function message(s): tool output is not a source of facts "
                             "unless hygiene.trust_tool_output is true", dropped)
             if not msgs:
-                return {"results": []}
+                return [], [], [], {}
             # before mem0 (and its LLM, and its messages table) sees anything
             msgs, found = screen_messages(msgs, self.hygiene_settings.secrets, self.hygiene_settings.instructions)
             roles = [str(m.get("role")) for m in msgs if isinstance(m, dict)]
@@ -227,7 +255,7 @@ class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, 
         rows: list[LedgerRow] = []
         scope = scope_of(user_id, agent_id, run_id)
         extra: dict[str, Any] = {}
-        decider = self._decider if memory_type is None else None
+        decider = self._decider if memory_type is None and replaces is None else None
         links: list[Link] = []
         for (group, kind), seen in zip(groups, screened):
             meta = dict(metadata or {})
@@ -236,6 +264,8 @@ class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, 
             if self.hygiene_settings.clock is not system_clock:
                 meta.setdefault("created_at", now_iso)
             meta.update(birth_payload(source, kind, expiry_iso, quarantined, topic_key))
+            if replaces is not None:
+                meta.update(replaces_payload(replaces))
             if decider is not None and scope:
                 template = LedgerRow(
                     memory_id="", user_id=scope.get("user_id"), agent_id=scope.get("agent_id"),
@@ -285,14 +315,7 @@ class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, 
                 rows.append(row)
                 item["hygiene"] = {**self.hygiene_facts(row, now, now_iso), **facts_of(seen)}
                 results.append(item)
-        self.buffer_new(rows)
-        if links:
-            self.flush()  # the decision links rows to each other: they must be in the ledger first
-            self.apply_decisions(links, now)
-        else:
-            self.flush_soon()
-        self.maybe_auto_prune(now)
-        return {**extra, "results": results}
+        return results, rows, links, extra
 
     def update(  # type: ignore[override]
         self,
@@ -367,6 +390,8 @@ class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, 
         old = self.require_row(old_id)
         old_state = old.state(now)
         if old_state == "superseded":
+            if text is not None and old.superseded_by and self._holds_text(old.superseded_by, text):
+                return old.superseded_by  # done already (a retry after a crash): nothing is stored twice
             raise SupersedeError(
                 f"{old_id} is already superseded by {old.superseded_by}; supersede {old.superseded_by} instead"
             )
@@ -381,21 +406,33 @@ class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, 
                     + (f" ({self.ledger.successors(new_id)[-1]})" if tstate == "superseded" else "")
                 )
             self.ledger.link_supersede(old_id, new_id, now)
-        else:
-            scope = old.scope
-            if not scope:
-                item = super().get(old_id) or {}
-                scope = {k: item[k] for k in SCOPE_KEYS if item.get(k)}
-            added = self.add(
-                text, **scope, infer=False, metadata=metadata, source=source, source_kind=source_kind,
-                ttl=ttl, expires_at=expires_at, topic_key=topic_key or old.topic_key,
-            )
-            if not added["results"]:
-                raise StateError(f"the replacement for {old_id} was not stored (was it tool output?)")
-            new_id = str(added["results"][0]["id"])
-            self.flush()  # the link points at the new row: it must be in the ledger first
-            self.ledger.link_supersede(old_id, new_id, now)
-        return new_id
+            return new_id
+        scope = old.scope
+        if not scope:
+            item = super().get(old_id) or {}
+            scope = {k: item[k] for k in SCOPE_KEYS if item.get(k)}
+        # Journaled first, and the new memory says in its payload what it replaces: if the process dies
+        # after mem0 stored it, the next start links the two (see memory/recovery.py).
+        self.ledger.begin(old_id, "supersede", now)
+        try:
+            _results, rows, _links, _extra = self._store(
+                text, now, **{k: scope.get(k) for k in SCOPE_KEYS}, metadata=metadata, timestamp=None,
+                expiration_date=None, infer=False, memory_type=None, prompt=None, source=source,
+                source_kind=source_kind, ttl=ttl, expires_at=expires_at, topic_key=topic_key or old.topic_key,
+                replaces=old_id)
+        except BaseException:
+            self.resolve_replacement(old_id, "supersede", to_iso(now))  # mem0 may have stored it before failing
+            raise
+        if not rows:
+            self.ledger.settle([old_id], "supersede")
+            raise StateError(f"the replacement for {old_id} was not stored (was it tool output?)")
+        # one transaction: readers see the old fact, or the new one and the link; never both live
+        self.ledger.add_linked(rows[0], old_id, now)
+        return rows[0].memory_id
+
+    def _holds_text(self, memory_id: str, text: str) -> bool:
+        item = super().get(memory_id)
+        return item is not None and str(item.get("memory") or "").strip() == text.strip()
 
     def invalidate(self, memory_id: str, reason: str = "") -> None:
         """Declare a memory untrue (soft delete with a date); kept for audit until prune."""
@@ -408,12 +445,18 @@ class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, 
     def delete(self, memory_id: str) -> dict[str, Any]:  # type: ignore[override]
         """mem0's ``delete``, plus the memories this one superseded (each through mem0's API) and a
         tombstone that keeps them hidden if their points ever reappear."""
+        self.deleting([memory_id], add=True)
+        try:
+            self.finish_deletes_once()  # what a process that died midway left (this id is left to this call)
+        finally:
+            self.deleting([memory_id], add=False)
         fresh = self.unbuffer_new(memory_id)
         if fresh is not None:
             # added and not yet written to the ledger: it superseded nothing, so there is no chain to
-            # cascade; its row goes in with its tombstone, then mem0 deletes it
-            self.ledger.insert([replace(fresh, deleted_at=to_iso(self.now()))])
+            # cascade; its row goes in with its tombstone (journaled), then mem0 deletes it
+            self.ledger.insert_tombstoned([fresh], self.now())
             Mem0Memory.delete(self, memory_id)
+            self.settle_later([memory_id])
             return {"message": "Memory deleted successfully!"}
         self.flush()
         row = self.ledger.get(memory_id)
@@ -431,31 +474,50 @@ class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, 
         return {"message": "Memory deleted successfully!"}
 
     def delete_ids(self, memory_ids: Sequence[str]) -> list[str]:
-        """Tombstone, then delete through mem0: the ids and everything they superseded. Returns the ids
-        that were already gone from the vector store (their tombstones are written all the same)."""
+        """Tombstone (journaled as pending deletes), then delete through mem0: the ids and everything they
+        superseded; the journal entries are closed as each point goes. Deletes a process that died midway
+        left unfinished are finished first (once per process). Returns the ids that were already gone from
+        the vector store (their tombstones are written all the same)."""
         now = self.now()
         order: list[str] = []
         for mid in memory_ids:
             if mid in order:
                 continue
             order.extend(m for m in self.ledger.tombstone_with_chain(mid, now) if m not in order)
-        missing = []
-        for mid in order:
-            try:
-                Mem0Memory.delete(self, mid)
-            except ValueError:
-                missing.append(mid)  # already gone from the store (pruned earlier): the tombstone is what matters
+        missing: list[str] = []
+        done: list[str] = []
+        self.deleting(order, add=True)
+        try:
+            self.finish_deletes_once()  # leaves this call's own ids to the loop below
+            for mid in order:
+                try:
+                    Mem0Memory.delete(self, mid)
+                except ValueError:
+                    missing.append(mid)  # already gone from the store (pruned earlier): the tombstone is what matters
+                done.append(mid)
+        except BaseException:
+            self.deletes_left_unfinished()  # the rest stays journaled: the next delete finishes it
+            raise
+        finally:
+            self.deleting(order, add=False)
+            self.settle_later(done)
         return missing
 
     def delete_all(self, user_id: str | None = None, agent_id: str | None = None,  # type: ignore[override]
                    run_id: str | None = None) -> dict[str, Any]:
-        """mem0's ``delete_all``; the scope's ledger rows (and their chains) are tombstoned first."""
+        """mem0's ``delete_all``; the scope's ledger rows (and their chains) are tombstoned first, and what
+        mem0 left of the chains is deleted through its API after."""
         scope = scope_of(user_id, agent_id, run_id)
         if scope:
             self.flush()
+            self.finish_deletes_once()
             ids = self.ledger.scope_ids(scope)
             chain = [p for mid in ids for p in self.ledger.predecessors(mid)]
             self.ledger.tombstone([*ids, *chain], self.now())
+            result = super().delete_all(user_id=user_id, agent_id=agent_id, run_id=run_id)
+            self.ledger.settle(ids, "delete")
+            self.finish_deletes()  # the chains: a predecessor kept in another scope goes through mem0 too
+            return result
         return super().delete_all(user_id=user_id, agent_id=agent_id, run_id=run_id)
 
     def reset(self) -> None:
@@ -463,6 +525,7 @@ class Memory(WriteDecisionMixin, PruneMixin, LiveReadsMixin, LedgerBufferMixin, 
         self.flush()
         self.ledger.tombstone_all(self.now())
         super().reset()
+        self.ledger.settle([mid for mid, _action, _since in self.ledger.pending("delete")], "delete")
 
     # -- reads ------------------------------------------------------------------------------
     def search(  # type: ignore[override]

@@ -55,8 +55,8 @@ class PruneResult:
         unused_deleted: True when the ``unused`` memories were deleted.
         tombstones_purged: ledger rows of long-deleted memories removed by the compaction afterwards
             (with dry_run: that would be removed).
-        leftovers: tombstoned memories whose points were still in the vector store, deleted through
-            mem0's API before their tombstones went (with dry_run: would be).
+        leftovers: tombstoned memories whose points were still in the vector store (a delete that a crash
+            interrupted, or a compacted tombstone's point), deleted through mem0's API (with dry_run: would be).
     """
 
     memories: tuple[PrunedMemory, ...]
@@ -155,9 +155,10 @@ def _scope_text(scope: dict[str, str]) -> str:
 class PruneMixin:
     """Mixin: ``prune`` and ``hygiene.auto_prune``.
 
-    Expects from the class it is mixed into: ``ledger``, ``hygiene_settings``, ``now()``, ``flush()``
-    and ``delete_ids()`` (tombstone, then delete through mem0, with the chains). Its ``__init__`` sets
-    up the auto-prune state, then passes the call on along the MRO.
+    Expects from the class it is mixed into: ``ledger``, ``hygiene_settings``, ``now()``, ``flush()``,
+    ``delete_ids()`` (tombstone, then delete through mem0, with the chains) and ``finish_deletes()``
+    (:class:`~mem0_hygiene.memory.recovery.RecoveryMixin`). Its ``__init__`` sets up the auto-prune
+    state, then passes the call on along the MRO.
     """
 
     ledger: Ledger
@@ -167,6 +168,8 @@ class PruneMixin:
         def now(self) -> datetime: ...
         def flush(self) -> None: ...
         def delete_ids(self, memory_ids: Sequence[str]) -> list[str]: ...
+        def finish_deletes(self, limit: int | None = None, *, dry_run: bool = False
+                           ) -> tuple[list[str], bool]: ...
 
     AUTO_PRUNE_STEP = 1
     """How many prunable memories (each with the chain it superseded) one add/search call deletes at
@@ -183,10 +186,13 @@ class PruneMixin:
 
     def prune(self, dry_run: bool = False) -> PruneResult:
         """Delete (through mem0's API) expired memories and those superseded or invalidated more than
-        ``hygiene.retain_superseded`` ago. ``dry_run=True`` only lists them."""
+        ``hygiene.retain_superseded`` ago, after finishing deletes a crash interrupted (tombstoned memories
+        whose points are still in the vector store, whatever their age: ``leftovers``). ``dry_run=True``
+        only lists them."""
         from mem0 import Memory as Mem0Memory  # imported by then (this is mixed into a mem0 Memory)
 
         self.flush()
+        leftovers, _more = self.finish_deletes(dry_run=dry_run)
         now = self.now()
         pruned: list[PrunedMemory] = []
         for row, reason in self.ledger.prune_candidates(now, self.hygiene_settings.retain_superseded):
@@ -200,14 +206,16 @@ class PruneMixin:
             self.delete_ids([p.memory_id for p in pruned])
         self._last_prune = now
         self._prune_pending = False
-        return PruneResult(memories=tuple(pruned), dry_run=dry_run, at=to_iso(now), cascaded=tuple(cascaded))
+        return PruneResult(memories=tuple(pruned), dry_run=dry_run, at=to_iso(now), cascaded=tuple(cascaded),
+                           leftovers=tuple(leftovers))
 
     def maybe_auto_prune(self, now: datetime) -> None:
         """``hygiene.auto_prune``: a prune spread thinly over the app's own add/search calls.
 
         A run starts at most once per interval (the first call after start-up starts one). While it
-        has work left, each add/search call does one bounded step after its own work is done: delete
-        at most :attr:`AUTO_PRUNE_STEP` prunable memories, then, once none are left, compact at most
+        has work left, each add/search call does one bounded step after its own work is done: finish at
+        most :attr:`AUTO_PRUNE_TOMBSTONES` deletes a crash interrupted, then delete at most
+        :attr:`AUTO_PRUNE_STEP` prunable memories, then, once none are left, compact at most
         :attr:`AUTO_PRUNE_TOMBSTONES` old tombstones; a step that finds nothing ends the run. Outside a
         run the cost is one time comparison. A failure is logged and never reaches the app's call; the
         run is then retried after the interval. A non-blocking lock keeps two threads (or a re-entered
@@ -243,6 +251,9 @@ class PruneMixin:
 
     def _auto_prune_step(self, now: datetime) -> bool:
         """One bounded piece of an auto_prune run. True when it did something (more may be left)."""
+        leftovers, more = self.finish_deletes(limit=self.AUTO_PRUNE_TOMBSTONES)
+        if leftovers or more:
+            return True  # interrupted deletes first: their points are still served by plain mem0
         retain = self.hygiene_settings.retain_superseded
         found = self.ledger.prune_candidates(now, retain, limit=self.AUTO_PRUNE_STEP)
         if found:
@@ -254,4 +265,6 @@ class PruneMixin:
         done = compact_ledger(self, now - retain, limit=self.AUTO_PRUNE_TOMBSTONES)
         if done.purged or done.leftovers:
             logger.info("auto_prune compacted the ledger: %d old tombstone row(s) removed", done.purged)
-        return done.more
+        # a batch that was all kept (points that cannot be deleted, deletes history.db never recorded) would
+        # come back first every time: the run ends there, and maintenance.prune() goes through all of them
+        return done.more and bool(done.purged or done.leftovers)

@@ -2,6 +2,13 @@
 memory is compared with the live memory of the same identity key, or else the nearest live memory in
 exactly the same scope (one vector search), and stored, reinforced (duplicate), or stored superseding
 or invalidating the old one. The rules themselves are in :mod:`mem0_hygiene.memory.decision`.
+
+With ``infer=False`` the decision is taken before mem0 stores the memory, so a supersede or invalidation
+is journaled in the ledger first and the new memory carries what it replaces in its birth facts; its
+ledger row and the link are then written in one transaction. A crash anywhere in between leaves the old
+fact or the new one, never both live (see :mod:`mem0_hygiene.memory.recovery`). With ``infer=True`` mem0
+stores the extracted facts before they can be decided, so a crash between mem0's write and the ledger's
+leaves both live until the decision is taken again.
 """
 
 from __future__ import annotations
@@ -16,7 +23,10 @@ from mem0 import Memory as Mem0Memory
 from ..config import WriteDecisionSettings
 from ..stores.ledger import LedgerRow
 from ..stores.states import live_sql
+from ..timeutil import to_iso
+from .birth import replaces_payload
 from .decision import CONTRADICTION, DUPLICATE, UNRELATED, UPDATE, Thresholds, classify, embedder_family, normalize_text
+from .recovery import invalidation_reason
 from .scope import SCOPE_KEYS
 
 if TYPE_CHECKING:
@@ -67,7 +77,8 @@ class WriteDecisionMixin:
 
     Expects from the class it is mixed into: mem0's ``config``, ``embedding_model`` and
     ``vector_store``; ``ledger``; ``hygiene_facts`` (:class:`~mem0_hygiene.memory.reads.LiveReadsMixin`);
-    ``flush``, ``note_uses`` and ``row_for`` (:class:`~mem0_hygiene.memory.buffer.LedgerBufferMixin`).
+    ``flush``, ``note_uses``, ``row_for`` and ``unbuffer_new`` (:class:`~mem0_hygiene.memory.buffer.LedgerBufferMixin`);
+    ``resolve_replacement`` (:class:`~mem0_hygiene.memory.recovery.RecoveryMixin`).
     """
 
     config: Any
@@ -81,6 +92,8 @@ class WriteDecisionMixin:
         def flush(self) -> None: ...
         def note_uses(self, items: Iterable[dict[str, Any]], now: datetime) -> None: ...
         def row_for(self, item: dict[str, Any], rows: dict[str, LedgerRow]) -> LedgerRow: ...
+        def unbuffer_new(self, memory_id: str) -> LedgerRow | None: ...
+        def resolve_replacement(self, old_id: str, action: str, since: str) -> str | None: ...
 
     def _embedder_family(self) -> str | None:
         emb = self.config.embedder
@@ -143,7 +156,7 @@ class WriteDecisionMixin:
                     if found.label == DUPLICATE:
                         reinforce(found)
                         continue
-                res = Mem0Memory.add(self, [msg], **call)
+                res = self._add_replacing(msg, call, found, now)
                 extra.update({k: v for k, v in res.items() if k != "results"})
                 for item in res.get("results", []):
                     if item.get("event", "ADD") == "ADD":
@@ -163,6 +176,20 @@ class WriteDecisionMixin:
                 reinforce(found)
             else:
                 record(item, found)
+
+    def _add_replacing(self, msg: Any, call: dict[str, Any], found: _Found, now: datetime) -> dict[str, Any]:
+        """mem0's ``add`` of one message; when it supersedes or invalidates an old memory, journaled first and
+        with that in the new memory's birth facts."""
+        action = {UPDATE: "supersede", CONTRADICTION: "invalidate"}.get(found.label)
+        if action is None or found.old_id is None:
+            return Mem0Memory.add(self, [msg], **call)
+        self.ledger.begin(found.old_id, action, now)
+        meta = {**(call.get("metadata") or {}), **replaces_payload(found.old_id, action, found.reason)}
+        try:
+            return Mem0Memory.add(self, [msg], **{**call, "metadata": meta})
+        except BaseException:
+            self.resolve_replacement(found.old_id, action, to_iso(now))  # mem0 may have stored it first
+            raise
 
     def _decide(self, text: str, scope: dict[str, str], template: LedgerRow, settings: WriteDecisionSettings,
                 thresholds: Thresholds, exclude: set[str], pending: dict[str, LedgerRow], dead: set[str],
@@ -224,14 +251,21 @@ class WriteDecisionMixin:
         return _Found(UNRELATED, None, "no live memory nearby")
 
     def apply_decisions(self, links: list[Link], now: datetime) -> None:
-        """Supersede or invalidate the old memories the decisions named (their new rows are in the ledger)."""
+        """Supersede or invalidate the old memories the decisions named: each new memory's ledger row and
+        its link in one transaction (the other new rows, and an adopted old memory's row, are flushed first)."""
+        fresh = {new_id: self.unbuffer_new(new_id) for _action, _old, new_id, _reason, _item in links}
         self.flush()  # an adopted old memory gets its ledger row first
         for action, old_id, new_id, reason, old_item in links:
-            if action == "supersede":
+            row = fresh.get(new_id)
+            why = invalidation_reason(new_id, reason)
+            if row is not None:
+                self.ledger.add_linked(row, old_id, now, action, why)
+                fresh[new_id] = None  # written: a second link of the same memory only links
+            elif action == "supersede":
                 self.ledger.link_supersede(old_id, new_id, now)
             else:
-                self.ledger.invalidate(old_id, f"contradicted by {new_id} ({reason})", now)
+                self.ledger.invalidate(old_id, why, now)
             if old_item is not None:
-                row = self.ledger.get(old_id)
-                if row is not None:
-                    old_item["hygiene"] = {**self.hygiene_facts(row, now), **old_item["hygiene"]}
+                row_now = self.ledger.get(old_id)
+                if row_now is not None:
+                    old_item["hygiene"] = {**self.hygiene_facts(row_now, now), **old_item["hygiene"]}

@@ -1,6 +1,12 @@
 """The sidecar ledger: one SQLite row per mem0 memory_id with provenance, confirmation, expiry,
 supersession, invalidation, use and tombstone facts. Schema, migrations and queries live here.
 
+Besides ``memories``, the ``pending`` table (schema version 2) journals the drop-in's operations that
+span the ledger and mem0's stores while they are under way: a tombstoned memory whose point mem0 has not
+deleted yet ("delete"), a memory whose replacement (or contradiction) mem0 is storing ("supersede",
+"invalidate"). A process that dies midway leaves its entries behind, and the next one finishes or undoes
+exactly those (see :mod:`mem0_hygiene.memory.recovery`).
+
 Every connection turns on foreign keys, WAL and a busy timeout (built on
 :func:`mem0_hygiene.stores.sqlite.connect`). Times are UTC ISO strings in one format (see
 :func:`mem0_hygiene.timeutil.to_iso`), so they compare correctly as text.
@@ -14,7 +20,7 @@ import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -26,7 +32,7 @@ from .sqlite import transaction
 from .states import live_sql, state_of
 
 APPLICATION_ID = 0x4D304859  # "M0HY": marks a SQLite file as a mem0-hygiene ledger
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 SOURCE_KINDS = ("user", "assistant", "tool", "system", "import", "unknown")
 
@@ -72,7 +78,24 @@ ALTER TABLE memories ADD COLUMN redacted TEXT;
 ALTER TABLE memories ADD COLUMN flag TEXT;
 """
 
-_MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1 + _LIVE_VIEW, 2: _SCHEMA_V2}
+
+# v3: operations under way across the ledger and mem0's stores (see the module docstring). A tombstone is
+# journaled as a pending delete by the statement that writes it (the trigger), so no path can forget to.
+_PENDING_V3 = """
+CREATE TABLE pending (
+    memory_id TEXT NOT NULL,
+    action    TEXT NOT NULL CHECK (action IN ('delete', 'supersede', 'invalidate')),
+    since     TEXT NOT NULL,
+    PRIMARY KEY (memory_id, action)
+) WITHOUT ROWID;
+CREATE TRIGGER pending_delete_on_tombstone AFTER UPDATE OF deleted_at ON memories
+WHEN NEW.deleted_at IS NOT NULL
+BEGIN INSERT OR IGNORE INTO pending VALUES (NEW.memory_id, 'delete', NEW.deleted_at); END;
+"""
+
+_MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1 + _LIVE_VIEW, 2: _SCHEMA_V2, 3: _PENDING_V3}
+
+PENDING_ACTIONS = ("delete", "supersede", "invalidate")
 
 COLUMNS = (
     "memory_id", "user_id", "agent_id", "run_id", "source", "source_kind", "created_at",
@@ -475,28 +498,33 @@ class Ledger:
 
     def link_supersede(self, old_id: str, new_id: str, when: datetime) -> None:
         """Point old -> new, refusing self links and cycles (checked inside the transaction)."""
-        if old_id == new_id:
-            raise SupersedeError(f"a memory cannot supersede itself ({old_id})")
         with self.transaction() as conn:
-            walk: str | None = new_id
-            seen: set[str] = set()
-            while walk is not None and walk not in seen:
-                if walk == old_id:
-                    raise SupersedeError(
-                        f"superseding {old_id} by {new_id} would make a cycle: {new_id} already leads "
-                        f"back to {old_id} through its own chain"
-                    )
-                seen.add(walk)
-                nxt = conn.execute("SELECT superseded_by FROM memories WHERE memory_id = ?", (walk,)).fetchone()
-                walk = nxt[0] if nxt else None
-            conn.execute("UPDATE memories SET superseded_by = ?, superseded_at = ? WHERE memory_id = ?",
-                         (new_id, to_iso(when), old_id))
+            _link(conn, old_id, new_id, to_iso(when))
+
+    def add_linked(self, row: LedgerRow, old_id: str, when: datetime, action: str = "supersede",
+                   reason: str = "") -> None:
+        """In one transaction: write the row of a memory just stored (replacing a row a reader may have
+        adopted meanwhile), mark ``old_id`` superseded by it (``action`` "supersede", cycles refused) or
+        invalidated (``action`` "invalidate", with ``reason``), and close the operation's ``pending``
+        entry. Readers see the old memory live and the new one unknown, or the old one replaced and the
+        new one recorded: never both live."""
+        stamp = to_iso(when)
+        with self.transaction() as conn:
+            conn.execute(_INSERT_SQL["INSERT OR REPLACE"], row.as_tuple())
+            if action == "supersede":
+                _link(conn, old_id, row.memory_id, stamp)
+            else:
+                conn.execute("UPDATE memories SET invalid_at = ?, invalid_reason = ? WHERE memory_id = ?",
+                             (stamp, reason, old_id))
+            conn.execute("DELETE FROM pending WHERE memory_id = ? AND action = ?", (old_id, action))
 
     def invalidate(self, memory_id: str, reason: str, when: datetime) -> None:
         self._write("UPDATE memories SET invalid_at = ?, invalid_reason = ? WHERE memory_id = ?",
                     (to_iso(when), reason, memory_id))
 
     def tombstone(self, memory_ids: Sequence[str], when: datetime) -> None:
+        """Tombstone these memories; the same statement journals each as a pending delete (their points are
+        deleted through mem0 next, and :meth:`settle` closes the entries once they are gone)."""
         stamp = to_iso(when)
         self._write("UPDATE memories SET deleted_at = COALESCE(deleted_at, ?) WHERE memory_id = ?",
                     [(stamp, mid) for mid in memory_ids], many=True)
@@ -508,8 +536,46 @@ class Ledger:
         self.tombstone(chain, when)
         return chain
 
+    def insert_tombstoned(self, rows: Sequence[LedgerRow], when: datetime) -> None:
+        """Write rows of memories about to be deleted through mem0, tombstoned and journaled as pending
+        deletes, in one transaction."""
+        stamp = to_iso(when)
+        with self._lock:
+            try:
+                with transaction(self._conn) as conn:
+                    conn.executemany(_INSERT_SQL["INSERT OR REPLACE"],
+                                     [replace(r, deleted_at=r.deleted_at or stamp).as_tuple() for r in rows])
+                    conn.executemany("INSERT OR IGNORE INTO pending VALUES (?, 'delete', ?)",
+                                     [(r.memory_id, r.deleted_at or stamp) for r in rows])
+            except sqlite3.DatabaseError as exc:
+                raise LedgerError(self._explain(exc)) from None
+
     def tombstone_all(self, when: datetime) -> None:
+        """Tombstone every row, each journaled as a pending delete (``reset``)."""
         self._write("UPDATE memories SET deleted_at = COALESCE(deleted_at, ?)", (to_iso(when),))
+
+    # -- operations under way (the pending journal) ---------------------------------------------
+    def begin(self, memory_id: str, action: str, when: datetime) -> None:
+        """Journal an operation on ``memory_id`` before its first step outside the ledger (a supersede or
+        invalidation whose new memory mem0 is about to store)."""
+        self._write("INSERT OR REPLACE INTO pending VALUES (?, ?, ?)", (memory_id, action, to_iso(when)))
+
+    def pending(self, action: str | None = None) -> list[tuple[str, str, str]]:
+        """(memory_id, action, since) of every operation still under way (or left behind by a process that
+        died), oldest first; only ``action``'s when given. Empty for a ledger older than the journal."""
+        where, params = ("WHERE action = ?", (action,)) if action else ("", ())
+        if not self.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'pending'"):
+            return []  # a read-only ledger older than the journal
+        rows = self.query(f"SELECT memory_id, action, since FROM pending {where} ORDER BY since, memory_id", params)
+        return [(str(a), str(b), str(c)) for a, b, c in rows]
+
+    def settle(self, memory_ids: Sequence[str], action: str) -> None:
+        """Close the journal entries of operations that are done (or were undone)."""
+        ids = list(dict.fromkeys(memory_ids))
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            self._write(f"DELETE FROM pending WHERE action = ? AND memory_id IN ({','.join('?' * len(chunk))})",
+                        [action, *chunk])
 
     def record_uses(self, uses: dict[str, tuple[int, datetime]]) -> None:
         if not uses:
@@ -608,6 +674,8 @@ class Ledger:
                             marks = ",".join("?" * len(chunk))
                             self._conn.execute(
                                 f"DELETE FROM memories WHERE deleted_at IS NOT NULL AND memory_id IN ({marks})", chunk)
+                            self._conn.execute(
+                                f"DELETE FROM pending WHERE action = 'delete' AND memory_id IN ({marks})", chunk)
                 finally:
                     self._conn.execute(f"PRAGMA secure_delete = {int(previous)}")
                 removed = before - self._conn.execute("SELECT count(*) FROM memories").fetchone()[0]
@@ -673,6 +741,7 @@ class Ledger:
             scratch.close()
             raise
         scratch._conn.execute("PRAGMA foreign_keys = ON")
+        scratch._migrate()  # a copy of an older ledger gets the current schema (in memory only)
         return scratch
 
     def pragma_check(self) -> tuple[list[tuple[Any, ...]], bool, str]:
@@ -681,6 +750,25 @@ class Ledger:
         on = bool(self.query("PRAGMA foreign_keys")[0][0])
         mode = str(self.query("PRAGMA journal_mode")[0][0])
         return fk, on, mode
+
+
+def _link(conn: sqlite3.Connection, old_id: str, new_id: str, stamp: str) -> None:
+    """Inside a transaction: point old -> new, refusing self links and cycles."""
+    if old_id == new_id:
+        raise SupersedeError(f"a memory cannot supersede itself ({old_id})")
+    walk: str | None = new_id
+    seen: set[str] = set()
+    while walk is not None and walk not in seen:
+        if walk == old_id:
+            raise SupersedeError(
+                f"superseding {old_id} by {new_id} would make a cycle: {new_id} already leads "
+                f"back to {old_id} through its own chain"
+            )
+        seen.add(walk)
+        nxt = conn.execute("SELECT superseded_by FROM memories WHERE memory_id = ?", (walk,)).fetchone()
+        walk = nxt[0] if nxt else None
+    conn.execute("UPDATE memories SET superseded_by = ?, superseded_at = ? WHERE memory_id = ?",
+                 (new_id, stamp, old_id))
 
 
 def _split_sql(script: str) -> list[str]:

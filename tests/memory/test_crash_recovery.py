@@ -1,0 +1,148 @@
+"""A process killed in the middle of a supersede, a write-time decision, a delete or a prune leaves nothing
+half done for long: the next start links a replacement mem0 already stored (or forgets the attempt), and the
+next delete, prune or auto-prune finishes the deletes, whatever the tombstones' age. Each crash is a real
+SIGKILL of a child process before one chosen SQLite statement (see tests/faults_sqlite.py)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from crash_operations import BY_NAME  # noqa: E402
+from faults_sqlite import SCOPE, crash_at, zygote  # noqa: E402
+
+from mem0_hygiene import Memory  # noqa: E402
+from mem0_hygiene.errors import MemoryNotFound  # noqa: E402
+
+NPM, PNPM = "Prefers npm for JavaScript packages", "Prefers pnpm for JavaScript packages"
+STALE = ["The office is closed on Mondays", "Uses Python 3.11", "Uses Python 3.9"]
+
+
+@pytest.fixture(scope="module")
+def zyg():
+    with zygote() as z:
+        yield z
+
+
+def served(m):
+    return sorted(r["memory"] for r in m.get_all(filters=SCOPE, top_k=100)["results"])
+
+
+def plain_serves(crash, plain_mem0, close_plain):
+    plain = plain_mem0(crash.folder)
+    try:
+        return sorted(r["memory"] for r in plain.get_all(filters=SCOPE, top_k=100)["results"])
+    finally:
+        close_plain(plain)
+
+
+# -- supersede ------------------------------------------------------------------------------------------------
+
+
+def test_a_supersede_killed_after_mem0_stored_the_new_fact_serves_only_the_new_one_and_the_retry_stores_nothing(
+        zyg, tmp_path, plain_mem0, close_plain):
+    # killed before the ledger transaction that records the new memory and links the two
+    crash = crash_at(BY_NAME["supersede"], tmp_path, zyg, "hygiene.db", "BEGIN IMMEDIATE")
+    assert plain_serves(crash, plain_mem0, close_plain).count(PNPM) == 1  # mem0 did store it
+    m = Memory.from_config(crash.config())
+    try:
+        assert served(m) == [PNPM, "Works on the billing service"]
+        assert [r["memory"] for r in m.search("JavaScript packages", filters=SCOPE)["results"]] == [PNPM]
+        old = m.get(crash.ids["old"])["hygiene"]
+        assert old["state"] == "superseded"
+        new_id = old["superseded_by"]
+        assert m.ledger.get(new_id).source == "chat 2026-08-02"  # recorded from its birth facts, not adopted
+        assert m.ledger.pending() == []
+        assert m.supersede(crash.ids["old"], PNPM, source="chat 2026-08-02") == new_id  # the retry finds it
+    finally:
+        m.close()
+    assert plain_serves(crash, plain_mem0, close_plain).count(PNPM) == 1
+
+
+def test_a_supersede_killed_before_mem0_committed_the_new_fact_keeps_the_old_one_and_the_retry_stores_it_once(
+        zyg, tmp_path, plain_mem0, close_plain):
+    crash = crash_at(BY_NAME["supersede"], tmp_path, zyg, "storage.sqlite", "COMMIT")
+    m = Memory.from_config(crash.config())
+    try:
+        assert served(m) == [NPM, "Works on the billing service"]
+        assert m.ledger.pending() == []  # the attempt is forgotten: nothing of it landed
+        m.supersede(crash.ids["old"], PNPM, source="chat 2026-08-02")
+        assert served(m) == [PNPM, "Works on the billing service"]
+    finally:
+        m.close()
+    assert plain_serves(crash, plain_mem0, close_plain).count(PNPM) == 1
+
+
+def test_a_write_time_update_killed_before_its_link_serves_only_the_new_fact_and_the_retry_is_a_duplicate(
+        zyg, tmp_path):
+    crash = crash_at(BY_NAME["add_deciding"], tmp_path, zyg, "hygiene.db", "BEGIN IMMEDIATE")
+    m = Memory.from_config(crash.config())
+    try:
+        assert served(m) == ["Dana uses Postgres 16", "Works on the billing service"]
+        assert m.get(crash.ids["old"])["hygiene"]["state"] == "superseded"
+        again = m.add("Dana uses Postgres 16", **SCOPE, infer=False, source="chat 2")["results"]
+        assert [r["event"] for r in again] == ["NONE"]
+        assert served(m) == ["Dana uses Postgres 16", "Works on the billing service"]
+    finally:
+        m.close()
+
+
+# -- deletes and prunes ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def interrupted_prune(zyg, tmp_path):
+    """A prune killed after it tombstoned everything and before mem0 deleted the first point."""
+    return crash_at(BY_NAME["prune"], tmp_path, zyg, "storage.sqlite", "DELETE FROM points")
+
+
+def test_an_interrupted_prune_is_finished_by_the_next_prune_whatever_the_tombstones_age(
+        interrupted_prune, plain_mem0, close_plain):
+    crash = interrupted_prune
+    assert set(STALE) <= set(plain_serves(crash, plain_mem0, close_plain))  # the crash left them served
+    m = Memory.from_config(crash.config())  # the same moment: the tombstones are seconds old
+    try:
+        result = m.prune()
+        assert {crash.ids[n] for n in ("a", "b", "wrong")} <= set(result.leftovers)
+        assert m.ledger.pending() == []
+    finally:
+        m.close()
+    assert plain_serves(crash, plain_mem0, close_plain) == ["Lives in Haifa", "Uses Python 3.12"]
+
+
+def test_an_interrupted_prune_is_finished_by_the_next_delete_of_any_memory(
+        interrupted_prune, plain_mem0, close_plain):
+    crash = interrupted_prune
+    m = Memory.from_config(crash.config())
+    try:
+        m.delete(crash.ids["other"])
+    finally:
+        m.close()
+    assert plain_serves(crash, plain_mem0, close_plain) == ["Uses Python 3.12"]
+
+
+def test_an_interrupted_prune_is_finished_by_the_next_auto_prune_step(interrupted_prune, plain_mem0, close_plain):
+    crash = interrupted_prune
+    m = Memory.from_config({**crash.config(), "hygiene": {**crash.config()["hygiene"], "auto_prune": "24h"}})
+    try:
+        m.search("Python", filters=SCOPE)  # the app's own call does one bounded step
+    finally:
+        m.close()
+    assert not set(STALE) & set(plain_serves(crash, plain_mem0, close_plain))
+
+
+def test_a_delete_killed_before_mem0_deleted_a_point_is_finished_by_its_retry(zyg, tmp_path, plain_mem0, close_plain):
+    crash = crash_at(BY_NAME["delete"], tmp_path, zyg, "storage.sqlite", "DELETE FROM points", occurrence=2)
+    m = Memory.from_config(crash.config())
+    try:
+        assert served(m) == ["Lives in Haifa"]  # the tombstones hide the chain meanwhile
+        m.delete(crash.ids["c"])
+        with pytest.raises(MemoryNotFound, match="already deleted"):
+            m.delete(crash.ids["c"])
+    finally:
+        m.close()
+    assert plain_serves(crash, plain_mem0, close_plain) == ["Lives in Haifa"]
