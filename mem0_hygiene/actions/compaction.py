@@ -8,6 +8,11 @@ removes with it) is looked up in the vector store; a point still there is delete
 mem0's API, and only then is the row removed, with ``secure_delete`` on the deleting connection (see
 :meth:`mem0_hygiene.stores.ledger.Ledger.purge_rows`).
 
+A tombstone is also kept while mem0's history.db still says its memory exists (it has events for it and
+no DELETE): mem0 deletes the point first and writes the DELETE row second, so a crash in between leaves the
+tombstone as the only record that the memory was deleted on purpose, and the audit reads it to tell
+that apart from a memory the vector store lost.
+
 Used by :func:`mem0_hygiene.maintenance.prune` (all of them) and by ``hygiene.auto_prune`` (a few per
 call). Never prints; takes the drop-in ``Memory``.
 """
@@ -32,8 +37,8 @@ class Compaction:
         purged: ledger rows removed (tombstones and the tombstoned rows they cascade to).
         leftovers: tombstoned memories whose points were still in the vector store and were deleted
             through mem0's API first (with dry_run: would be).
-        kept: tombstones left in place because a point could not be deleted or a row they cascade to
-            is not tombstoned.
+        kept: tombstones left in place because a point could not be deleted, a row they cascade to is not
+            tombstoned, or history.db lacks the memory's DELETE (a crash between mem0's two writes).
         more: True when ``limit`` stopped it before every old tombstone was looked at.
     """
 
@@ -41,6 +46,15 @@ class Compaction:
     leftovers: tuple[str, ...] = ()
     kept: tuple[str, ...] = ()
     more: bool = False
+
+
+def history_says_present(memory: Any, memory_id: str) -> bool:
+    """mem0's history.db has events for the memory and no DELETE among them."""
+    try:
+        events = [str(e.get("event") or "").upper() for e in memory.db.get_history(memory_id)]
+    except Exception:  # no history to read: nothing to contradict
+        return False
+    return bool(events) and "DELETE" not in events
 
 
 def compact_ledger(memory: Any, older_than: datetime, *, limit: int | None = None,
@@ -66,6 +80,9 @@ def compact_ledger(memory: Any, older_than: datetime, *, limit: int | None = Non
         rows = ledger.get_many(closure)
         if any(c not in rows or not rows[c].deleted_at for c in closure):
             kept.append(mid)
+            continue
+        if any(history_says_present(memory, c) for c in closure):
+            kept.append(mid)  # the tombstone is the only record of this deletion
             continue
         ok = True
         for cid in closure:

@@ -155,10 +155,20 @@ def orphans(ctx: Context) -> CheckResult:
         )
 
 
+def _journal(ctx: Context) -> bool:
+    """The ledger has the journal of operations under way (schema version 2 and later)."""
+    return bool(ctx.db.one("SELECT COUNT(*) FROM l.sqlite_master WHERE type = 'table' AND name = 'pending'"))
+
+
+_PENDING_DELETE = "EXISTS (SELECT 1 FROM l.pending q WHERE q.memory_id = m.memory_id AND q.action = 'delete')"
+
+
 @check("TOMBSTONED_PRESENT", "ledger", needs=("ledger", "points"))
 def tombstoned(ctx: Context) -> CheckResult:
-    n, examples = counted(ctx, "FROM l.memories m JOIN points p ON p.id = m.memory_id WHERE m.deleted_at IS NOT NULL",
-                          "m.memory_id, p.text", 50)
+    where = "FROM l.memories m JOIN points p ON p.id = m.memory_id WHERE m.deleted_at IS NOT NULL"
+    if _journal(ctx):
+        where += f" AND NOT {_PENDING_DELETE}"  # a delete still under way: UNFINISHED_OPERATIONS says so
+    n, examples = counted(ctx, where, "m.memory_id, p.text", 50)
     if n:
         yield finding(
             "TOMBSTONED_PRESENT", Severity.ERROR, "ledger",
@@ -168,6 +178,35 @@ def tombstoned(ctx: Context) -> CheckResult:
                 "every other reader serve them again.",
             fix="m.delete(ID) for each (the tombstone stays); restore vector store and SQLite files together.",
         )
+
+
+@check("UNFINISHED_OPERATIONS", "ledger", needs=("ledger",))
+def unfinished(ctx: Context) -> CheckResult:
+    if not _journal(ctx):
+        return
+    deletes = "FROM l.pending q WHERE q.action = 'delete'"
+    if ctx.db.sources.points:
+        deletes += " AND q.memory_id IN (SELECT id FROM points)"  # the point went: nothing left to do
+    n_deletes = ctx.db.one(f"SELECT COUNT(*) {deletes}") or 0
+    replacing = "FROM l.pending q WHERE q.action IN ('supersede', 'invalidate')"
+    n_replacing = ctx.db.one(f"SELECT COUNT(*) {replacing}") or 0
+    if not n_deletes and not n_replacing:
+        return
+    examples = [f"{mid} (delete since {since[:19]})" for mid, since in ctx.db.rows(
+        f"SELECT q.memory_id, q.since {deletes} ORDER BY q.since LIMIT ?", (ctx.examples,))]
+    examples += [f"{mid} ({action} since {since[:19]})" for mid, action, since in ctx.db.rows(
+        f"SELECT q.memory_id, q.action, q.since {replacing} ORDER BY q.since LIMIT ?", (ctx.examples,))]
+    yield finding(
+        "UNFINISHED_OPERATIONS", Severity.WARNING, "ledger",
+        f"{n_deletes + n_replacing} operations were interrupted midway: {n_deletes} deletes whose points are "
+        f"still in the vector store, {n_replacing} supersedes not yet linked",
+        count=n_deletes + n_replacing, examples=examples[: ctx.examples],
+        why="The app died between the ledger's step and mem0's. The drop-in already hides the deleted memories, "
+            "but plain mem0 and other readers still serve them until the delete is finished; a half-done "
+            "supersede is linked (or dropped, if its new fact never landed) when the drop-in next starts.",
+        fix=ctx.cmd("prune") + "  # finishes the deletes (or m.prune() in the app); starting the app finishes "
+            "the supersedes",
+    )
 
 
 @check("REVIEW_BACKLOG", "ledger", needs=("ledger",))
