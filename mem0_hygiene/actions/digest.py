@@ -1,7 +1,10 @@
 """Read-only views from outside the app: the daily ``digest`` and a memory's story (``memory_story``).
 
-They read only history.db and the ledger (never the vector store), so they work while the app runs and
-holds a local Qdrant folder."""
+They read history.db and the ledger, so they work while the app runs and holds a local Qdrant folder. The
+one thing they take from the vector store is the birth facts of memories the ledger does not know yet (the
+app died before its buffered ledger rows were written): read from the payload the way the drop-in rebuilds
+such a row, through the app's own store in-process, or from outside when the store can be read without
+waiting on the app or writing anything (see :func:`birth_rows`)."""
 
 from __future__ import annotations
 
@@ -9,10 +12,12 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from ..errors import ConfigError, MemoryNotFound
+from ..memory.birth import BIRTH_SOURCE_KIND, adoption_row
 from ..memory.provenance import kind_from_source
-from ..stores.history import HistoryAndLedger
+from ..stores.history import HistoryAndLedger, needs_rollback
 from ..stores.ledger import LedgerRow
-from ..target import is_dropin, resolve
+from ..stores.sqlite import files_under
+from ..target import Target, is_dropin, resolve
 from ..timeutil import parse_time, to_iso, window_start_time
 from .results import ChainLink, Digest, DigestItem, Story, StoryEvent
 
@@ -42,9 +47,8 @@ def _is_tool(row: LedgerRow | None) -> bool:
     return row.source_kind == "tool" or kind_from_source(row.source) == "tool"
 
 
-def _open(target: Any) -> HistoryAndLedger:
+def _open(tgt: Target) -> HistoryAndLedger:
     """history.db and the ledger of the deployment, read-only; the app's own ledger in-process."""
-    tgt = resolve(target)
     memory = tgt.memory
     if memory is None:
         return HistoryAndLedger.open(tgt.now(), tgt.history_path, tgt.ledger_path)
@@ -52,6 +56,47 @@ def _open(target: Any) -> HistoryAndLedger:
         raise ConfigError("pass the drop-in mem0_hygiene.Memory (or a config dict), not plain mem0.Memory")
     return HistoryAndLedger.open(tgt.now(), tgt.history_path, tgt.ledger_path, ledger=memory.ledger,
                                  history=memory.db.connection)
+
+
+def _payloads(tgt: Target, ids: list[str]) -> dict[str, dict[str, Any]]:
+    """The vector-store payloads of these memories, where they can be read without waiting on the app or
+    writing to a store: through the app's store in-process; from outside, a Qdrant server, or a local folder
+    nobody holds whose files need no recovery. {} otherwise."""
+    if tgt.memory is not None:
+        store = tgt.memory.vector_store
+        out = {}
+        for mid in ids:
+            point = store.get(vector_id=mid)
+            if point is not None:
+                out[mid] = dict(point.payload or {})
+        return out
+    if tgt.provider != "qdrant" or tgt.lock_holder():
+        return {}  # the app runs: its buffered rows are at most hygiene.flush_after old
+    folder = tgt.vector_path
+    if folder and any(needs_rollback(p) for p in files_under(folder)):
+        return {}  # reading it would roll back a hot journal: a write
+    try:
+        with tgt.vector_client("read the birth facts of new memories") as client:
+            points = client.retrieve(collection_name=tgt.collection, ids=ids, with_payload=True, with_vectors=False)
+    except Exception:  # no store to read (or not reachable): the memories stay "untracked"
+        return {}
+    return {str(p.id): dict(p.payload or {}) for p in points}
+
+
+def birth_rows(tgt: Target, ids: list[str], now: datetime) -> dict[str, LedgerRow]:
+    """Ledger rows rebuilt from the birth facts in the payload (as the drop-in does on its next read) for
+    memories the ledger does not know: written by the drop-in in a process that died before flushing their
+    rows. Memories without birth facts (plain mem0's) get none: they are untracked."""
+    if not ids:
+        return {}
+    out = {}
+    for mid, payload in _payloads(tgt, ids).items():
+        if BIRTH_SOURCE_KIND in payload:
+            item = {"id": mid, "payload": payload, **{k: payload.get(k) for k in
+                                                      ("created_at", "expiration_date", "user_id", "agent_id",
+                                                       "run_id")}}
+            out[mid] = adoption_row(item, lambda: now)
+    return out
 
 
 def window_start(since: timedelta | datetime | str, now: datetime) -> datetime:
@@ -66,9 +111,11 @@ def digest(target: Any, since: timedelta | datetime | str = "1d") -> Digest:
     the rest, oldest first within each group.
 
     Written = an ``ADD`` in history.db or a ledger row created in the window, so memories stored by
-    plain mem0 (no ledger row: state "untracked") are included. Reads only history.db and the ledger.
+    plain mem0 (no ledger row: state "untracked") are included. Reads history.db and the ledger (and the
+    birth facts of memories whose ledger rows the app never wrote, see :func:`birth_rows`).
     """
-    with _open(target) as src:
+    tgt = resolve(target)
+    with _open(tgt) as src:
         now = src.now
         start = window_start(since, now)
         start_iso = to_iso(start)
@@ -86,6 +133,8 @@ def digest(target: Any, since: timedelta | datetime | str = "1d") -> Digest:
             if when is not None and start <= when <= now:
                 created.setdefault(str(mid), when)
         rows = src.rows(list(created))
+        if src.ledger is not None:  # without a ledger no drop-in ever wrote here: no birth facts to find
+            rows.update(birth_rows(tgt, [mid for mid in created if mid not in rows], now))
         history = src.history_for(created)
         items = []
         for mid, when in created.items():
@@ -121,8 +170,10 @@ def memory_story(target: Any, memory_id: str) -> Story:
     """A memory's full story, oldest first: its supersede chain both ways (what it replaced,
     transitively, and what replaced it) and every event of each memory in that chain, from history.db
     (ADD/UPDATE/DELETE with texts) and the ledger (recorded with source, confirmed, superseded,
-    invalidated with reason, expired, last used, tombstoned). Reads only history.db and the ledger."""
-    with _open(target) as src:
+    invalidated with reason, expired, last used, tombstoned). Reads history.db and the ledger (and the birth
+    facts of a memory whose ledger row the app never wrote, see :func:`birth_rows`)."""
+    tgt = resolve(target)
+    with _open(tgt) as src:
         now = src.now
         before: list[str] = []
         after: list[str] = []
@@ -131,6 +182,8 @@ def memory_story(target: Any, memory_id: str) -> Story:
             after = src.ledger.successors(memory_id)
         chain_ids = [*before, memory_id, *after]
         rows = src.rows(chain_ids)
+        if src.ledger is not None:
+            rows.update(birth_rows(tgt, [mid for mid in chain_ids if mid not in rows], now))
         history = src.history_for(chain_ids)
         if memory_id not in rows and memory_id not in history:
             raise MemoryNotFound(memory_id, "neither history.db nor the ledger knows it; check the id "

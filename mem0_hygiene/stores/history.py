@@ -5,13 +5,22 @@ ledger's rows. For a deployment resolved from a config both are opened read-only
 empty); for the app's live drop-in its own ledger is used, and history.db is read through a read-only
 connection of our own (or, for an in-memory history, through mem0's own connection), so nothing here ever
 writes or waits on the vector store's lock.
+
+A database the app left with a hot journal (it died in the middle of a commit: the journal holds the pages
+to put back, and only a writer may put them back) cannot be read through a read-only connection at all,
+and reading it with ``immutable=1`` would serve the half-written pages. Such a file is copied with its
+journal into a temporary folder, the copy is rolled back there (:class:`RecoveredCopy`), and the copy is
+read; the file itself is left exactly as it is, for the app to recover the next time it opens it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
+import shutil
 import sqlite3
+import tempfile
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
@@ -22,6 +31,57 @@ from .sqlite import connect
 
 HISTORY_COLUMNS = "memory_id, event, old_memory, new_memory, created_at, updated_at"
 
+logger = logging.getLogger(__name__)
+
+
+def needs_rollback(path: str) -> bool:
+    """True when a read-only connection cannot read the database at ``path`` because a writer died
+    mid-commit and left a hot journal that only a writer may roll back."""
+    try:
+        conn = connect(path, readonly=True)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.OperationalError as exc:
+        name = getattr(exc, "sqlite_errorname", "")
+        return name == "SQLITE_READONLY_ROLLBACK" or (not name and "readonly" in str(exc))
+    except sqlite3.DatabaseError:
+        return False  # not a database at all: the normal open says so
+    return False
+
+
+class RecoveredCopy:
+    """A database and its journal copied into a temporary folder and rolled back there: the committed state
+    of a file a crashed writer left with a hot journal. ``path`` is the copy; :meth:`close` removes it."""
+
+    def __init__(self, path: str) -> None:
+        self.source = path
+        self._dir = tempfile.TemporaryDirectory(prefix="mem0-hygiene-recovered-")
+        self.path = os.path.join(self._dir.name, os.path.basename(path))
+        try:
+            shutil.copyfile(path, self.path)
+            for suffix in ("-journal", "-wal"):
+                if os.path.isfile(path + suffix):
+                    shutil.copyfile(path + suffix, self.path + suffix)
+            conn = connect(self.path)  # a writer, on the copy only: SQLite rolls the journal back here
+            try:
+                conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            finally:
+                conn.close()
+        except BaseException:
+            self._dir.cleanup()
+            raise
+
+    @property
+    def note(self) -> str:
+        return (f"{self.source} has a hot journal: the app died in the middle of a commit. It was read from a "
+                "rolled-back copy (the last committed state); the file itself recovers the next time the app "
+                "(or any writer) opens it, so start the app, or run a maintenance command, to settle it")
+
+    def close(self) -> None:
+        self._dir.cleanup()
+
 
 class HistoryAndLedger:
     """history.db and the ledger of one deployment, read-only. Open with :meth:`open`; close (or use as a
@@ -31,13 +91,15 @@ class HistoryAndLedger:
         now: the deployment's current time (its clock), taken once when opened.
         history: a connection to history.db, or None when there is none.
         ledger: the ledger, or None when there is none.
+        notes: what the reader should know about how the files were read (a hot journal worked around).
     """
 
     def __init__(self, now: datetime, history: sqlite3.Connection | None, ledger: Ledger | None,
-                 owned: Sequence[Any] = ()) -> None:
+                 owned: Sequence[Any] = (), notes: Sequence[str] = ()) -> None:
         self.now = now
         self.history = history
         self.ledger = ledger
+        self.notes = tuple(notes)
         self._owned = list(owned)
 
     @classmethod
@@ -45,27 +107,43 @@ class HistoryAndLedger:
              history: sqlite3.Connection | None = None) -> HistoryAndLedger:
         """Open history.db and the ledger at these paths read-only (a missing file reads as empty). An app's own
         open ``ledger`` is used as it is; its mem0 ``history`` connection only when history.db is in memory
-        (a file is read through a read-only connection of our own). Raises
+        (a file is read through a read-only connection of our own). A file with a hot journal is read from a
+        rolled-back copy (see the module docstring; ``notes`` says so). Raises
         :class:`~mem0_hygiene.errors.LedgerError` when neither store exists."""
         owned: list[Any] = []
+        notes: list[str] = []
+
+        def readable(path: str) -> str:
+            if not needs_rollback(path):
+                return path
+            copy = RecoveredCopy(path)
+            owned.append(copy)
+            notes.append(copy.note)
+            logger.warning("%s", copy.note)
+            return copy.path
+
         conn: sqlite3.Connection | None = None
-        if history_path and history_path != ":memory:" and os.path.isfile(history_path):
-            conn = connect(history_path, readonly=True, check_same_thread=False)
-            owned.append(conn)
-        elif history_path == ":memory:":
-            conn = history
-        if ledger is None and ledger_path != ":memory:" and os.path.isfile(ledger_path):
-            ledger = Ledger.open_readonly(ledger_path)
-            owned.append(ledger)
+        try:
+            if history_path and history_path != ":memory:" and os.path.isfile(history_path):
+                conn = connect(readable(history_path), readonly=True, check_same_thread=False)
+                owned.append(conn)
+            elif history_path == ":memory:":
+                conn = history
+            if ledger is None and ledger_path != ":memory:" and os.path.isfile(ledger_path):
+                ledger = Ledger.open_readonly(readable(ledger_path))
+                owned.append(ledger)
+        except BaseException:
+            cls(now, None, None, owned).close()
+            raise
         if conn is None and ledger is None:
             raise LedgerError(
                 f"found neither mem0's history.db ({history_path}) nor the ledger ({ledger_path}); pass the app's "
                 "config with --config FILE (or --history-db/--ledger)"
             )
-        return cls(now, conn, ledger, owned)
+        return cls(now, conn, ledger, owned, notes)
 
     def close(self) -> None:
-        for item in self._owned:
+        for item in reversed(self._owned):  # connections before the copies they read
             with contextlib.suppress(Exception):
                 item.close()
         self._owned = []
