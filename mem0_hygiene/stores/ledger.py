@@ -560,11 +560,21 @@ class Ledger:
         invalidation whose new memory mem0 is about to store)."""
         self._write("INSERT OR REPLACE INTO pending VALUES (?, ?, ?)", (memory_id, action, to_iso(when)))
 
+    def _has_journal(self) -> bool:
+        """Whether this ledger has the ``pending`` table, asked once per connection (only a read-only opening of
+        an older ledger lacks it, and nothing adds it while it stays open read-only)."""
+        known = getattr(self, "_journal", None)
+        if known is None:
+            known = bool(self.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'pending'"))
+            if known:
+                self._journal = True  # a missing table is asked again: a writable opening may migrate later
+        return known
+
     def pending(self, action: str | None = None) -> list[tuple[str, str, str]]:
         """(memory_id, action, since) of every operation still under way (or left behind by a process that
         died), oldest first; only ``action``'s when given. Empty for a ledger older than the journal."""
         where, params = ("WHERE action = ?", (action,)) if action else ("", ())
-        if not self.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'pending'"):
+        if not self._has_journal():
             return []  # a read-only ledger older than the journal
         rows = self.query(f"SELECT memory_id, action, since FROM pending {where} ORDER BY since, memory_id", params)
         return [(str(a), str(b), str(c)) for a, b, c in rows]
