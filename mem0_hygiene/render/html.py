@@ -1,22 +1,32 @@
-"""The audit report as HTML: a standalone page (``--html FILE``) and a fragment for Jupyter.
+"""The audit report as HTML: a standalone page (``--html FILE``) and the fragment Jupyter shows.
 
-Hand-built tables rather than a styled ``<pre>``, so a notebook shows the report as data: a summary
-table, one findings table per area (in :data:`mem0_hygiene.report.AREAS` order), the skipped checks
-and the store locations. The content and its order match the terminal renderer.
+One renderer for both. The page is self-contained: its stylesheet (:mod:`.html_style`) is inline, it loads
+nothing (a Content-Security-Policy forbids scripts and fetches) and it prints cleanly. It reads top to bottom
+as the terminal report does:
 
-Everything that comes from a store or a check (memory texts, paths, reasons, details) is escaped
-with :func:`html.escape` after :func:`~mem0_hygiene.render.text.printable` (credentials redacted,
-control and bidirectional characters made visible; the details go through the JSON encoder, which does
-the same); a memory reading ``<script>...`` shows as text and never runs. Colours are inline styles, so
-they survive notebook front-ends that drop ``<style>`` elements.
+1. a header: the verdict, the target and run, counts per severity and one small bar per area;
+2. the findings as cards, grouped by area in :data:`mem0_hygiene.report.AREAS` order, most severe first: severity
+   badge, code, count, title, why, the fix as a code block that wraps at spaces (one click selects all of it, so
+   it copies whole), the examples and the details (a key/value list) folded in ``<details>``;
+3. the skipped checks, always shown (a check that could not run is never silently clean);
+4. the store map: where each store lives, and which of them are volatile or under a temp folder.
+
+Everything that comes from a store or a check (memory texts, paths, reasons, details, keys too) goes through
+:func:`~mem0_hygiene.render.text.printable` (credentials redacted, control and bidirectional characters made
+visible) and then :func:`html.escape`: a memory reading ``<script>...`` shows as text and never runs.
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
 
 from ..report import Finding, Report, Severity
+from .html_style import CONTENT_SECURITY_POLICY, PAGE_CSS, REPORT_CSS
 from .json import to_json
 from .terminal import (
     example_lines,
@@ -26,157 +36,306 @@ from .terminal import (
     location_where,
     ordered_areas,
     printable,
-    summary_line,
     verdict,
     yes_no,
 )
+from .text import plural
 
 SEVERITY_COLOURS: dict[Severity, str] = {
-    Severity.ERROR: "#c62828",
-    Severity.WARNING: "#b26a00",
-    Severity.INFO: "#1565c0",
+    Severity.ERROR: "#b42318",
+    Severity.WARNING: "#8a4b00",
+    Severity.INFO: "#175cd3",
 }
-"""Text colour of each severity's label (red, amber, blue: the terminal's colours)."""
+"""Text colour of each severity's label (red, amber, blue: the terminal's colours), also inline on the badges so
+they keep their colour where a front-end drops ``<style>`` elements."""
 
 CELL_STYLE = "border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top"
+"""Inline style of a table cell in the result objects' HTML tables (:func:`.tables.html_table`)."""
 TABLE_STYLE = "border-collapse:collapse;margin:0.5em 0 1em 0"
+"""Inline style of those tables."""
 
-_PAGE_CSS = """
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em; color: #222; }
-code, pre { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; }
-pre { margin: 0; white-space: pre; overflow-x: auto; }
-"""
+FIX_STYLE = "white-space:pre-wrap;word-break:normal;overflow-wrap:break-word"
+"""Inline style of a fix block, so it wraps at spaces even where the stylesheet is dropped."""
+
+HIDDEN_DETAILS = frozenset({"summary"})
+"""Detail keys that steer the rendering (``summary``: the examples are a breakdown) and are not shown."""
 
 
-def _e(value: object) -> str:
-    """Escape a value for HTML text or an attribute, control characters made visible first."""
+def e(value: object) -> str:
+    """A value as escaped HTML text (safe in an attribute too): made printable first, credentials redacted."""
     return html.escape(printable(value), quote=True)
 
 
-def _table(headers: Iterable[str], rows: Iterable[Iterable[str]], cls: str) -> str:
-    """A table whose cells are already-escaped HTML strings."""
-    head = "".join(f'<th style="{CELL_STYLE}">{html.escape(h)}</th>' for h in headers)
-    body = "".join("<tr>" + "".join(f'<td style="{CELL_STYLE}">{cell}</td>' for cell in row) + "</tr>" for row in rows)
-    return f'<table class="{cls}" style="{TABLE_STYLE}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+def severity_class(severity: Severity | None, *, skipped: bool = False) -> str:
+    """The CSS class that colours an element by severity (``ok`` when there is none, ``skipped`` for skips)."""
+    if severity is not None and (severity > Severity.INFO or not skipped):
+        return f"m0h-sev-{severity.label}"
+    return "m0h-sev-skipped" if skipped else "m0h-sev-ok"
 
 
-def _severity(sev: Severity) -> str:
-    return f'<strong style="color:{SEVERITY_COLOURS[sev]}">{sev.label.upper()}</strong>'
+def _when(iso: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(iso)
+    except (TypeError, ValueError):
+        return None
 
 
-def _summary(report: Report) -> str:
-    worst = report.worst()
-    colour = (
-        SEVERITY_COLOURS[worst] if worst and worst > Severity.INFO else ("#b26a00" if report.skipped else "#2e7d32")
-    )
-    rows = [
-        ("Target", _e(report.target or "-")),
-        ("Findings", _e(summary_line(report))),
-        ("Verdict", f'<strong style="color:{colour}">{_e(verdict(report))}</strong>'),
-    ]
-    if report.started_at or report.finished_at:
-        rows.append(("Run", _e(f"{report.started_at or '?'} -> {report.finished_at or '?'}")))
-    body = "".join(f'<tr><th style="{CELL_STYLE}">{k}</th><td style="{CELL_STYLE}">{v}</td></tr>' for k, v in rows)
-    return f'<table class="m0h-summary" style="{TABLE_STYLE}"><tbody>{body}</tbody></table>'
+def run_text(started_at: str, finished_at: str) -> str:
+    """``"2026-12-01 12:55:01 UTC, took 2.1 s"``; the raw values when they are not ISO times."""
+    start, end = _when(started_at), _when(finished_at)
+    if start is None:
+        return f"{started_at or '?'} -> {finished_at or '?'}"
+    zone = " UTC" if start.utcoffset() is not None and not start.utcoffset() else start.strftime(" %z").rstrip()
+    text = start.strftime("%Y-%m-%d %H:%M:%S") + zone
+    if end is not None:
+        try:
+            took = max((end - start).total_seconds(), 0.0)
+            text += f", took {took:.1f}\u00a0s" if took >= 1 else f", took {took * 1000:.0f}\u00a0ms"
+        except TypeError:  # one aware, one naive
+            pass
+    return text
 
 
-def _examples(finding: Finding) -> str:
-    shown, more = example_lines(finding)
-    if not shown:
+def _count_items(report: Report) -> str:
+    counts = report.counts()
+    items = []
+    for sev in sorted(Severity, reverse=True):
+        n = counts[sev.label]
+        label = "info" if sev is Severity.INFO else (sev.label if n == 1 else sev.label + "s")
+        some = " m0h-some" if n else ""
+        items.append(f'<li class="m0h-sev-{sev.label}{some}"><b>{n}</b> {label}</li>')
+    skipped = len(report.skipped)
+    some = " m0h-some" if skipped else ""
+    noun = "check" if skipped == 1 else "checks"
+    items.append(f'<li class="m0h-sev-skipped{some}"><b>{skipped}</b> skipped {noun}</li>')
+    return f'<ul class="m0h-counts" aria-label="findings per severity">{"".join(items)}</ul>'
+
+
+def area_id(area: str) -> str:
+    """The id of an area's section (the header's bars link to it)."""
+    return "m0h-area-" + "".join(ch if ch.isalnum() else "-" for ch in printable(area).lower())
+
+
+def _area_bars(report: Report) -> str:
+    groups = dict(ordered_areas(report))
+    skipped: dict[str, int] = {}
+    for skip in report.skipped:
+        skipped[skip.area] = skipped.get(skip.area, 0) + 1
+    areas = list(groups) + [a for a in skipped if a not in groups]
+    if not areas:
         return ""
-    items = "".join(f"<li>{html.escape(e, quote=True)}</li>" for e in shown)
-    if more:
-        items += f"<li><em>(+{more} more)</em></li>"
-    return f'<ul style="margin:0;padding-left:1.2em">{items}</ul>'
+    widest = max(len(groups.get(a, [])) + skipped.get(a, 0) for a in areas)
+    rows = []
+    for area in areas:
+        findings = groups.get(area, [])
+        segments, words = [], []
+        for sev in sorted(Severity, reverse=True):
+            n = sum(1 for f in findings if f.severity is sev)
+            if n:
+                segments.append(f'<span class="m0h-sev-{sev.label}" style="width:{100 * n / widest:.2f}%"></span>')
+                words.append(f"{n} {sev.label}" if sev is Severity.INFO else plural(n, sev.label, sev.label + "s"))
+        if skipped.get(area):
+            segments.append(f'<span class="m0h-sev-skipped" style="width:{100 * skipped[area] / widest:.2f}%;'
+                            'opacity:0.45"></span>')
+            words.append(f"{skipped[area]} skipped")
+        name = e(area.capitalize())
+        label = f'<a href="#{area_id(area)}">{name}</a>' if findings else name
+        rows.append(f'<dt>{label}</dt><dd><div class="m0h-bar" role="img" aria-label="{e(", ".join(words))}">'
+                    f'{"".join(segments)}</div></dd><dd class="m0h-n">{e(", ".join(words))}</dd>')
+    return f'<dl class="m0h-areas" aria-label="findings per area">{"".join(rows)}</dl>'
+
+
+def _header(report: Report) -> str:
+    cls = severity_class(report.worst(), skipped=bool(report.skipped))
+    meta = [("Target", e(report.target or "-"))]
+    if report.started_at or report.finished_at:
+        meta.append(("Run", e(run_text(report.started_at, report.finished_at))))
+    dl = "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in meta)
+    return (f'<header class="m0h-head {cls}"><p class="m0h-kicker">mem0-hygiene audit</p>'
+            f'<h2 class="m0h-verdict">{e(verdict(report))}</h2>'
+            f'<dl class="m0h-meta">{dl}</dl>{_count_items(report)}{_area_bars(report)}</header>')
+
+
+def _tokens(text: str) -> str:
+    """``text`` escaped, each run of non-spaces in a ``m0h-tok`` span: lines wrap at the spaces between them, never
+    inside ``--with-sqlite`` or a path, unless one token alone is wider than the line. The text copies unchanged."""
+    return "".join(f'<span class="m0h-tok">{html.escape(part, quote=True)}</span>' if part.strip() else part
+                   for part in re.split(r"( +)", text) if part)
+
+
+def _fix_line(line: str) -> str:
+    """One fix line, a trailing shell comment (``  # ...``) in a muted colour."""
+    cut = 0 if line.startswith("#") else line.find("  # ")
+    if cut < 0:
+        return _tokens(line)
+    return _tokens(line[:cut]) + f'<span class="m0h-comment">{_tokens(line[cut:])}</span>'
 
 
 def _fix(finding: Finding) -> str:
     lines = fix_lines(finding)
     if not lines:
         return ""
-    return "<pre><code>" + html.escape("\n".join(lines), quote=True) + "</code></pre>"
+    code = "\n".join(_fix_line(line) for line in lines)
+    return ('<p class="m0h-label">Fix</p>'
+            f'<pre class="m0h-fix" style="{FIX_STYLE}" title="one click selects the whole fix to copy">'
+            f"<code>{code}</code></pre>")
+
+
+def _examples(finding: Finding) -> str:
+    shown, more = example_lines(finding)
+    if not shown:
+        return ""
+    items = "".join(f"<li>{html.escape(ex, quote=True)}</li>" for ex in shown)
+    if finding.details.get("summary"):
+        return f'<details class="m0h-examples" open><summary>Breakdown</summary><ul>{items}</ul></details>'
+    if more:
+        items += f"<li><em>+{more} more</em></li>"
+    total = len(shown) + more
+    head = f"Examples ({len(shown)} of {total})" if more else f"Example{'s' if total > 1 else ''} ({total})"
+    return f'<details class="m0h-examples"><summary>{head}</summary><ul>{items}</ul></details>'
+
+
+def detail_label(key: object) -> str:
+    """A details key as a label: ``foreign_key_check_rows`` -> ``Foreign key check rows``."""
+    text = printable(key).replace("_", " ").strip()
+    return text[:1].upper() + text[1:]
+
+
+def detail_value(value: Any) -> str:
+    """A plain JSON value (as :func:`json.loads` gives it) as escaped HTML: lists as lists, dicts as nested lists."""
+    if isinstance(value, dict):
+        if not value:
+            return "-"
+        return kv_list(value.items())
+    if isinstance(value, list):
+        if not value:
+            return "-"
+        if all(not isinstance(v, (dict, list)) for v in value) and sum(len(str(v)) for v in value) <= 80:
+            return ", ".join(detail_value(v) for v in value)
+        return "<ul>" + "".join(f"<li>{detail_value(v)}</li>" for v in value) + "</ul>"
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return yes_no(value)
+    return e(value)
+
+
+def kv_list(items: Iterable[tuple[object, Any]]) -> str:
+    """Key/value pairs as a ``<dl>``: keys as labels, values through :func:`detail_value`."""
+    rows = "".join(f"<dt>{e(detail_label(k))}</dt><dd>{detail_value(v)}</dd>" for k, v in items)
+    return f'<dl class="m0h-kv">{rows}</dl>'
 
 
 def _details(finding: Finding) -> str:
-    if not finding.details:
+    # Through the JSON encoder first: dates, paths and sets become plain values, credentials are redacted.
+    plain = json.loads(to_json(finding.details)) if finding.details else {}
+    shown = [(k, v) for k, v in plain.items() if k not in HIDDEN_DETAILS]
+    if not shown:
         return ""
-    text = to_json(finding.details)
-    return f"<details><summary>details</summary><pre>{html.escape(text, quote=True)}</pre></details>"
+    return f'<details class="m0h-details"><summary>Details</summary>{kv_list(shown)}</details>'
+
+
+def _card(finding: Finding) -> str:
+    sev = finding.severity
+    count = f'<span class="m0h-count">count <b>{finding.count}</b></span>' if finding.count else ""
+    why = f'<p class="m0h-why">{e(finding.why)}</p>' if finding.why else ""
+    return (f'<article class="m0h-card m0h-sev-{sev.label}"><div class="m0h-card-head">'
+            f'<span class="m0h-badge" style="color:{SEVERITY_COLOURS[sev]}">{sev.label.upper()}</span>'
+            f'<code class="m0h-code">{e(finding.code)}</code>{count}</div>'
+            f'<h4 class="m0h-title">{e(finding.title)}</h4>{why}{_fix(finding)}{_examples(finding)}'
+            f"{_details(finding)}</article>")
 
 
 def _findings(report: Report) -> str:
     if not report.findings:
-        return '<p class="m0h-none" style="color:#2e7d32">No findings.</p>'
-    parts: list[str] = []
+        return '<h3>Findings</h3><p class="m0h-none">No findings.</p>'
+    parts = []
     for area, findings in ordered_areas(report):
-        parts.append(f"<h3>{_e(area.capitalize())} ({len(findings)})</h3>")
-        rows = [
-            [
-                _severity(f.severity),
-                f"<code>{_e(f.code)}</code>",
-                _e(f.title) + _details(f),
-                str(f.count) if f.count else "",
-                _examples(f),
-                _e(f.why),
-                _fix(f),
-            ]
-            for f in findings
-        ]
-        parts.append(_table(["Severity", "Code", "Title", "Count", "Examples", "Why", "Fix"], rows, "m0h-findings"))
+        cards = "".join(_card(f) for f in findings)
+        heading = f"<h3>{e(area.capitalize())} ({len(findings)})</h3>"
+        parts.append(f'<section id="{area_id(area)}">{heading}{cards}</section>')
     return "".join(parts)
 
 
 def _skipped(report: Report) -> str:
     head = f"<h3>Skipped checks ({len(report.skipped)})</h3>"
     if not report.skipped:
-        return head + "<p>None: every check ran.</p>"
-    rows = [[f"<code>{_e(s.code)}</code>", _e(s.area), _e(s.reason)] for s in report.skipped]
-    return head + _table(["Code", "Area", "Reason"], rows, "m0h-skipped")
+        return f'<section>{head}<p class="m0h-none">None: every check ran.</p></section>'
+    items = "".join(f'<li><code class="m0h-code">{e(s.code)}</code> <span class="m0h-area">{e(s.area)}</span>'
+                    f"<p>{e(s.reason)}</p></li>" for s in report.skipped)
+    return f'<section>{head}<ul class="m0h-skipped">{items}</ul></section>'
+
+
+def _flag(value: object, sev: str) -> str:
+    return f'<span class="m0h-flag m0h-sev-{sev}">yes</span>' if value is True else yes_no(value)
+
+
+LOCATION_HEADERS = ("Role", "Path or remote", "FS", "Volatile", "Under /tmp", "Exists", "Size")
+"""The store map's columns (the terminal's, "In /tmp" spelt out)."""
+
+
+def _location_row(loc: Mapping[str, Any]) -> Sequence[tuple[str, str]]:
+    note = loc.get("note")
+    where = f"<code>{html.escape(location_where(loc), quote=True)}</code>"
+    if note:
+        where += f'<br><small class="m0h-area">{e(note)}</small>'
+    return [
+        ("", e(loc.get("role") or "-")),
+        ("m0h-where", where),
+        ("", html.escape(location_fstype(loc), quote=True)),
+        ("", _flag(loc.get("volatile"), "error")),
+        ("", _flag(loc.get("under_tmp"), "warning")),
+        ("", yes_no(loc.get("exists")) if loc.get("path") else "-"),
+        ("m0h-num", html.escape(human_size(loc.get("size_bytes")))),
+    ]
 
 
 def _locations(report: Report) -> str:
     head = "<h3>Store locations</h3>"
     if not report.locations:
-        return head + "<p>No store locations recorded.</p>"
+        return f'<section>{head}<p class="m0h-none">No store locations recorded.</p></section>'
     rows = []
     for loc in report.locations:
-        volatile, under_tmp = loc.get("volatile"), loc.get("under_tmp")
-        rows.append(
-            [
-                _e(loc.get("role") or "-"),
-                f"<code>{html.escape(location_where(loc), quote=True)}</code>",
-                html.escape(location_fstype(loc)),
-                '<strong style="color:#c62828">yes</strong>' if volatile is True else yes_no(volatile),
-                '<span style="color:#b26a00">yes</span>' if under_tmp is True else yes_no(under_tmp),
-                yes_no(loc.get("exists")) if loc.get("path") else "-",
-                human_size(loc.get("size_bytes")),
-            ]
-        )
-    headers = ["Role", "Path or remote", "FS", "Volatile", "Under /tmp", "Exists", "Size"]
-    return head + _table(headers, rows, "m0h-locations")
+        cells = "".join(f'<td{f" class={chr(34)}{cls}{chr(34)}" if cls else ""} data-label="{label}">{value}</td>'
+                        for label, (cls, value) in zip(LOCATION_HEADERS, _location_row(loc)))
+        rows.append(f"<tr>{cells}</tr>")
+    headers = "".join(f"<th>{h}</th>" for h in LOCATION_HEADERS)
+    return (f'<section>{head}<div class="m0h-table-wrap"><table class="m0h-locations"><thead><tr>{headers}</tr>'
+            f'</thead><tbody>{"".join(rows)}</tbody></table></div></section>')
+
+
+def _footer() -> str:
+    from .. import __version__
+
+    return f'<p class="m0h-foot">Made by mem0-hygiene {e(__version__)}.</p>'
+
+
+def report_body(report: Report) -> str:
+    """The report's content, ``<div class="m0h">`` (styled by :data:`~.html_style.REPORT_CSS`, not included)."""
+    return (f'<div class="m0h">{_header(report)}{_findings(report)}{_skipped(report)}{_locations(report)}'
+            f"{_footer()}</div>")
 
 
 def report_html_fragment(report: Report) -> str:
-    """The report as an HTML ``<div>`` (no ``<html>``/``<head>``): what Jupyter shows for a Report."""
+    """The report as an HTML ``<div>`` carrying its own ``<style>`` (no ``<html>``/``<head>``): what Jupyter shows."""
+    return f'<div class="mem0-hygiene-report"><style>{REPORT_CSS}</style>{report_body(report)}</div>'
+
+
+def page(title: str, body: str) -> str:
+    """A standalone UTF-8 page around ``body`` (already-escaped HTML), with the report's stylesheet inline."""
     return (
-        '<div class="mem0-hygiene-report">'
-        "<h2>mem0-hygiene audit</h2>"
-        + _summary(report)
-        + _findings(report)
-        + _skipped(report)
-        + _locations(report)
-        + "</div>"
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        '<meta name="color-scheme" content="light">\n'
+        f"<title>{html.escape(title, quote=True)}</title>\n"
+        f"<style>{REPORT_CSS}{PAGE_CSS}</style>\n"
+        f"</head>\n<body>\n{body}\n</body>\n</html>\n"
     )
 
 
 def format_html(report: Report) -> str:
     """The report as a standalone UTF-8 HTML page (for ``--html FILE``)."""
     title = "mem0-hygiene audit" + (f": {printable(report.target)}" if report.target else "")
-    return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{html.escape(title, quote=True)}</title>\n"
-        f"<style>{_PAGE_CSS}</style>\n"
-        "</head>\n<body>\n" + report_html_fragment(report) + "\n</body>\n</html>\n"
-    )
+    return page(title, f'<div class="mem0-hygiene-report">{report_body(report)}</div>')

@@ -100,4 +100,4 @@ def test_the_html_report_escapes_and_redacts_the_findings_details_too():
                       why="", fix="", details={"path": "/srv/\u202eevil\x1b[2J", "note": TEXT})
     page = format_html(Report(findings=(finding,), target="t"))
     assert not any(c in page for c in ("\u202e", "\x1b")) and KEY not in page
-    assert "\\u202eevil\\u001b[2J" in page and "[redacted openai_api_key]" in page
+    assert "\\u202eevil\\x1b[2J" in page and "[redacted openai_api_key]" in page
