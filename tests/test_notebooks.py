@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
+README = NOTEBOOK_DIR.parent / "README.md"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 EXTRA = ("pandas", "matplotlib", "nbclient", "nbformat", "ipykernel")
 MISSING = [name for name in EXTRA if importlib.util.find_spec(name) is None]
@@ -40,6 +42,17 @@ def test_notebook_is_committed_without_outputs(path: Path):
     dirty = [i for i, cell in enumerate(nb["cells"]) if cell["cell_type"] == "code"
              and (cell.get("outputs") or cell.get("execution_count") is not None)]
     assert dirty == [], f"{path.name}: clear the outputs of cells {dirty} before committing"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_text_names_only_finding_codes_that_exist(path: Path):
+    """A code the markdown cites (`DELETED_TEXT_IN_HISTORY`) is one of the README's table of finding codes."""
+    known = set(re.findall(r"^\| `([A-Z][A-Z0-9_]+)` \|", README.read_text(), re.M))
+    assert "DELETED_TEXT_IN_HISTORY" in known
+    nb = json.loads(path.read_text())
+    cited = {code for cell in nb["cells"] if cell["cell_type"] == "markdown"
+             for code in re.findall(r"`([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)`", "".join(cell["source"]))}
+    assert sorted(cited - known) == []
 
 
 @pytest.fixture(scope="module")
@@ -84,4 +97,11 @@ def test_notebook_runs_without_errors(path: Path, tmp_path: Path, kernel_manager
                          and str(o["data"].get("text/plain", "")).startswith("<Figure")
                          and "image/png" not in o["data"]]
     assert text_only_figures == [], "a figure showed as text, not as an image"
+    shown = [o["data"] for cell in nb.cells if cell.cell_type == "code" for o in cell.get("outputs", []) if "data" in o]
+    figures = [d for d in shown if "image/png" in d]
+    no_alt = [d.get("text/plain") for d in figures
+              if not re.search(r'<img [^>]*alt="[^"]{40,}"', d.get("text/html", ""))]
+    assert figures and no_alt == [], "a plot shows without a text alternative"
+    reports = [d["text/html"] for d in shown if 'class="mem0-hygiene-report"' in d.get("text/html", "")[:40]]
+    assert reports and all('class="m0h-card' in r and 'class="m0h-fix"' in r for r in reports)
     print(f"{path.name}: {elapsed:.1f} s")

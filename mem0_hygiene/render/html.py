@@ -66,10 +66,11 @@ def e(value: object) -> str:
     return html.escape(printable(value), quote=True)
 
 
-def severity_class(severity: Severity | None, *, skipped: bool = False) -> str:
-    """The CSS class that colours an element by severity (``ok`` when there is none, ``skipped`` for skips)."""
-    if severity is not None and (severity > Severity.INFO or not skipped):
-        return f"m0h-sev-{severity.label}"
+def verdict_class(worst: Severity | None, *, skipped: bool = False) -> str:
+    """The CSS class that colours the verdict: the worst severity when it is a warning or an error; else amber
+    when a check could not run, green when all ran (information only is no problem)."""
+    if worst is not None and worst > Severity.INFO:
+        return f"m0h-sev-{worst.label}"
     return "m0h-sev-skipped" if skipped else "m0h-sev-ok"
 
 
@@ -146,7 +147,7 @@ def _area_bars(report: Report) -> str:
 
 
 def _header(report: Report) -> str:
-    cls = severity_class(report.worst(), skipped=bool(report.skipped))
+    cls = verdict_class(report.worst(), skipped=bool(report.skipped))
     meta = [("Target", e(report.target or "-"))]
     if report.started_at or report.finished_at:
         meta.append(("Run", e(run_text(report.started_at, report.finished_at))))
@@ -290,14 +291,19 @@ def _location_row(loc: Mapping[str, Any]) -> Sequence[tuple[str, str]]:
     ]
 
 
+def _cell(label: str, cls: str, value: str) -> str:
+    """A store map cell; ``data-label`` names its column where the table is stacked (narrow screens)."""
+    attr = f' class="{cls}"' if cls else ""
+    return f'<td{attr} data-label="{label}">{value}</td>'
+
+
 def _locations(report: Report) -> str:
     head = "<h3>Store locations</h3>"
     if not report.locations:
         return f'<section>{head}<p class="m0h-none">No store locations recorded.</p></section>'
     rows = []
     for loc in report.locations:
-        cells = "".join(f'<td{f" class={chr(34)}{cls}{chr(34)}" if cls else ""} data-label="{label}">{value}</td>'
-                        for label, (cls, value) in zip(LOCATION_HEADERS, _location_row(loc)))
+        cells = "".join(_cell(label, cls, value) for label, (cls, value) in zip(LOCATION_HEADERS, _location_row(loc)))
         rows.append(f"<tr>{cells}</tr>")
     headers = "".join(f"<th>{h}</th>" for h in LOCATION_HEADERS)
     return (f'<section>{head}<div class="m0h-table-wrap"><table class="m0h-locations"><thead><tr>{headers}</tr>'

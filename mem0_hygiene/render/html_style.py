@@ -61,6 +61,7 @@ _CSS = """
 .m0h .m0h-meta { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 0.15rem 1rem;
   margin: 0 0 1rem; }
 .m0h .m0h-meta dt { color: var(--m0h-muted); }
+.m0h .m0h-kicker + .m0h-meta { margin-top: 0.6rem; }
 .m0h .m0h-meta dd { margin: 0; min-width: 0; overflow-wrap: anywhere; }
 .m0h .m0h-counts { display: flex; flex-wrap: wrap; gap: 0.5rem; list-style: none; margin: 0 0 1rem; padding: 0; }
 .m0h .m0h-counts li { display: flex; align-items: baseline; gap: 0.35rem; padding: 0.3rem 0.8rem; border-radius: 999px;
@@ -142,6 +143,8 @@ _CSS = """
 @container (max-width: 30rem) {
   .m0h .m0h-areas { grid-template-columns: fit-content(8rem) minmax(3rem, 1fr); row-gap: 0; }
   .m0h .m0h-areas .m0h-n { grid-column: 2; margin-bottom: 0.3rem; }
+  .m0h .m0h-meta { grid-template-columns: minmax(0, 1fr); gap: 0; }
+  .m0h .m0h-meta dd { margin-bottom: 0.3rem; }
 }
 
 @container (max-width: 52rem) {

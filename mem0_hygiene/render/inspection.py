@@ -1,7 +1,8 @@
 """The summary of an :class:`~mem0_hygiene.auditing.inspection.Inspection` as text, a rich renderable and HTML.
 
 One list of (label, value) rows, :func:`summary_rows`, backs all three: ``repr(inspection)``,
-``rich.print(inspection)`` and the table Jupyter shows. The DataFrames themselves are pandas' to show.
+``rich.print(inspection)`` and the card Jupyter shows (the audit report's stylesheet and look, from
+:mod:`.html`). The DataFrames themselves are pandas' to show.
 Store texts never reach the summary; paths and reasons in the note are escaped in HTML and made
 printable everywhere.
 """
@@ -11,7 +12,8 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING, Any
 
-from .html import CELL_STYLE, TABLE_STYLE
+from .html import e
+from .html_style import REPORT_CSS
 from .terminal import printable
 
 if TYPE_CHECKING:
@@ -72,15 +74,25 @@ def inspection_renderable(insp: Inspection) -> Any:
     return table
 
 
+def _code_list(value: str) -> str:
+    """``".memories, .history"`` as code pieces that wrap between the items, never inside one."""
+    parts = [html.escape(part.strip(), quote=True) for part in value.split(",")]
+    return " ".join(f'<span class="m0h-tok"><code>{part}</code>{"," if i < len(parts) - 1 else ""}</span>'
+                    for i, part in enumerate(parts))
+
+
 def inspection_html(insp: Inspection) -> str:
-    """An HTML ``<div>`` with the summary table (``Inspection._repr_html_``)."""
-    body = []
+    """The summary as a card in the audit report's style (``Inspection._repr_html_``): label/value rows, the note
+    about what could not be read in amber."""
+    rows, note = [], ""
     for label, value in summary_rows(insp):
-        text = html.escape(printable(value), quote=True)
         if label == "Note":
-            text = f'<span style="color:#b26a00">{text}</span>'
-        elif label in ("Frames", "Plots"):
-            text = f"<code>{text}</code>"
-        body.append(f'<tr><th style="{CELL_STYLE}">{html.escape(label)}</th><td style="{CELL_STYLE}">{text}</td></tr>')
-    return ('<div class="mem0-hygiene-inspection"><h3>mem0-hygiene inspection</h3>'
-            f'<table class="m0h-inspection" style="{TABLE_STYLE}"><tbody>{"".join(body)}</tbody></table></div>')
+            note = f'<p class="m0h-why" style="color:#8a4b00"><strong>Note:</strong> {e(value)}</p>'
+            continue
+        shown = _code_list(value) if label in ("Frames", "Plots") else e(value)
+        rows.append(f"<dt>{html.escape(label)}</dt><dd>{shown}</dd>")
+    state = "m0h-sev-skipped" if insp.missing else "m0h-sev-ok"
+    return ('<div class="mem0-hygiene-inspection"><div class="mem0-hygiene-report">'
+            f'<style>{REPORT_CSS}</style><div class="m0h"><header class="m0h-head {state}">'
+            '<p class="m0h-kicker">mem0-hygiene inspection</p>'
+            f'<dl class="m0h-meta">{"".join(rows)}</dl>{note}</header></div></div></div>')

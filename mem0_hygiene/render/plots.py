@@ -1,11 +1,16 @@
 """Plots of an :class:`~mem0_hygiene.auditing.inspection.Inspection`, drawn with matplotlib.
 
 Each function takes the inspection (and optionally an ``ax`` to draw into) and returns the
-``matplotlib.figure.Figure``. Figures are made with ``Figure()``, not ``pyplot``: nothing is registered
-with pyplot's global figure list, so a library call never leaks figures or shows one twice in Jupyter,
-where the returned figure shows once, as an image. ``fig.savefig(...)`` works with no backend set up.
+``matplotlib.figure.Figure``. Figures are made with ``Figure()`` (a :class:`~.plot_figure.DescribedFigure`),
+not ``pyplot``: nothing is registered with pyplot's global figure list, so a library call never leaks figures
+or shows one twice in Jupyter, where the returned figure shows once, as an image. ``fig.savefig(...)`` works
+with no backend set up.
 
 States have one colour each, in every plot (:data:`STATE_COLOURS`).
+
+Every figure a plot makes carries a text alternative: one or two sentences saying what the plot shows, with its
+numbers (:func:`alt_text`). Jupyter shows the figure as an ``<img>`` with that ``alt`` (``_repr_html_``; the PNG
+is in the output too), so a screen reader, a text-only viewer or a broken image still says what is in it.
 """
 
 from __future__ import annotations
@@ -54,16 +59,27 @@ def _jupyter_display() -> None:
             import matplotlib_inline.backend_inline  # noqa: F401
 
 
+def alt_text(fig: Figure) -> str:
+    """The text alternative of a figure one of these plots drew ("" for any other figure)."""
+    return str(getattr(fig, "alt_text", "") or "")
+
+
+def _described(fig: Figure, text: str) -> Figure:
+    """``fig`` with its text alternative (also on a caller's own figure, drawn into through ``ax=``)."""
+    fig.alt_text = text  # type: ignore[attr-defined]
+    return fig
+
+
 def _axes(ax: Axes | None, size: tuple[float, float] = (9.0, 4.5)) -> tuple[Figure, Axes]:
     if ax is not None:
         fig = ax.get_figure()
         return fig, ax  # type: ignore[return-value]
     require("matplotlib", "plotting")
-    from matplotlib.figure import Figure
+    from .plot_figure import DescribedFigure
 
     _jupyter_display()
 
-    fig = Figure(figsize=size, layout="constrained")
+    fig = DescribedFigure(figsize=size, layout="constrained")
     return fig, fig.add_subplot()
 
 
@@ -98,7 +114,7 @@ def confirmation_age(insp: Inspection, ax: Axes | None = None) -> Figure:
     line = insp.review_older_than.total_seconds() / 86400.0
     if live.empty:
         _empty(ax, title, "no live memories")
-        return fig
+        return _described(fig, f"{title}: no live memories.")
     ages = live["age_days"].astype(float)
     drifting = live["expires_at"].isna()
     top = max(float(ages.max()), line * 1.15)
@@ -121,7 +137,10 @@ def confirmation_age(insp: Inspection, ax: Axes | None = None) -> Figure:
     ax.set_xlim(0, top + width)
     ax.legend(loc="upper left", frameon=False)
     ax.yaxis.get_major_locator().set_params(integer=True)  # type: ignore[call-arg]
-    return fig
+    parts = ", ".join(f"{len(g)} {label}" for g, label, _ in shown)
+    return _described(fig, f"Histogram of the {len(live)} live memories by days since they were last confirmed: "
+                           f"{parts}. The review line is at {line:g} days; the oldest confirmation is "
+                           f"{float(ages.max()):.0f} days old.")
 
 
 def expiries(insp: Inspection, limit: int = 25, ax: Axes | None = None) -> Figure:
@@ -137,7 +156,7 @@ def expiries(insp: Inspection, limit: int = 25, ax: Axes | None = None) -> Figur
     title = "Expiries: expired but not pruned, and coming up"
     if picked.empty:
         _empty(ax, title, "no memories with an expiry")
-        return fig
+        return _described(fig, f"{title}: no memories with an expiry.")
     labels = [
         printable(f"{text or mid} ({scope})" if scope else (text or mid), LABEL_CHARS)
         for mid, text, scope in zip(picked["id"], picked["text"], picked["user_id"].fillna(""))
@@ -165,7 +184,12 @@ def expiries(insp: Inspection, limit: int = 25, ax: Axes | None = None) -> Figur
                Line2D([], [], marker="o", linestyle="", color=STATE_COLOURS["live"],
                       label=f"expires later ({len(upcoming)})")]
     ax.legend(handles=handles, loc="lower right", frameon=True, fontsize="small")
-    return fig
+    which = f"{len(picked)} of the {len(timed)}" if more > 0 else f"the {len(timed)}"
+    text = (f"Time line of {which} memories with an expiry, each from its creation to its expiry: "
+            f"{len(past)} expired but not pruned, {len(upcoming)} expiring later")
+    if len(upcoming):
+        text += f" (the next on {upcoming['expires_at'].iloc[0]:%Y-%m-%d})"
+    return _described(fig, text + ".")
 
 
 def events_per_day(insp: Inspection, ax: Axes | None = None) -> Figure:
@@ -176,9 +200,9 @@ def events_per_day(insp: Inspection, ax: Axes | None = None) -> Figure:
     h = insp.history
     h = h[h["at"].notna()] if len(h) else h
     if not len(h):
-        _empty(ax, title, "no history.db events" + (" (history.db not read)" if "history.db" in insp.missing
-                                                      else ""))
-        return fig
+        message = "no history.db events" + (" (history.db not read)" if "history.db" in insp.missing else "")
+        _empty(ax, title, message)
+        return _described(fig, f"{title}: {message}.")
     days = h["at"].dt.tz_convert("UTC").dt.floor("D").dt.tz_localize(None)
     table = pd.crosstab(days, h["event"].fillna("?"))
     table = table.reindex(pd.date_range(table.index.min(), table.index.max(), freq="D"), fill_value=0)
@@ -196,7 +220,11 @@ def events_per_day(insp: Inspection, ax: Axes | None = None) -> Figure:
     _date_axis(ax)
     ax.yaxis.get_major_locator().set_params(integer=True)  # type: ignore[call-arg]
     ax.legend(loc="upper left", frameon=False)
-    return fig
+    totals = table.sum(axis=1)
+    per_event = ", ".join(f"{event} {int(table[event].sum())}" for event in order)
+    return _described(fig, f"Bar chart of history.db's {int(totals.sum())} events per day, stacked by event, from "
+                           f"{table.index[0]:%Y-%m-%d} to {table.index[-1]:%Y-%m-%d}: {per_event}. The busiest day, "
+                           f"{totals.idxmax():%Y-%m-%d}, had {int(totals.max())}.")
 
 
 def live_vs_stale(insp: Inspection, freq: str = "D", ax: Axes | None = None) -> Figure:
@@ -205,8 +233,9 @@ def live_vs_stale(insp: Inspection, freq: str = "D", ax: Axes | None = None) -> 
     title = "Live and stale memories over time (from the ledger)"
     series = insp.states_over_time(freq)
     if series.empty or not series.to_numpy().any():
-        _empty(ax, title, "no ledger rows" + (" (ledger not read)" if "ledger" in insp.missing else ""))
-        return fig
+        message = "no ledger rows" + (" (ledger not read)" if "ledger" in insp.missing else "")
+        _empty(ax, title, message)
+        return _described(fig, f"{title}: {message}.")
     states = [s for s in series.columns if series[s].any()]
     x = series.index.tz_convert("UTC").tz_localize(None).to_numpy()
     last = series.iloc[-1]
@@ -218,7 +247,9 @@ def live_vs_stale(insp: Inspection, freq: str = "D", ax: Axes | None = None) -> 
     ax.set_xlim(x[0], x[-1])
     _date_axis(ax)
     ax.legend(loc="upper left", frameon=True, fontsize="small")
-    return fig
+    now = ", ".join(f"{s} {int(last[s])}" for s in states)
+    return _described(fig, f"Stacked area chart of memories per state over time, from the ledger's timestamps, "
+                           f"{series.index[0]:%Y-%m-%d} to {series.index[-1]:%Y-%m-%d}. At the end: {now}.")
 
 
 def by_source_kind(insp: Inspection, include_deleted: bool = False, ax: Axes | None = None) -> Figure:
@@ -231,7 +262,7 @@ def by_source_kind(insp: Inspection, include_deleted: bool = False, ax: Axes | N
         m = m[m["state"] != "deleted"]
     if m.empty:
         _empty(ax, title, "no memories")
-        return fig
+        return _described(fig, f"{title}: no memories.")
     kinds = m["source_kind"].fillna("no ledger row")
     table = pd.crosstab(kinds, m["state"])
     table = table.loc[table.sum(axis=1).sort_values().index]
@@ -250,4 +281,8 @@ def by_source_kind(insp: Inspection, include_deleted: bool = False, ax: Axes | N
     ax.set_title(title + ("" if include_deleted else " (deleted left out)"), loc="left")
     ax.xaxis.get_major_locator().set_params(integer=True)  # type: ignore[call-arg]
     ax.legend(loc="lower right", frameon=True, fontsize="small")
-    return fig
+    kinds = "; ".join(
+        f"{kind} {int(row.sum())} (" + ", ".join(f"{s} {int(row[s])}" for s in states if row[s]) + ")"
+        for kind, row in table.iloc[::-1].iterrows())
+    return _described(fig, f"Horizontal bar chart of memories per source kind, stacked by state"
+                           f"{'' if include_deleted else ', deleted left out'}: {kinds}.")

@@ -92,22 +92,28 @@ def page(browser: Browser) -> Iterator[Page]:
 
 
 @pytest.fixture(scope="module")
-def demo_report(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Report]:
-    """The demo deployment's audit, as ``mem0-hygiene demo`` runs it."""
-    from mem0_hygiene import audit
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The demo deployment (``mem0-hygiene demo``), its RAM-disk folder removed afterwards."""
     from mem0_hygiene.demo import _ram_folder, build_demo
 
     folder = tmp_path_factory.mktemp("html-demo") / "demo"
     try:
-        demo = build_demo(folder)
-        config_file = f"{demo.folder}/config.json"
-        report = audit(demo.config, description=f"demo ({config_file})", config_hint=f" --config {config_file}")
-        assert report.findings and report.locations
-        yield report
+        yield build_demo(folder)
     finally:
         ram = _ram_folder(folder)
         if ram is not None:
             shutil.rmtree(ram, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def demo_report(demo: Any) -> Report:
+    """The demo deployment's audit, as ``mem0-hygiene demo`` runs it."""
+    from mem0_hygiene import audit
+
+    config_file = f"{demo.folder}/config.json"
+    report = audit(demo.config, description=f"demo ({config_file})", config_hint=f" --config {config_file}")
+    assert report.findings and report.locations
+    return report
 
 
 @pytest.fixture(scope="module")
@@ -292,3 +298,16 @@ def test_the_notebook_fragment_keeps_its_cards_inside_a_notebooks_css(page: Page
     assert_fits(facts, width)
     assert page.eval("getComputedStyle(document.querySelector('.m0h-code')).backgroundColor") == "rgba(0, 0, 0, 0)"
     assert page.eval("getComputedStyle(document.querySelector('.m0h-locations td')).textAlign") in ("left", "start")
+
+
+@pytest.mark.parametrize("width", (375, 1280))
+def test_the_inspection_summary_fits_a_notebook_too(page: Page, demo: Any, tmp_path: Path, shots: Path, width: int):
+    from mem0_hygiene import inspect
+
+    path = tmp_path / "inspection.html"
+    path.write_text(NOTEBOOK_HOST % inspect(demo.config)._repr_html_(), encoding="utf-8")
+    page.load(path, width)
+    facts = measure(page)
+    page.screenshot(shots / f"inspection-{width}.png")
+    assert_fits(facts, width)
+    assert "Review due" in page.eval("document.body.innerText")
