@@ -1,15 +1,14 @@
 """The HTML audit report in a real headless Chromium: the demo's audit at phone, laptop and desktop widths.
 
 Each page is loaded from a file at 375, 1280 and 1920 px, measured through the DevTools protocol (tests/render/
-chromium.py: a pipe, no packages), and kept as a full-page screenshot in one folder that the first test prints
-(``$MEM0_HYGIENE_SCREENSHOTS`` to choose it; pytest's temporary folder otherwise). Skipped, with the reason, when
-no Chromium can be run (Debian: ``apt-get install chromium``; .ci/run installs it).
+chromium.py: a pipe, no packages), and kept as a full-page screenshot in one folder that the run's summary names
+(``$MEM0_HYGIENE_SCREENSHOTS`` to choose it; pytest's temporary folder otherwise: tests/render/conftest.py).
+Skipped, with the reason, when no Chromium can be run (Debian: ``apt-get install chromium``; .ci/run installs it).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -60,16 +59,6 @@ WIDTH_FACTS = """
 JSON.stringify({scroll: document.documentElement.scrollWidth, inner: innerWidth,
                 client: document.documentElement.clientWidth})
 """
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where the screenshots go (printed, so a run's output says where to look)."""
-    chosen = os.environ.get("MEM0_HYGIENE_SCREENSHOTS")
-    folder = Path(chosen) if chosen else tmp_path_factory.mktemp("html-screenshots")
-    folder.mkdir(parents=True, exist_ok=True)
-    print(f"\nHTML report screenshots: {folder}")
-    return folder
 
 
 @pytest.fixture(scope="module")
