@@ -14,12 +14,17 @@ functions and render the same result objects.
   ``secure_delete``). Every deletion goes through mem0's API.
 - :func:`review_queue` -> :class:`ReviewQueue`; :func:`confirm`, :func:`invalidate`,
   :func:`supersede` -> :class:`ChangeResult`.
+- :func:`consolidate` -> :class:`ConsolidationPlan`: duplicates merged, older facts superseded and contradicted
+  ones invalidated among the live memories of each scope, decided over the embeddings already stored (a dry
+  run only plans); interrupted runs are finished by the next one.
 - :func:`digest` -> :class:`Digest` and :func:`memory_story` -> :class:`Story` read only history.db and
   the ledger (never the vector store), so they also work from outside while the app runs.
 
 The operations live in :mod:`mem0_hygiene.actions`; this module re-exports them. Nothing here prints.
 """
 
+from .actions.consolidate import consolidate
+from .actions.consolidate_plan import ConsolidationPlan, PlanStep
 from .actions.digest import digest, memory_story, window_start
 from .actions.opening import EmbedderUnavailable, StoreMissing, open_memory, store_lock_holder
 from .actions.prune import prune
@@ -37,7 +42,8 @@ from .actions.results import (
 from .actions.review import confirm, invalidate, review_queue, supersede
 
 __all__ = [
-    "ChainLink", "Change", "ChangeResult", "Digest", "DigestItem", "EmbedderUnavailable", "ReviewItem",
-    "ReviewQueue", "Story", "StoreMissing", "StoryEvent", "confirm", "digest", "invalidate", "memory_story",
-    "open_memory", "prune", "review_queue", "store_lock_holder", "supersede", "window_start",
+    "ChainLink", "Change", "ChangeResult", "ConsolidationPlan", "Digest", "DigestItem", "EmbedderUnavailable",
+    "PlanStep", "ReviewItem", "ReviewQueue", "Story", "StoreMissing", "StoryEvent", "confirm", "consolidate",
+    "digest", "invalidate", "memory_story", "open_memory", "prune", "review_queue", "store_lock_holder", "supersede",
+    "window_start",
 ]

@@ -40,6 +40,8 @@ IN_PROCESS_HINTS: dict[str, str] = {
     "invalidate": "In the app: m.invalidate(id, reason=...).",
     "supersede": "In the app: m.supersede(id, 'new fact', source=...).",
     "forget memories in": "In the app: m.forget([memory_id, ...], scrub=True).",
+    "consolidate": "In the app: `from mem0_hygiene.maintenance import consolidate; consolidate(m, dry_run=True)`, "
+                   "then consolidate(m) to apply.",
 }
 """The in-process equivalent named after the locked-store message, per operation."""
 

@@ -14,6 +14,7 @@ from typing import Any
 from ..errors import ConfigError, MemoryNotFound
 from ..memory.birth import BIRTH_SOURCE_KIND, adoption_row
 from ..memory.provenance import kind_from_source
+from ..stores.consolidation_log import applied_reasons
 from ..stores.history import HistoryAndLedger, needs_rollback
 from ..stores.ledger import LedgerRow
 from ..stores.sqlite import files_under
@@ -185,6 +186,7 @@ def memory_story(target: Any, memory_id: str) -> Story:
         if src.ledger is not None:
             rows.update(birth_rows(tgt, [mid for mid in chain_ids if mid not in rows], now))
         history = src.history_for(chain_ids)
+        consolidated = applied_reasons(src.ledger, chain_ids)  # why `consolidate` merged or superseded them
         if memory_id not in rows and memory_id not in history:
             raise MemoryNotFound(memory_id, "neither history.db nor the ledger knows it; check the id "
                                             "(`mem0-hygiene digest --since 30d` lists recent ones)")
@@ -234,7 +236,8 @@ def memory_story(target: Any, memory_id: str) -> Story:
             if row.confirmed_at and row.confirmed_at != row.created_at:
                 add(row.confirmed_at, mid, "confirmed", text, "re-checked against its source", "ledger")
             if row.superseded_at:
-                add(row.superseded_at, mid, "superseded", text, f"by {row.superseded_by}", "ledger")
+                why = f"; {consolidated[mid]}" if mid in consolidated else ""
+                add(row.superseded_at, mid, "superseded", text, f"by {row.superseded_by}{why}", "ledger")
             if row.invalid_at:
                 add(row.invalid_at, mid, "invalidated", text, f"reason: {row.invalid_reason or '-'}", "ledger")
             if row.expires_at:

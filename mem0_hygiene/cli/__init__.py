@@ -170,4 +170,4 @@ def main() -> None:
     cli()
 
 
-from . import audit, backup, maintenance, store  # noqa: E402,F401  (register the commands)
+from . import audit, backup, consolidate, maintenance, store  # noqa: E402,F401  (register the commands)
