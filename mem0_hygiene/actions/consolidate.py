@@ -2,8 +2,9 @@
 
 Months of plain-mem0 memories hold the same preference stated three ways and old facts quietly replaced by
 newer ones, all live. For each scope (the exact user_id / agent_id / run_id of a memory), every live memory
-is compared with its nearest neighbours in that scope, using the embeddings already stored in the vector
-store (read once with their vectors; nothing is embedded again), and each pair goes through the write-time
+is compared with the copies of its own text and each distinct text with its nearest neighbours among the
+others in that scope (so repeats never fill a memory's neighbours), using the embeddings already stored in the
+vector store (read once with their vectors; nothing is embedded again), and each pair goes through the write-time
 decision (:func:`mem0_hygiene.memory.decision.classify`, with the thresholds in force for the app's embedder).
 The result is a plan:
 
@@ -37,7 +38,15 @@ import numpy as np
 from ..config import WriteDecisionSettings
 from ..errors import ConfigError
 from ..memory.birth import adoption_row
-from ..memory.decision import CONTRADICTION, DUPLICATE, UPDATE, Thresholds, classify, embedder_family
+from ..memory.decision import (
+    CONTRADICTION,
+    DUPLICATE,
+    UPDATE,
+    Thresholds,
+    classify,
+    embedder_family,
+    normalize_text,
+)
 from ..memory.recovery import point_item
 from ..memory.scope import SCOPE_KEYS
 from ..stores import consolidation_log as log
@@ -246,10 +255,32 @@ def plan_steps(memories: Sequence[Candidate], thresholds: Thresholds, k: int) ->
 
 
 def _edges(group: list[Candidate], thresholds: Thresholds, k: int) -> tuple[list[_Edge], int]:
+    """The decided pairs of one scope (group sorted oldest first): each memory with the best-ranked copy of its
+    own text, each distinct text with its ``k`` nearest distinct texts (so repeats never fill a memory's
+    neighbours), and memories of one identity key with the newest of them."""
     if len(group) < 2:
         return [], 0
     vectors = np.asarray([mem.vector for mem in group], dtype=np.float32)
-    pairs = neighbour_pairs(vectors, k)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    unit = vectors / np.where(norms == 0, 1.0, norms)
+
+    def cos(i: int, j: int) -> float:
+        return min(1.0, float(unit[i] @ unit[j]))
+
+    copies: dict[str, list[int]] = {}
+    for i, mem in enumerate(group):
+        copies.setdefault(normalize_text(mem.text), []).append(i)
+    pairs: dict[tuple[int, int], float] = {}
+    reps = []
+    for members in copies.values():
+        rep = max(members, key=lambda i: group[i].keeper_rank)
+        reps.append(rep)
+        for i in members:
+            if i != rep:
+                pairs[(min(i, rep), max(i, rep))] = cos(i, rep)
+    reps.sort()
+    for (x, y), sim in neighbour_pairs(unit[reps], k).items():
+        pairs[(reps[x], reps[y])] = sim
     by_key: dict[str, list[int]] = {}
     for i, mem in enumerate(group):
         if mem.row.topic_key:
@@ -258,8 +289,7 @@ def _edges(group: list[Candidate], thresholds: Thresholds, k: int) -> tuple[list
     for members in by_key.values():  # the same identity key: the newest replaces every older one
         newest = members[-1]
         for i in members[:-1]:
-            keyed[(i, newest)] = float(np.dot(vectors[i], vectors[newest])
-                                       / ((np.linalg.norm(vectors[i]) * np.linalg.norm(vectors[newest])) or 1.0))
+            keyed[(i, newest)] = cos(i, newest)
     edges: list[_Edge] = []
     for (i, j), sim in {**pairs, **keyed}.items():
         older, newer = group[i], group[j]  # the group is sorted oldest first and i < j

@@ -211,9 +211,25 @@ def test_a_chain_of_near_duplicates_is_merged_straight_into_the_best_sourced_cop
 
     # similarity c~b 0.99 > b~a 0.95 > c~a 0.91: by strength alone c would go into b and b into a
     a = cand("a", "Prefers pnpm", 0.0, "chat 1", "2026-01-01")
-    b = cand("b", "prefers pnpm!", 18.2, None, "2026-03-01")
-    c = cand("c", "Prefers pnpm.", 24.5, None, "2026-02-01")
+    b = cand("b", "Prefers pnpm a lot", 18.2, None, "2026-03-01")
+    c = cand("c", "Really prefers pnpm", 24.5, None, "2026-02-01")
     steps, scopes, pairs = plan_steps([a, b, c], EMBEDDER_DEFAULTS[OFFLINE_FAMILY], 2)
     assert (scopes, pairs) == (1, 3)
     assert sorted((s.memory_id, s.into_id) for s in steps) == [("b", "a"), ("c", "a")]
-    assert all(s.action == "merge" and s.decision == "same text" for s in steps)
+    assert all(s.action == "merge" and s.decision == "similarity" for s in steps)
+
+
+def test_repeats_of_one_text_never_crowd_an_update_out_of_the_neighbours():
+    from mem0_hygiene.memory.decision import EMBEDDER_DEFAULTS, OFFLINE_FAMILY
+    from mem0_hygiene.stores.ledger import LedgerRow
+
+    def cand(mid: str, text: str, vector: list[float], created: str) -> Candidate:
+        row = LedgerRow(mid, user_id="dana", source="chat", source_kind="user", created_at=created)
+        return Candidate(mid, text, row, dict(DANA), vector)
+
+    copies = [cand(f"c{i}", "Dana uses Postgres 15", [1.0, 0.0], f"2026-01-0{i + 1}") for i in range(6)]
+    newer = cand("new", "Dana uses Postgres 16", [0.9, 0.43], "2026-02-01")
+    steps, _scopes, _pairs = plan_steps([*copies, newer], EMBEDDER_DEFAULTS[OFFLINE_FAMILY], 2)
+    kept = max(copies, key=lambda c: c.keeper_rank).memory_id  # the newest-confirmed copy
+    assert sorted((s.action, s.memory_id, s.into_id) for s in steps) == sorted(
+        [("merge", c.memory_id, kept) for c in copies if c.memory_id != kept] + [("supersede", kept, "new")])

@@ -53,7 +53,9 @@ def test_without_a_terminal_it_only_shows_the_plan_as_a_diff(store):
     assert result.exit_code == 0, result.output
     assert "dry run: nothing changed" in result.output
     assert f"- {ids['old']}  Dana uses Postgres 15" in result.output
-    assert f"+ {ids['new']}  Dana uses Postgres 16" in result.output
+    # the two copies of version 16 become one (the newest confirmed), and version 15 is superseded by that one
+    assert f"- {ids['new']}  Dana uses Postgres 16" in result.output
+    assert f"+ {ids['copy']}  dana uses postgres 16!" in result.output
     assert "consolidate --apply" in result.output
     assert set(states(store["config"], ids).values()) == {"live"}
 

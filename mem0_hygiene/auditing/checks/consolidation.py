@@ -13,18 +13,19 @@ from __future__ import annotations
 
 import re
 
-from ...memory.decision import NEGATION_CUES, normalize_text, numbers
+from ...memory.decision import NEGATION_CUES, numbers
 from ...report import Severity
 from .base import CheckResult, Context, check, clip, finding, live_points
 
-_NUMBER = re.compile(r"\d+")
+_WORD = re.compile(r"[^\W\d_]+|\d+")
 _ANY_CUE = re.compile("|".join(f"(?:{pattern.pattern})" for _name, pattern in NEGATION_CUES), re.IGNORECASE)
+_NEGATIONS = frozenset(("not", "no", "don", "doesn", "t"))
 
 
 def frame(text: str) -> str:
     """The text with its values masked and its negation cues removed, words sorted: the key of a "same fact"."""
-    words = _NUMBER.sub("#", normalize_text(_ANY_CUE.sub(" ", text))).split()
-    return " ".join(sorted(w for w in words if w not in ("not", "no", "don", "doesn", "t")))
+    words = _WORD.findall(_ANY_CUE.sub(" ", text.casefold()))
+    return " ".join(sorted("#" if w.isdigit() else w for w in words if w not in _NEGATIONS))
 
 
 @check("CONSOLIDATE_CANDIDATES", "content", needs=("points",))
