@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..scan import find_secrets, instruction_reason, normalize_for_duplicates
+from ..stores.history import RecoveredCopy, needs_rollback
 from ..stores.ledger import APPLICATION_ID
 from ..stores.sqlite import connect, is_wal_file, uri
 
@@ -57,6 +58,8 @@ class Sources:
         backups: the backup record beside the ledger could be read (present or not yet written).
         missing: source name -> reason it is unavailable ("points", "history", "ledger", "backups").
         point_count: points loaded.
+        recovered: source -> why it was read from a rolled-back copy (a hot journal: the app died mid-commit;
+            :class:`mem0_hygiene.stores.history.RecoveredCopy`).
         backup_status: what the backup record says (:class:`mem0_hygiene.stores.backup_record.BackupStatus`), when
             ``backups`` is true.
     """
@@ -70,6 +73,7 @@ class Sources:
     missing: dict[str, str] = field(default_factory=dict)
     point_count: int = 0
     backup_status: Any = None
+    recovered: dict[str, str] = field(default_factory=dict)  # "history"/"ledger" -> read from a rolled-back copy
 
 
 class ScratchDB:
@@ -89,6 +93,7 @@ class ScratchDB:
         self.sources = Sources()
         self._summary: threading.Thread | None = None
         self._summary_error: BaseException | None = None
+        self._copies: list[RecoveredCopy] = []
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -108,23 +113,39 @@ class ScratchDB:
             self._summary.join()
             self._summary = None
         self._conn.close()
+        for copy in self._copies:
+            copy.close()
         self._dir.cleanup()
+
+    def _readable(self, source: str, path: str) -> str:
+        """``path``, or a rolled-back copy of it when the app died mid-commit and left a hot journal there (a
+        read-only attach cannot read such a file, and ``immutable=1`` would serve the half-written pages)."""
+        if not needs_rollback(path):
+            return path
+        try:
+            copy = RecoveredCopy(path)
+        except (OSError, sqlite3.Error):
+            return path  # the attach below says what is wrong
+        self._copies.append(copy)
+        self.sources.recovered[source] = copy.note
+        return copy.path
 
     # -- SQLite stores ----------------------------------------------------------------------
     def attach_history(self, path: str | None) -> None:
         if not path or path == ":memory:" or not os.path.isfile(path):
             self.sources.missing["history"] = f"mem0's history.db was not found at {path}"
             return
+        shown, path = path, self._readable("history", path)
         try:
             self._conn.execute("ATTACH DATABASE ? AS h", (uri(path, "ro"),))
             tables = {r[0] for r in self._conn.execute("SELECT name FROM h.sqlite_master WHERE type='table'")}
         except sqlite3.DatabaseError as exc:
             self._detach("h")
-            self.sources.missing["history"] = f"{path} could not be read as SQLite ({exc})"
+            self.sources.missing["history"] = f"{shown} could not be read as SQLite ({exc})"
             return
         if "history" not in tables:
             self._detach("h")
-            self.sources.missing["history"] = f"{path} has no 'history' table: it is not mem0's history.db"
+            self.sources.missing["history"] = f"{shown} has no 'history' table: it is not mem0's history.db"
             return
         self.sources.history = True
         self.sources.messages = "messages" in tables
@@ -174,16 +195,17 @@ class ScratchDB:
                 f"no mem0-hygiene ledger at {path}: the app has not used mem0_hygiene.Memory on this store yet"
             )
             return
+        shown, path = path, self._readable("ledger", path)
         try:
             self._conn.execute("ATTACH DATABASE ? AS l", (uri(path, "ro"),))
             app_id = self._conn.execute("PRAGMA l.application_id").fetchone()[0]
         except sqlite3.DatabaseError as exc:
             self._detach("l")
-            self.sources.missing["ledger"] = f"{path} could not be read as SQLite ({exc})"
+            self.sources.missing["ledger"] = f"{shown} could not be read as SQLite ({exc})"
             return
         if app_id != APPLICATION_ID:
             self._detach("l")
-            self.sources.missing["ledger"] = f"{path} is not a mem0-hygiene ledger"
+            self.sources.missing["ledger"] = f"{shown} is not a mem0-hygiene ledger"
             return
         self.sources.ledger = True
         self.sources.ledger_wal = is_wal_file(path)

@@ -166,3 +166,19 @@ def free_pages(ctx: Context) -> CheckResult:
                 "shows them.",
             fix="sqlite3 history.db 'VACUUM'  # with the app stopped; or " + ctx.cmd("forget ID --scrub"),
         )
+
+
+@check("HOT_JOURNAL", "history")
+def hot_journal(ctx: Context) -> CheckResult:
+    recovered = ctx.db.sources.recovered
+    if recovered:
+        names = " and ".join("history.db" if s == "history" else "the ledger" for s in recovered)
+        yield finding(
+            "HOT_JOURNAL", Severity.WARNING, "history",
+            f"{names} {'was' if len(recovered) == 1 else 'were'} left in the middle of a commit; audited from a "
+            "rolled-back copy", count=len(recovered), examples=list(recovered.values()),
+            why="A process died while writing (a hot journal holds the pages to put back). The audit read the last "
+                "committed state from a copy and left the file as it is; half-written pages were never read.",
+            fix="Start the app, or run a maintenance command that writes (such as `mem0-hygiene prune`): the first "
+                "connection that may write rolls the journal back in the file itself.",
+        )
