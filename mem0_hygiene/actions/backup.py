@@ -73,6 +73,7 @@ from ..stores.copies import (
     temporary_name,
     unregister_copy,
 )
+from ..stores.restore_journal import refuse_while_restoring
 from ..stores.sqlite import BUSY_TIMEOUT_MS, connect, files_under, integrity_check, table_counts, vacuum_into
 from ..target import Target, resolve
 from ..timeutil import as_utc, system_clock, to_iso
@@ -339,6 +340,7 @@ def backup(
     if keep is not None and keep < 1:
         raise BackupError(f"keep must be at least 1 (the backup just made is always kept), not {keep}")
     tgt = backup_target(target)
+    refuse_while_restoring(tgt.ledger_path, tgt.history_path, tgt.vector_path, "back up the stores")
     dest_s = os.path.abspath(os.path.expanduser(os.fspath(dest)))
     if os.path.exists(dest_s) and not os.path.isdir(dest_s):
         raise BackupError(f"{dest_s} exists and is not a folder; give a folder to hold the dated backups")

@@ -57,6 +57,7 @@ from ..stores.qdrant import (
     folder_signature,
     relocate_qdrant_folder,
 )
+from ..stores.restore_journal import refuse_while_restoring
 from ..stores.sqlite import connect, copy_database, file_signature, table_counts
 from ..stores.staging import aside_path, remove_path
 from ..target import resolve
@@ -513,7 +514,9 @@ def relocate(
     to = os.path.abspath(os.path.expanduser(os.fspath(to_dir)))
     if os.path.exists(to) and not os.path.isdir(to):
         raise RelocateError(f"{to} is not a folder")
-    locations = list(resolve(config).locations)
+    target = resolve(config)
+    refuse_while_restoring(target.ledger_path, target.history_path, target.vector_path, "relocate the stores")
+    locations = list(target.locations)
     journal = read_journal(to) if os.path.isdir(to) else None
     skipped: list[str] = []
     if journal is not None:

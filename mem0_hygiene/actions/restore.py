@@ -4,7 +4,11 @@
 :mod:`mem0_hygiene.stores.backup_set`; manifest, every file's checksum, nothing missing or extra),
 refuses while a local Qdrant store is open, moves what it replaces aside (``<store>.replaced-STAMP``,
 never deleted; SQLite sidecars keep their pairing, e.g. ``history.db.replaced-STAMP-wal``), puts all
-stores back together, verifies the counts, and undoes everything when a step fails. Each store moved
+stores back together, verifies the counts, and undoes everything when a step fails. Before its first rename
+it writes a journal beside the ledger (:mod:`mem0_hygiene.stores.restore_journal`): a restore killed midway is
+finished by running it again with the same set (or rolled back first by a restore of another set), and until
+then nothing opens the stores. A set holding a link, a device or FIFO, a file hard-linked outside it, or a
+manifest path outside it is refused before anything is read through it. Each store moved
 aside is registered as a copy (``hygiene.copies.json``, :mod:`mem0_hygiene.stores.copies`) before it is
 moved, so ``where``, the audit and ``forget --scrub`` see it even after a crash. The staging copies
 (``.<store>.restoring-STAMP`` beside each store) are removed when the restore ends, and those a crash left
@@ -24,7 +28,17 @@ from ..errors import BackupError, HygieneError, StoreLocked
 from ..render.tables import Line, LinesView, counts_text
 from ..stores import qdrant as qdrant_local
 from ..stores.backup_record import update_record
-from ..stores.backup_set import check_set, free_name, read_manifest, set_files, sha256_of, time_stamp
+from ..stores.backup_set import (
+    MANIFEST,
+    check_set,
+    free_name,
+    parse_backup_time,
+    read_manifest,
+    set_entries,
+    sha256_of,
+    time_stamp,
+    unsafe_entries,
+)
 from ..stores.copies import (
     clean_leftovers,
     find_leftovers,
@@ -34,8 +48,16 @@ from ..stores.copies import (
     temporary_name,
     unregister_copy,
 )
+from ..stores.restore_journal import (
+    finish_command,
+    journal_path_for,
+    read_journal,
+    remove_journal,
+    unfinished_message,
+    write_journal,
+)
 from ..stores.sqlite import SIDECARS, connect, integrity_check, sidecars, table_counts
-from ..target import is_memory
+from ..target import Target, is_memory
 from ..timeutil import as_utc, to_iso
 from .backup import backup_target, copies_path, record_path
 
@@ -80,6 +102,8 @@ class RestoreResult(LinesView):
             dry run: that would be removed).
         copies_path: the registry of copies the replaced stores are listed in.
         notes: anything else worth saying.
+        resumed: "finished" when this run finished a restore of the same set that a crash had interrupted
+            (in a dry run: would finish), else "".
     """
 
     src: str
@@ -91,6 +115,7 @@ class RestoreResult(LinesView):
     leftovers: tuple[str, ...] = ()
     copies_path: str | None = None
     notes: tuple[str, ...] = ()
+    resumed: str = ""
 
     def store(self, role: str) -> RestoredStore | None:
         for s in self.stores:
@@ -127,6 +152,7 @@ class RestoreResult(LinesView):
             "leftovers": list(self.leftovers),
             "copies_path": self.copies_path,
             "notes": list(self.notes),
+            "resumed": self.resumed,
         }
 
 
@@ -145,9 +171,22 @@ class _Step:
     staged: str | None = None
     aside: str | None = None
     placed: bool = False
-    moved: list[tuple[str, str]] = field(default_factory=list)  # (original, aside) pairs moved
-    registered: bool = False  # the aside path is listed in the registry of copies
-    register_note: str = ""  # why it could not be listed
+    register_note: str = ""  # why the aside copy could not be listed
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"role": self.role, "target": self.target, "source": self.source, "kind": self.kind,
+                "counts": dict(self.counts), "journal_mode": self.journal_mode, "staged": self.staged,
+                "aside": self.aside}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> _Step:
+        return cls(role=str(d["role"]), target=str(d["target"]), source=d.get("source"), kind=str(d["kind"]),
+                   counts=dict(d.get("counts") or {}), journal_mode=str(d.get("journal_mode") or "delete"),
+                   staged=d.get("staged"), aside=d.get("aside"))
+
+    def originals(self) -> list[str]:
+        """The suffixes of the files the current store is made of: sidecars first, the database (or folder) last."""
+        return [*SIDECARS, ""] if self.kind == "sqlite" else [""]
 
 
 def _aside_name(path: str, stamp: str) -> str:
@@ -168,6 +207,11 @@ def _restore_message(path: str) -> str:
     )
 
 
+def journal_path(tgt: Target) -> str | None:
+    """Where the restore journal of this deployment lives (:mod:`mem0_hygiene.stores.restore_journal`)."""
+    return journal_path_for(tgt.ledger_path, tgt.history_path, tgt.vector_path)
+
+
 def restore(
     target_config: dict[str, Any] | None,
     src: str | os.PathLike[str],
@@ -178,29 +222,37 @@ def restore(
     """Put a backup set made by :func:`backup` back in place of the stores of ``target_config``.
 
     Steps: read the manifest and check every file (sha256 and size; anything missing, extra or
-    different refuses the whole set: :class:`~mem0_hygiene.errors.BackupError`); refuse while a
-    Qdrant client holds the local store (:class:`~mem0_hygiene.errors.StoreLocked`: stop the app;
-    there is no in-process route); copy each store next to its target and check the copy; move each
-    current store aside to ``<store>.replaced-STAMP`` (kept, never deleted; SQLite ``-wal``/``-shm``
+    different, and any link, device or path outside the set, refuses the whole set:
+    :class:`~mem0_hygiene.errors.BackupError`); refuse while a Qdrant client holds the local store
+    (:class:`~mem0_hygiene.errors.StoreLocked`: stop the app; there is no in-process route); copy each
+    store next to its target and check the copy; write the restore journal
+    (:mod:`mem0_hygiene.stores.restore_journal`); move each current store aside to
+    ``<store>.replaced-STAMP`` (registered as a copy first; kept, never deleted; SQLite ``-wal``/``-shm``
     files go with their database) and move the copies in; open the restored stores and compare their
-    counts with the manifest. If any step fails, everything moved is put back as it was. Backups of a
-    Qdrant server (a server-side snapshot) cannot be restored from here. ``dry_run`` checks the set
-    and returns the plan.
+    counts with the manifest; remove the journal. If any step fails, everything moved is put back as it
+    was. A restore killed midway (the journal is there) is finished by running it again with the same set,
+    or rolled back first by a restore of another set. Backups of a Qdrant server (a server-side snapshot)
+    cannot be restored from here. ``dry_run`` checks the set and returns the plan.
     """
     if is_memory(target_config):
         raise BackupError("restore replaces the stores under the app: pass the app's config dict (not a live "
                           "Memory), with the app stopped")
-    src_s = os.path.abspath(os.path.expanduser(os.fspath(src)))
-    if not os.path.isdir(src_s):
-        raise BackupError(f"there is no backup folder at {src_s}")
-    doc = read_manifest(src_s)
-    problems = check_set(src_s, doc)
-    if problems:
-        raise BackupError(
-            f"refusing to restore {src_s}: the backup set is incomplete or damaged ("
-            + "; ".join(problems[:10]) + (f"; and {len(problems) - 10} more" if len(problems) > 10 else "")
-            + "). Nothing was changed; pick another backup"
-        )
+    src_s = os.path.realpath(os.path.abspath(os.path.expanduser(os.fspath(src))))
+    tgt = backup_target(target_config)
+    jpath = journal_path(tgt)
+    pending = read_journal(jpath)
+    registry = copies_path(tgt)
+    moment = as_utc(now) if now is not None else tgt.now()
+    notes: list[str] = []
+    try:
+        doc = _checked_set(src_s)
+    except BackupError as exc:
+        if pending is None or dry_run or jpath is None:
+            raise
+        _refuse_locked(tgt)
+        _roll_back(pending, jpath, registry)
+        raise BackupError(f"{exc}. The interrupted restore of {pending['src']} was rolled back: the stores are the "
+                          "ones it had replaced, as they were") from exc
     vs = doc["stores"].get("vector_store") or {}
     if vs.get("kind") != "local_qdrant":
         raise BackupError(
@@ -208,79 +260,228 @@ def restore(
             "local folder; recover the snapshot on the server, then restore history.db and the ledger by hand "
             "(nothing was changed)"
         )
-    tgt = backup_target(target_config)
     if not tgt.vector_location.is_local or not tgt.vector_path:
         raise BackupError("the target config's vector store is a Qdrant server; this backup holds a local "
                           "folder. Point vector_store.config.path at the folder to restore into")
-    if qdrant_local.is_locked(tgt.vector_path):
-        raise StoreLocked(_restore_message(tgt.vector_path))
-    moment = as_utc(now) if now is not None else tgt.now()
+    _refuse_locked(tgt)
+    resume = pending is not None and pending["src"] == src_s and pending["state"] == "swapping"
+
+    if pending is not None and jpath is not None:
+        if dry_run:
+            what = ("finish it" if resume else "roll it back first (the stores it replaced are put back), then "
+                    "restore this set")
+            notes.append(f"a restore of {pending['src']} was interrupted ({jpath}); this run would {what}")
+            if resume:
+                steps = [_Step.from_dict(d) for d in pending["steps"]]
+                return _result(src_s, doc, moment, steps, True, registry, notes, resumed="finished")
+        elif resume:
+            return _roll_forward(pending, jpath, src_s, doc, tgt, moment, registry, notes)
+        else:
+            _roll_back(pending, jpath, registry)
+            notes.append(f"the interrupted restore of {pending['src']} was rolled back first (the stores it had "
+                         "replaced were put back)")
+
     stamp = time_stamp(moment)
-    notes: list[str] = []
-    # a store path that is a link (left by a relocation) is restored where it points: replacing the link
-    # itself would leave a second live store behind it
-    steps = [_Step("vector_store", os.path.realpath(tgt.vector_path), os.path.join(src_s, vs["folder"]), "folder",
-                   dict(vs.get("counts") or {}))]
-    if str(tgt.collection) not in (vs.get("counts") or {}) and vs.get("counts"):
-        notes.append(f"the backup has collections {sorted(vs['counts'])}, the config uses {tgt.collection!r}")
-    for role, path in (("history_db", tgt.history_path), ("ledger", tgt.ledger_path)):
-        path = path if path == ":memory:" else os.path.realpath(path)
-        store = doc["stores"].get(role)
-        if path == ":memory:":
-            notes.append(f"{role} is in memory in the target config: not restored")
-            continue
-        if store is None:
-            notes.append(f"the backup has no {role}: the current one (if any) is moved aside, none is put back")
-        steps.append(_Step(role, path, os.path.join(src_s, store["file"]) if store else None, "sqlite",
-                           dict((store or {}).get("counts") or {}),
-                           journal_mode=str((store or {}).get("journal_mode") or "delete").lower()))
+    steps = _plan(tgt, src_s, doc, vs, notes)
     for step in steps:
-        if step.kind == "folder" and os.path.lexists(step.target):
-            step.aside = _aside_name(step.target, stamp)
-        elif step.kind == "sqlite" and (os.path.lexists(step.target) or sidecars(step.target)):
+        if os.path.lexists(step.target) or sidecars(step.target):
             step.aside = _aside_name(step.target, stamp)
 
     if dry_run:
-        return RestoreResult(
-            src=src_s, dry_run=True, restored_at=to_iso(moment), backup_created_at=str(doc.get("created_at", "")),
-            checked_files=len(doc["files"]),
-            stores=tuple(RestoredStore(s.role, s.target, s.source, s.aside, s.counts) for s in steps),
-            leftovers=tuple(p for s in steps for p in _leftovers(s.target, remove=False)),
-            copies_path=copies_path(tgt), notes=tuple(notes),
-        )
+        return _result(src_s, doc, moment, steps, True, registry, notes,
+                       leftovers=tuple(p for s in steps for p in _leftovers(s.target, remove=False)))
 
     leftovers: list[str] = []
     for step in steps:  # staging copies a crashed restore left behind
         leftovers += _leftovers(step.target, remove=True, notes=notes)
-    registry = copies_path(tgt)
+    assert jpath is not None  # the vector store is a local folder
+    journal: dict[str, Any] = {"src": src_s, "state": "swapping", "started_at": to_iso(moment), "stamp": stamp,
+               "backup_created_at": doc.get("created_at"),
+               "command": finish_command(src_s, tgt.vector_path, tgt.collection, tgt.history_path, tgt.ledger_path),
+               "steps": []}
     with contextlib.ExitStack() as held:
+        journaled = False
         try:
-            _stage_and_swap(steps, src_s, doc, stamp, tgt.vector_path, registry, to_iso(moment), held)
+            _stage(steps, src_s, doc, stamp, held)
+            _refuse_locked(tgt)
+            journal["steps"] = [s.to_dict() for s in steps]
+            write_journal(jpath, journal)  # from here on a crash is finished or undone by the next run
+            journaled = True
+            _swap(steps, src_s, doc, registry, to_iso(moment))
             verified = _verify_restored(steps)
         except BaseException as exc:
-            undo_problems = _undo(steps)
-            unregister_copy(registry, [s.aside for s in steps if s.aside and s.registered and not s.moved])
-            if undo_problems:
-                raise BackupError(
-                    f"the restore failed ({exc}) and putting the replaced stores back also failed: "
-                    + "; ".join(undo_problems) + ". The replaced stores are in the *.replaced-" + stamp + " paths"
-                ) from exc
-            if isinstance(exc, HygieneError) or not isinstance(exc, Exception):
+            if not journaled:
+                _remove_staged(steps)
                 raise
-            raise BackupError(f"the restore failed ({type(exc).__name__}: {exc}); everything was put back as it "
-                              "was") from exc
+            _fail(exc, journal, jpath, registry, stamp)
+            raise  # pragma: no cover - _fail always raises
+    return _finish(src_s, doc, tgt, moment, steps, verified, jpath, registry, notes, tuple(leftovers))
+
+
+def _refuse_locked(tgt: Target) -> None:
+    if tgt.vector_path and qdrant_local.is_locked(tgt.vector_path):
+        raise StoreLocked(_restore_message(tgt.vector_path))
+
+
+def _checked_set(src: str) -> dict[str, Any]:
+    """The set's manifest, after every check passed (BackupError naming the first problems otherwise)."""
+    if not os.path.isdir(src):
+        raise BackupError(f"there is no backup folder at {src}")
+    if os.path.islink(os.path.join(src, MANIFEST)):
+        raise BackupError(f"refusing to restore {src}: its {MANIFEST} is a symbolic link; a backup set holds only "
+                          "regular files and folders, so this one was altered. Nothing was changed; pick another "
+                          "backup (or make a new one with `mem0-hygiene backup`)")
+    doc = read_manifest(src)
+    unsafe = unsafe_entries(src, doc)
+    if unsafe:
+        raise BackupError(
+            f"refusing to restore {src}: {unsafe[0]}" + (f" (and {len(unsafe) - 1} more such entries)"
+                                                           if len(unsafe) > 1 else "")
+            + "; a backup set holds only regular files and folders inside it, so this one was altered. Nothing "
+            "was changed; pick another backup (or make a new one with `mem0-hygiene backup`)"
+        )
+    problems = check_set(src, doc)
+    if problems:
+        raise BackupError(
+            f"refusing to restore {src}: the backup set is incomplete or damaged ("
+            + "; ".join(problems[:10]) + (f"; and {len(problems) - 10} more" if len(problems) > 10 else "")
+            + "). Nothing was changed; pick another backup"
+        )
+    return doc
+
+
+def _plan(tgt: Target, src: str, doc: dict[str, Any], vs: dict[str, Any], notes: list[str]) -> list[_Step]:
+    """One step per store to put back (targets through links: a relocated store is restored where it points)."""
+    assert tgt.vector_path is not None
+    steps = [_Step("vector_store", os.path.realpath(tgt.vector_path), os.path.join(src, vs["folder"]), "folder",
+                   dict(vs.get("counts") or {}))]
+    if str(tgt.collection) not in (vs.get("counts") or {}) and vs.get("counts"):
+        notes.append(f"the backup has collections {sorted(vs['counts'])}, the config uses {tgt.collection!r}")
+    for role, path in (("history_db", tgt.history_path), ("ledger", tgt.ledger_path)):
+        if path == ":memory:":
+            notes.append(f"{role} is in memory in the target config: not restored")
+            continue
+        path = os.path.realpath(path)
+        store = doc["stores"].get(role)
+        if store is None:
+            notes.append(f"the backup has no {role}: the current one (if any) is moved aside, none is put back")
+        steps.append(_Step(role, path, os.path.join(src, store["file"]) if store else None, "sqlite",
+                           dict((store or {}).get("counts") or {}),
+                           journal_mode=str((store or {}).get("journal_mode") or "delete").lower()))
+    return steps
+
+
+def _result(src: str, doc: dict[str, Any], moment: datetime, steps: list[_Step], dry_run: bool,
+            registry: str | None, notes: list[str], *, verified: dict[str, dict[str, int]] | None = None,
+            leftovers: tuple[str, ...] = (), resumed: str = "") -> RestoreResult:
+    return RestoreResult(
+        src=src, dry_run=dry_run, restored_at=to_iso(moment), backup_created_at=str(doc.get("created_at", "")),
+        checked_files=len(doc["files"]),
+        stores=tuple(RestoredStore(s.role, s.target, s.source,
+                                   s.aside if dry_run or _moved(s) else None,
+                                   verified[s.role] if verified is not None else s.counts) for s in steps),
+        leftovers=leftovers, copies_path=registry, notes=tuple(dict.fromkeys(notes)), resumed=resumed,
+    )
+
+
+def _moved(step: _Step) -> bool:
+    return step.aside is not None and any(os.path.lexists(step.aside + s) for s in step.originals())
+
+
+def _finish(src: str, doc: dict[str, Any], tgt: Target, moment: datetime, steps: list[_Step],
+            verified: dict[str, dict[str, int]], jpath: str, registry: str | None, notes: list[str],
+            leftovers: tuple[str, ...], resumed: str = "") -> RestoreResult:
+    """Record the restore, then remove the journal: the restore is complete."""
     notes += [n for n in dict.fromkeys(s.register_note for s in steps) if n]
-    note = update_record(record_path(tgt), restore={"src": src_s, "at": to_iso(moment),
+    note = update_record(record_path(tgt), restore={"src": src, "at": to_iso(moment),
                                                     "backup_created_at": doc.get("created_at")})
     if note:
         notes.append(note.replace("this backup", "this restore"))
-    return RestoreResult(
-        src=src_s, dry_run=False, restored_at=to_iso(moment), backup_created_at=str(doc.get("created_at", "")),
-        checked_files=len(doc["files"]),
-        stores=tuple(RestoredStore(s.role, s.target, s.source, s.aside if s.moved else None, verified[s.role])
-                     for s in steps),
-        leftovers=tuple(leftovers), copies_path=registry, notes=tuple(notes),
-    )
+    remove_journal(jpath)
+    return _result(src, doc, moment, steps, False, registry, notes, verified=verified, leftovers=leftovers,
+                   resumed=resumed)
+
+
+def _fail(exc: BaseException, journal: dict[str, Any], jpath: str, registry: str | None, stamp: str) -> None:
+    """A step failed after the journal was written: undo everything (journaled as ``undoing``), then raise."""
+    try:
+        journal["state"] = "undoing"
+        write_journal(jpath, journal)
+        _roll_back(journal, jpath, registry)
+    except Exception as undo_exc:
+        raise BackupError(
+            f"the restore failed ({exc}) and putting the replaced stores back also failed ({undo_exc}). The "
+            f"replaced stores are in the *.replaced-{stamp} paths; {unfinished_message(jpath, journal, 'retry')}"
+        ) from exc
+    if isinstance(exc, HygieneError) or not isinstance(exc, Exception):
+        raise exc
+    raise BackupError(f"the restore failed ({type(exc).__name__}: {exc}); everything was put back as it "
+                      "was") from exc
+
+
+def _roll_forward(pending: dict[str, Any], jpath: str, src: str, doc: dict[str, Any], tgt: Target,
+                  moment: datetime, registry: str | None, notes: list[str]) -> RestoreResult:
+    """Finish a restore of the same set that a crash interrupted: the journal says what goes where."""
+    steps = [_Step.from_dict(d) for d in pending["steps"]]
+    stamp = str(pending.get("stamp") or time_stamp(moment))
+    started = str(pending.get("started_at") or to_iso(moment))
+    notes.append(f"finished the restore of {src} started {started}, which was interrupted")
+    with contextlib.ExitStack() as held:
+        try:
+            _swap(steps, src, doc, registry, started, held=held, stamp=stamp)
+            verified = _verify_restored(steps)
+        except BaseException as exc:
+            _fail(exc, pending, jpath, registry, stamp)
+            raise  # pragma: no cover - _fail always raises
+    removed: list[str] = []
+    for step in steps:  # staging copies of other interrupted runs
+        removed += _leftovers(step.target, remove=True, notes=notes)
+    return _finish(src, doc, tgt, parse_backup_time(started) or moment, steps, verified, jpath, registry, notes,
+                   tuple(removed), resumed="finished")
+
+
+def _roll_back(pending: dict[str, Any], jpath: str, registry: str | None) -> None:
+    """Undo an interrupted (or failed) restore from its journal: the staged copies and the restored stores are
+    removed, the stores moved aside go back; then the journal is removed. Works from any point a crash left."""
+    if pending.get("state") != "undoing":
+        pending = {**pending, "state": "undoing"}
+        write_journal(jpath, pending)
+    steps = [_Step.from_dict(d) for d in pending["steps"]]
+    for step in reversed(steps):
+        if step.staged and os.path.lexists(step.staged):
+            _remove(step.staged)
+        if step.aside and os.path.lexists(step.aside):
+            # the store was moved aside (its sidecars first): whatever is at the target is the restored copy
+            for suffix in step.originals():
+                if os.path.lexists(step.target + suffix):
+                    _remove(step.target + suffix)
+            os.rename(step.aside, step.target)
+        elif step.source and not step.aside and os.path.lexists(step.target) and not (
+                step.staged and os.path.lexists(step.staged)):
+            for suffix in step.originals():  # there was no store before: the one there is the restored copy
+                if os.path.lexists(step.target + suffix):
+                    _remove(step.target + suffix)
+        if step.aside:
+            for suffix in step.originals():
+                if suffix and os.path.lexists(step.aside + suffix) and not os.path.lexists(step.target + suffix):
+                    os.rename(step.aside + suffix, step.target + suffix)
+    unregister_copy(registry, [s.aside for s in steps if s.aside and not _moved(s)])
+    remove_journal(jpath)
+
+
+def _remove(path: str) -> None:
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+
+
+def _remove_staged(steps: list[_Step]) -> None:
+    for step in steps:
+        if step.staged is not None and os.path.lexists(step.staged):
+            with contextlib.suppress(OSError):
+                _remove(step.staged)
 
 
 def _leftovers(target: str, *, remove: bool, notes: list[str] | None = None) -> list[str]:
@@ -294,54 +495,67 @@ def _leftovers(target: str, *, remove: bool, notes: list[str] | None = None) -> 
     return removed
 
 
-def _stage_and_swap(steps: list[_Step], src: str, doc: dict[str, Any], stamp: str, vector_path: str,
-                    registry: str | None, at: str, held: contextlib.ExitStack) -> None:
-    """Copy each store of the set beside its target and check it, then move each current store aside
-    (registered as a copy first) and each staged copy in. Any exception leaves ``steps`` saying what moved."""
-    for step in steps:  # stage: copies beside their targets (same filesystem: renames are atomic)
+def _stage(steps: list[_Step], src: str, doc: dict[str, Any], stamp: str, held: contextlib.ExitStack) -> None:
+    """Copy each store of the set beside its target (same filesystem: renames are atomic) and check the copy."""
+    for step in steps:
+        if step.source is not None:
+            _stage_one(step, src, doc, stamp, held)
+
+
+def _stage_one(step: _Step, src: str, doc: dict[str, Any], stamp: str, held: contextlib.ExitStack) -> None:
+    assert step.source is not None
+    parent = os.path.dirname(step.target)
+    os.makedirs(parent, exist_ok=True)
+    step.staged = os.path.join(parent, free_name(parent, temporary_name(os.path.basename(step.target), "restore")
+                                                 + stamp))
+    if step.kind == "folder":
+        shutil.copytree(step.source, step.staged, symlinks=True)
+    else:
+        shutil.copyfile(step.source, step.staged, follow_symlinks=False)
+    held.enter_context(holding(step.staged))  # a restore starting meanwhile leaves it alone
+    _check_staged(step, src, doc)
+    if step.kind == "sqlite" and step.journal_mode == "wal":
+        _set_wal(step.staged)
+
+
+def _swap(steps: list[_Step], src: str, doc: dict[str, Any], registry: str | None, at: str, *,
+          held: contextlib.ExitStack | None = None, stamp: str = "") -> None:
+    """Move each current store aside (registered as a copy first; SQLite sidecars before their database) and
+    each staged copy in. Done from the state on disk, so it also finishes a swap a crash interrupted (a staged
+    copy that went missing is made again from the set)."""
+    for step in steps:
+        if step.aside is not None and not os.path.lexists(step.aside):
+            if os.path.lexists(step.target) or sidecars(step.target):
+                # listed before it moves: a crash right after the rename leaves it accounted for
+                step.register_note = register_copy(registry, "replaced_aside", step.aside, roles=[step.role],
+                                                   created_at=at, note=f"replaced by the restore of {src}",
+                                                   size_bytes=size_of(step.target))
+            for suffix in step.originals():
+                if os.path.lexists(step.target + suffix) and not os.path.lexists(step.aside + suffix):
+                    os.rename(step.target + suffix, step.aside + suffix)
         if step.source is None:
             continue
-        parent = os.path.dirname(step.target)
-        os.makedirs(parent, exist_ok=True)
-        step.staged = os.path.join(parent, free_name(parent, temporary_name(os.path.basename(step.target),
-                                                                            "restore") + stamp))
-        if step.kind == "folder":
-            shutil.copytree(step.source, step.staged, symlinks=True)
-        else:
-            shutil.copyfile(step.source, step.staged)
-        held.enter_context(holding(step.staged))  # a restore starting meanwhile leaves it alone
-        _check_staged(step, src, doc)
-        if step.kind == "sqlite" and step.journal_mode == "wal":
-            _set_wal(step.staged)
-    if qdrant_local.is_locked(vector_path):
-        raise StoreLocked(_restore_message(vector_path))
-    for step in steps:  # swap: current aside, copy in
-        if step.aside is not None:
-            # listed before it moves: a crash right after the rename leaves it accounted for
-            step.register_note = register_copy(registry, "replaced_aside", step.aside, roles=[step.role],
-                                               created_at=at, note=f"replaced by the restore of {src}",
-                                               size_bytes=size_of(step.target))
-            step.registered = not step.register_note
-            for original in [step.target, *sidecars(step.target)] if step.kind == "sqlite" else [step.target]:
-                if not os.path.lexists(original):
-                    continue
-                aside = step.aside + original[len(step.target):]
-                os.rename(original, aside)
-                step.moved.append((original, aside))
-        if step.staged is not None:
+        if step.staged is not None and os.path.lexists(step.staged):
+            if os.path.lexists(step.target):
+                raise BackupError(f"{step.target} appeared while the restore was under way; move it away and run "
+                                  "the restore again")
             os.rename(step.staged, step.target)
-            step.staged = None
-            step.placed = True
+        elif not os.path.lexists(step.target):  # the staged copy is gone: make it again
+            assert held is not None
+            _stage_one(step, src, doc, stamp, held)
+            assert step.staged is not None
+            os.rename(step.staged, step.target)
+        step.placed = True
 
 
 def _check_staged(step: _Step, src: str, doc: dict[str, Any]) -> None:
-    """The staged copy holds exactly the backup's bytes."""
+    """The staged copy holds exactly the backup's bytes (regular files only; links are not followed)."""
     assert step.staged is not None and step.source is not None
     rel_root = os.path.relpath(step.source, src).replace(os.sep, "/")
     if step.kind == "folder":
         want = {rel[len(rel_root) + 1:]: meta for rel, meta in doc["files"].items() if rel.startswith(rel_root + "/")}
-        got = set_files(step.staged)
-        if set(got) != set(want):
+        got, odd = set_entries(step.staged)
+        if odd or set(got) != set(want):
             raise BackupError(f"the staged copy of {step.role} does not hold the backup's files")
         for rel, full in got.items():
             if sha256_of(full) != want[rel]["sha256"]:
@@ -387,31 +601,3 @@ def _verify_restored(steps: list[_Step]) -> dict[str, dict[str, int]]:
             raise BackupError(f"the restored {step.role} holds {counts}, the backup's manifest says {step.counts}")
         got[step.role] = counts
     return got
-
-
-def _undo(steps: list[_Step]) -> list[str]:
-    """Put back what a failed restore moved; returns what could not be put back."""
-    problems: list[str] = []
-    for step in reversed(steps):
-        try:
-            if step.placed:
-                if step.kind == "folder":
-                    shutil.rmtree(step.target)
-                else:
-                    for path in [step.target, *sidecars(step.target)]:
-                        os.unlink(path)
-                step.placed = False
-            for original, aside in reversed(step.moved):
-                os.rename(aside, original)
-            step.moved.clear()
-        except OSError as exc:
-            problems.append(f"{step.role}: {exc}")
-        if step.staged is not None:
-            if os.path.isdir(step.staged):
-                shutil.rmtree(step.staged, ignore_errors=True)
-            else:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(step.staged)
-    return problems
-
-

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..stores.locations import QDRANT_DEFAULT_PATH
 from ..stores.qdrant import is_locked, locked_message
+from ..stores.restore_journal import refuse_while_restoring
 from ..stores.vectors import qdrant_pages
 from ..target import Target
 from .scratch import ScratchDB
@@ -20,7 +21,11 @@ from .scratch import ScratchDB
 
 def load_vector_points(db: ScratchDB, target: Target, extra: dict[str, Any], page_size: int) -> None:
     """Stream the target's points into ``db`` in pages, or record in ``db.sources.missing`` why they could not
-    be read (``extra["locked_path"]`` names a folder another process holds)."""
+    be read (``extra["locked_path"]`` names a folder another process holds). Refused while a restore of the
+    stores is unfinished (:func:`~mem0_hygiene.stores.restore_journal.refuse_while_restoring`): they may be half
+    swapped, and the audit would blame the tool for the half."""
+    if target.memory is None:
+        refuse_while_restoring(target.ledger_path, target.history_path, target.vector_path, "audit the stores")
     if target.client is not None:
         _scroll_into(db, target.client, target.collection, page_size)
         return

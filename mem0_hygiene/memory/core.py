@@ -43,6 +43,7 @@ from ..errors import (
 )
 from ..stores.guard import guard_stores
 from ..stores.ledger import Ledger, LedgerRow
+from ..stores.restore_journal import refuse_while_restoring
 from ..stores.vectors import iter_points
 from ..timeutil import Clock, as_utc, parse_duration, parse_time, shift_time, system_clock, to_iso
 from .birth import adoption_row, birth_payload, replaces_payload, strip_birth
@@ -92,6 +93,9 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
             settings.clock = clock
         self.hygiene_settings = settings
         self.ledger_path = settings.ledger_path or default_ledger_path(config.history_db_path)
+        # a restore killed midway may have moved the ledger aside: never start (and create a fresh one) then
+        refuse_while_restoring(self.ledger_path, config.history_db_path,
+                               getattr(config.vector_store.config, "path", None), "open the stores")
         self.store_warnings = guard_stores(config, settings, config_facts, self.ledger_path)
         self.config_facts = config_facts or ConfigFacts()
         # an open ledger may be given (a scratch copy, for dry runs); otherwise the file at ledger_path

@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import tempfile
 from dataclasses import dataclass
 from datetime import datetime
@@ -69,24 +70,93 @@ class BackupInfo:
 
 
 def sha256_of(path: str) -> str:
-    """The sha256 of a file, read in 1 MiB blocks."""
+    """The sha256 of a regular file, read in 1 MiB blocks. A link is never followed, and anything but a regular
+    file (a FIFO, a device) is refused unread: :class:`BackupError`."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if os.path.islink(path):
+            raise BackupError(f"{path} is a symbolic link; a backup set holds only regular files") from None
+        raise BackupError(f"cannot read {path}: {exc}") from None
     digest = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise BackupError(f"{path} is not a regular file; a backup set holds only regular files")
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
 
 
+def set_entries(folder: str) -> tuple[dict[str, str], list[str]]:
+    """Every regular file under ``folder`` but the manifest (relative posix path -> absolute path), and what
+    else is there that a backup set never holds, one problem per entry naming it: a symbolic link (file or
+    folder; never followed), a device, FIFO or socket, or a file hard-linked to a file outside the set."""
+    files: dict[str, str] = {}
+    problems: list[str] = []
+    inodes: dict[tuple[int, int], list[str]] = {}
+    links: dict[str, int] = {}
+    pending = [folder]
+    while pending:
+        current = pending.pop()
+        try:
+            entries = sorted(os.scandir(current), key=lambda e: e.name)
+        except OSError as exc:
+            problems.append(f"cannot list {os.path.relpath(current, folder)}: {exc}")
+            continue
+        for entry in entries:
+            rel = os.path.relpath(entry.path, folder).replace(os.sep, "/")
+            info = entry.stat(follow_symlinks=False)
+            if stat.S_ISLNK(info.st_mode):
+                problems.append(f"{rel} is a symbolic link (to {os.readlink(entry.path)})")
+            elif stat.S_ISDIR(info.st_mode):
+                pending.append(entry.path)
+            elif not stat.S_ISREG(info.st_mode):
+                problems.append(f"{rel} is a device, FIFO or socket, not a regular file")
+            elif rel != MANIFEST:
+                files[rel] = entry.path
+                if info.st_nlink > 1:
+                    inodes.setdefault((info.st_dev, info.st_ino), []).append(rel)
+                    links[rel] = info.st_nlink
+            elif info.st_nlink > 1:
+                problems.append(f"{rel} is hard-linked to a file outside the set")
+    for names in inodes.values():
+        problems += [f"{rel} is hard-linked to a file outside the set" for rel in names if links[rel] > len(names)]
+    return dict(sorted(files.items())), sorted(problems)
+
+
 def set_files(folder: str) -> dict[str, str]:
-    """relative posix path -> absolute path, for every file under ``folder`` but the manifest."""
-    out: dict[str, str] = {}
-    for root, _dirs, files in os.walk(folder):
-        for name in files:
-            full = os.path.join(root, name)
-            rel = os.path.relpath(full, folder).replace(os.sep, "/")
-            if rel != MANIFEST:
-                out[rel] = full
-    return out
+    """relative posix path -> absolute path, for every regular file under ``folder`` but the manifest (links,
+    devices and FIFOs are left out: :func:`set_entries` names them)."""
+    return set_entries(folder)[0]
+
+
+def safe_relative(rel: Any) -> bool:
+    """True when ``rel`` (a manifest path) names something inside the set: relative, posix, with no empty,
+    ``.`` or ``..`` part."""
+    if not isinstance(rel, str) or not rel or rel.startswith("/") or "\\" in rel or "\x00" in rel:
+        return False
+    return all(part not in ("", ".", "..") for part in rel.split("/"))
+
+
+def unsafe_entries(folder: str, manifest: dict[str, Any]) -> list[str]:
+    """What makes a set unsafe to restore, one problem per entry: links, devices, FIFOs and files hard-linked
+    outside the set on disk (:func:`set_entries`), and manifest paths that are absolute, hold ``..`` or
+    otherwise point outside the set. Empty = safe to read."""
+    problems = list(set_entries(folder)[1])
+    manifest_path = os.path.join(folder, MANIFEST)
+    if os.path.islink(manifest_path):
+        problems.insert(0, f"{MANIFEST} is a symbolic link (to {os.readlink(manifest_path)})")
+    for rel in manifest.get("files") or {}:
+        if not safe_relative(rel):
+            problems.append(f"the manifest lists {rel!r}, a path outside the set")
+    for role, store in (manifest.get("stores") or {}).items():
+        if not isinstance(store, dict):
+            continue
+        for key in ("file", "folder"):
+            if key in store and not safe_relative(store[key]):
+                problems.append(f"the manifest names {role} at {store[key]!r}, a path outside the set")
+    return problems
 
 
 def file_checksums(folder: str) -> dict[str, dict[str, Any]]:
@@ -189,10 +259,15 @@ def read_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
 
 def check_set(folder: str | os.PathLike[str], manifest: dict[str, Any] | None = None, *,
               checksums: bool = True) -> list[str]:
-    """Problems with a backup set: files missing, extra, of another size or (with ``checksums``) another
-    sha256, and stores the manifest names whose files are not listed. Empty = complete and intact."""
+    """Problems with a backup set: links, devices, FIFOs, files hard-linked outside it and manifest paths
+    outside it (:func:`unsafe_entries`; then nothing else is checked), files missing, extra, of another size
+    or (with ``checksums``) another sha256, and stores the manifest names whose files are not listed. Empty =
+    complete and intact. Links are never followed."""
     folder = os.fspath(folder)
     doc = manifest if manifest is not None else read_manifest(folder)
+    unsafe = unsafe_entries(folder, doc)
+    if unsafe:
+        return unsafe  # nothing more is read from a set that links out of itself
     listed: dict[str, Any] = doc["files"]
     present = set_files(folder)
     problems = [f"missing: {rel}" for rel in sorted(set(listed) - set(present))]
@@ -200,8 +275,9 @@ def check_set(folder: str | os.PathLike[str], manifest: dict[str, Any] | None = 
     for rel in sorted(set(listed) & set(present)):
         want = listed[rel] if isinstance(listed[rel], dict) else {}
         full = present[rel]
-        if os.path.getsize(full) != want.get("size"):
-            problems.append(f"size differs: {rel} ({os.path.getsize(full)} bytes, manifest {want.get('size')})")
+        size = os.lstat(full).st_size
+        if size != want.get("size"):
+            problems.append(f"size differs: {rel} ({size} bytes, manifest {want.get('size')})")
         elif checksums and sha256_of(full) != want.get("sha256"):
             problems.append(f"checksum mismatch: {rel}")
     for role, store in doc["stores"].items():

@@ -27,6 +27,7 @@ from typing import Any
 
 from ..errors import LedgerError
 from .ledger import Ledger, LedgerRow
+from .restore_journal import refuse_while_restoring
 from .sqlite import connect
 
 HISTORY_COLUMNS = "memory_id, event, old_memory, new_memory, created_at, updated_at"
@@ -110,6 +111,8 @@ class HistoryAndLedger:
         (a file is read through a read-only connection of our own). A file with a hot journal is read from a
         rolled-back copy (see the module docstring; ``notes`` says so). Raises
         :class:`~mem0_hygiene.errors.LedgerError` when neither store exists."""
+        if ledger is None:  # the app's own ledger: it started, so no restore was under way
+            refuse_while_restoring(ledger_path, history_path, None, "read history.db and the ledger")
         owned: list[Any] = []
         notes: list[str] = []
 

@@ -1,0 +1,130 @@
+"""The RESTORE JOURNAL: what a restore under way is swapping, kept outside every store it swaps.
+
+A restore moves the current vector store, history.db and ledger aside and puts the backup's copies in their
+place, one rename at a time. Before the first of those renames it writes this journal: a small JSON file beside
+the ledger, named after it (``hygiene.db`` -> ``hygiene.restore-journal.json``; beside history.db when the ledger
+is in memory, beside the vector-store folder when both are; :func:`journal_path_for`), written atomically (temp
+file, fsync, ``os.replace``). It cannot live in the ledger: the ledger is one of the files being swapped.
+
+It names the backup set, the exact command that finishes the restore, and per store its target, the staged copy
+that goes in and the ``<store>.replaced-STAMP`` path the current one goes to. Its ``state`` is ``swapping``
+(the next ``restore`` of the same set rolls it forward; another set, or a set that no longer checks out, rolls
+it back first) or ``undoing`` (a failed restore was putting everything back: the next run finishes that). The
+restore removes the journal as its last step. While it is there, nothing opens the stores:
+:func:`refuse_while_restoring` raises (the drop-in ``Memory``, backup, digest and history, the audit), so no
+process creates a fresh, empty ledger beside a store whose ledger the restore moved aside.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import tempfile
+from typing import Any
+
+from ..errors import BackupError
+
+JOURNAL_SUFFIX = ".restore-journal.json"
+JOURNAL_FORMAT = "mem0-hygiene-restore-journal"
+STATES = ("swapping", "undoing")
+
+
+def journal_path_for(ledger_path: str | None, history_path: str | None, vector_path: str | None = None) -> str | None:
+    """Where the restore journal of a deployment lives (see the module docstring); None when every store is
+    in memory or on a server."""
+    for base in (ledger_path, history_path):
+        if base and base != ":memory:":
+            root, _ext = os.path.splitext(os.path.abspath(os.path.expanduser(base)))
+            return root + JOURNAL_SUFFIX
+    if vector_path:
+        return os.path.abspath(os.path.expanduser(vector_path)).rstrip(os.sep) + JOURNAL_SUFFIX
+    return None
+
+
+def finish_command(src: str, vector_path: str | None, collection: str | None, history_path: str | None,
+                   ledger_path: str | None) -> str:
+    """The CLI command that finishes (rolls forward) an interrupted restore of ``src`` into these stores."""
+    parts = ["mem0-hygiene", "restore", src]
+    if vector_path:
+        parts += ["--qdrant-path", vector_path]
+    if collection:
+        parts += ["--collection", collection]
+    if history_path and history_path != ":memory:":
+        parts += ["--history-db", history_path]
+    if ledger_path and ledger_path != ":memory:":
+        parts += ["--ledger", ledger_path]
+    return " ".join(shlex.quote(p) for p in [*parts, "--yes"])
+
+
+def read_journal(path: str | None) -> dict[str, Any] | None:
+    """The journal at ``path`` (None when there is none); :class:`BackupError` when it cannot be read."""
+    if path is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise BackupError(f"the restore journal {path} cannot be read ({exc}): a restore was interrupted; compare "
+                          "the stores with their *.replaced-* copies by hand, then move the journal away") from None
+    if (not isinstance(doc, dict) or doc.get("format") != JOURNAL_FORMAT or doc.get("state") not in STATES
+            or not isinstance(doc.get("steps"), list) or not isinstance(doc.get("src"), str)):
+        raise BackupError(f"{path} is not a mem0-hygiene restore journal; move it away if you know it is not one")
+    return doc
+
+
+def write_journal(path: str, doc: dict[str, Any]) -> None:
+    """Write the journal atomically: a temp file beside it, fsync, ``os.replace``, then the folder synced."""
+    folder = os.path.dirname(path)
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump({**doc, "format": JOURNAL_FORMAT, "version": 1}, fh, indent=2, sort_keys=True)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    _sync_folder(folder)
+
+
+def remove_journal(path: str) -> None:
+    """The restore is over (finished or undone): remove its journal."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+    _sync_folder(os.path.dirname(path))
+
+
+def _sync_folder(folder: str) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def unfinished_message(path: str, doc: dict[str, Any], action: str = "open the stores") -> str:
+    """One line: which restore is unfinished, why nothing opens the stores, and the command that finishes it."""
+    command = doc.get("command") or f"mem0-hygiene restore {shlex.quote(str(doc['src']))} --yes"
+    return (f"cannot {action}: a restore of {doc['src']} into them was interrupted (started {doc.get('started_at')}; "
+            f"journal {path}) and the stores may be half swapped, so nothing opens them until it is finished; run "
+            f"`{command}` to finish it (restoring another set instead rolls it back first)")
+
+
+def refuse_while_restoring(ledger_path: str | None, history_path: str | None, vector_path: str | None = None,
+                           action: str = "open the stores") -> None:
+    """Raise :class:`BackupError` (see :func:`unfinished_message`) when a restore of these stores is unfinished."""
+    path = journal_path_for(ledger_path, history_path, vector_path)
+    if path is None or not os.path.lexists(path):
+        return
+    doc = read_journal(path)
+    if doc is not None:
+        raise BackupError(unfinished_message(path, doc, action))
