@@ -172,6 +172,9 @@ class RankSettings:
         return settings
 
 
+LEDGER_URL_SCHEMES = ("postgresql://", "postgres://")
+
+
 @dataclass
 class HygieneSettings:
     """What the ``"hygiene"`` section of a config may hold.
@@ -179,6 +182,8 @@ class HygieneSettings:
     Fields:
         ledger_path: where the ledger lives; default ``hygiene.db`` beside mem0's history.db.
             ``":memory:"`` keeps it in memory (tests).
+        ledger_url: ``postgresql://...``: the ledger on PostgreSQL instead (shared by every replica of the
+            app; needs ``mem0-hygiene[postgres]``). Exclusive with ``ledger_path``.
         clock: a zero-argument callable returning the current UTC datetime (tests move it).
         trust_tool_output: store and extract from ``tool``/``function`` messages (quarantined).
         require_source: a write without ``source=`` is an error.
@@ -202,6 +207,7 @@ class HygieneSettings:
     """
 
     ledger_path: str | None = None
+    ledger_url: str | None = None
     clock: Clock = system_clock
     trust_tool_output: bool = False
     require_source: bool = False
@@ -223,6 +229,19 @@ class HygieneSettings:
                 setattr(self, name, parse_duration(value, what=f"hygiene.{name}"))
         self.write_decision = WriteDecisionSettings.parse(self.write_decision)
         self.rank = RankSettings.parse(self.rank)
+        if self.ledger_url is not None:
+            if not isinstance(self.ledger_url, str) or not self.ledger_url.startswith(LEDGER_URL_SCHEMES):
+                raise ConfigError("hygiene.ledger_url must be a postgresql://USER:PASSWORD@HOST/DATABASE URL; "
+                                  "for a SQLite file use hygiene.ledger_path")
+            if self.ledger_path is not None:
+                raise ConfigError("give only one of hygiene.ledger_path (SQLite) and hygiene.ledger_url "
+                                  "(PostgreSQL)")
+
+    @property
+    def ledger_location(self) -> str | None:
+        """Where the ledger is, as the ledger opens it: the PostgreSQL URL, else the SQLite path (None:
+        the default beside history.db)."""
+        return self.ledger_url or self.ledger_path
 
     @classmethod
     def from_dict(cls, section: dict[str, Any] | None) -> HygieneSettings:

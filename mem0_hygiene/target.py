@@ -139,6 +139,8 @@ class Target:
     def ledger_path(self) -> str:
         if self.memory is not None and isinstance(getattr(self.memory, "ledger_path", None), str):
             return str(self.memory.ledger_path)
+        if self.settings.ledger_url:
+            return self.settings.ledger_url  # PostgreSQL: opened by URL, shown redacted (Ledger.shown)
         return self.location("ledger").path or default_ledger_path(self.history_path)
 
     @property

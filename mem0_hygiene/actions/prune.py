@@ -32,7 +32,7 @@ def prune(target: Any, *, dry_run: bool = False, unused: timedelta | str | None 
     if delete_unused and unused is None:
         raise ConfigError("delete_unused needs unused='180d' (how long unused and unconfirmed)")
     window = parse_duration(unused, what="unused") if unused is not None else None
-    with resolve(target).memory_for("prune", readonly=dry_run) as m:
+    with resolve(target).memory_for("prune", readonly=dry_run) as m, m.ledger.exclusive("prune"):  # one replica
         result = m.prune(dry_run=dry_run)
         now = m.now()
         listed: tuple[PrunedMemory, ...] = ()

@@ -142,7 +142,7 @@ class LedgerBufferMixin:
             if not new and not adopt and not uses and not settled:
                 return
             try:
-                self.ledger.insert(new)
+                self.ledger.insert(new, keep_state=True)  # never undoes what a replica did meanwhile
                 self.ledger.insert(adopt, ignore_existing=True)
                 self.ledger.record_uses(uses)
                 self.ledger.settle(settled, "delete")

@@ -43,6 +43,7 @@ from ..errors import (
 )
 from ..stores.guard import guard_stores
 from ..stores.ledger import Ledger, LedgerRow
+from ..stores.ledger_postgres import is_postgres_url
 from ..stores.restore_journal import refuse_while_restoring
 from ..stores.vectors import iter_points
 from ..timeutil import Clock, as_utc, parse_duration, parse_time, shift_time, system_clock, to_iso
@@ -92,10 +93,11 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         if clock is not None:
             settings.clock = clock
         self.hygiene_settings = settings
-        self.ledger_path = settings.ledger_path or default_ledger_path(config.history_db_path)
+        self.ledger_path = settings.ledger_location or default_ledger_path(config.history_db_path)
         # a restore killed midway may have moved the ledger aside: never start (and create a fresh one) then
-        refuse_while_restoring(self.ledger_path, config.history_db_path,
-                               getattr(config.vector_store.config, "path", None), "open the stores")
+        refuse_while_restoring(None if is_postgres_url(self.ledger_path) else self.ledger_path,
+                               config.history_db_path, getattr(config.vector_store.config, "path", None),
+                               "open the stores")
         self.store_warnings = guard_stores(config, settings, config_facts, self.ledger_path)
         self.config_facts = config_facts or ConfigFacts()
         # an open ledger may be given (a scratch copy, for dry runs); otherwise the file at ledger_path
@@ -121,8 +123,10 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
 
     # -- helpers ----------------------------------------------------------------------------
     def now(self) -> datetime:
-        """The current time by this instance's clock (UTC)."""
-        return as_utc(self.hygiene_settings.clock())
+        """The current time by this instance's clock (UTC): an injected one, else the ledger's (a PostgreSQL
+        ledger's is the database server's)."""
+        clock = self.hygiene_settings.clock
+        return as_utc(self.ledger.now() if clock is system_clock else clock())
 
     def _resolve_expiry(self, now: datetime, ttl: Any, expires_at: Any, expiration_date: Any) -> datetime | None:
         if ttl is None and expires_at is None and expiration_date is None:
@@ -431,7 +435,14 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
             self.ledger.settle([old_id], "supersede")
             raise StateError(f"the replacement for {old_id} was not stored (was it tool output?)")
         # one transaction: readers see the old fact, or the new one and the link; never both live
-        self.ledger.add_linked(rows[0], old_id, now)
+        try:
+            self.ledger.add_linked(rows[0], old_id, now)
+        except SupersedeError:
+            # another writer (a replica) superseded or deleted it meanwhile: refused, and the new fact goes
+            self.ledger.insert_tombstoned(rows[:1], now)
+            self.ledger.settle([old_id], "supersede")
+            self.delete_ids([rows[0].memory_id])
+            raise
         return rows[0].memory_id
 
     def _holds_text(self, memory_id: str, text: str) -> bool:

@@ -188,7 +188,12 @@ class PruneMixin:
         """Delete (through mem0's API) expired memories and those superseded or invalidated more than
         ``hygiene.retain_superseded`` ago, after finishing deletes a crash interrupted (tombstoned memories
         whose points are still in the vector store, whatever their age: ``leftovers``). ``dry_run=True``
-        only lists them."""
+        only lists them. One replica at a time on a shared ledger: a second waits, then finds only what is
+        left (``Ledger.exclusive``)."""
+        with self.ledger.exclusive("prune"):
+            return self._prune(dry_run)
+
+    def _prune(self, dry_run: bool) -> PruneResult:
         from mem0 import Memory as Mem0Memory  # imported by then (this is mixed into a mem0 Memory)
 
         self.flush()
@@ -250,7 +255,12 @@ class PruneMixin:
             self._auto_prune_lock.release()
 
     def _auto_prune_step(self, now: datetime) -> bool:
-        """One bounded piece of an auto_prune run. True when it did something (more may be left)."""
+        """One bounded piece of an auto_prune run. True when it did something (more may be left). Skipped
+        (the run ends) while another replica sharing the ledger prunes."""
+        with self.ledger.exclusive("prune", wait=False) as held:
+            return self._auto_prune_piece(now) if held else False
+
+    def _auto_prune_piece(self, now: datetime) -> bool:
         leftovers, more = self.finish_deletes(limit=self.AUTO_PRUNE_TOMBSTONES)
         if leftovers or more:
             return True  # interrupted deletes first: their points are still served by plain mem0

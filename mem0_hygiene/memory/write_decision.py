@@ -259,10 +259,10 @@ class WriteDecisionMixin:
             row = fresh.get(new_id)
             why = invalidation_reason(new_id, reason)
             if row is not None:
-                self.ledger.add_linked(row, old_id, now, action, why)
+                self.ledger.add_linked(row, old_id, now, action, why, follow=True)  # lost a race: the new head
                 fresh[new_id] = None  # written: a second link of the same memory only links
             elif action == "supersede":
-                self.ledger.link_supersede(old_id, new_id, now)
+                self.ledger.link_supersede(old_id, new_id, now, follow=True)
             else:
                 self.ledger.invalidate(old_id, why, now)
             if old_item is not None:

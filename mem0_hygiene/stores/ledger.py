@@ -25,7 +25,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from ..errors import LedgerError, SupersedeError
-from ..timeutil import parse_time, shift_time, to_iso
+from ..timeutil import parse_time, shift_time, system_clock, to_iso
 from .backup_record import backup_status_for_paths, record_path_for
 from .sqlite import connect as sqlite_connect
 from .sqlite import transaction
@@ -176,6 +176,13 @@ _INSERT_SQL = {
 }
 
 
+_BIRTH_COLUMNS = ("user_id", "agent_id", "run_id", "source", "source_kind", "created_at", "expires_at",
+                  "topic_key", "redacted", "flag", "adopted")
+_UPSERT_BIRTH = (_INSERT_SQL["INSERT"] + " ON CONFLICT (memory_id) DO UPDATE SET "
+                 + ", ".join(f"{c} = excluded.{c}" for c in _BIRTH_COLUMNS)
+                 + ", quarantined = CASE WHEN memories.quarantined = 0 THEN 0 ELSE excluded.quarantined END")
+
+
 def connect(path: str, *, readonly: bool = False) -> sqlite3.Connection:
     """A connection with foreign keys on, a busy timeout and (for files) WAL. Autocommit mode."""
     if readonly and path == ":memory:":
@@ -312,7 +319,17 @@ def refuse_unless_ledger(path: str) -> FileIdentity:
 
 
 class Ledger:
-    """The ledger file and its queries. Thread-safe; one connection guarded by a lock."""
+    """The ledger file and its queries. Thread-safe; one connection guarded by a lock.
+
+    ``Ledger("postgresql://...")`` opens the ledger on PostgreSQL instead
+    (:class:`~mem0_hygiene.stores.ledger_postgres.PostgresLedger`: the same API and queries)."""
+
+    def __new__(cls, path: str, *args: Any, **kwargs: Any) -> Ledger:
+        if cls is Ledger and _is_url(path):
+            from .ledger_postgres import PostgresLedger
+
+            return super().__new__(PostgresLedger)
+        return super().__new__(cls)
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -375,6 +392,30 @@ class Ledger:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+    @property
+    def shown(self) -> str:
+        """The ledger's location as messages show it (a database URL without its credentials)."""
+        return self.path
+
+    @property
+    def is_server(self) -> bool:
+        """A ledger on a database server (shared by replicas), not a SQLite file."""
+        return False
+
+    def now(self) -> datetime:
+        """The ledger's clock: this host's for SQLite; the database server's for PostgreSQL."""
+        return system_clock()
+
+    @contextlib.contextmanager
+    def exclusive(self, purpose: str, *, wait: bool = True) -> Iterator[bool]:
+        """``with ledger.exclusive("prune") as held:`` one holder at a time across every process sharing the
+        ledger (PostgreSQL: an advisory lock). A SQLite ledger has one app process: always held."""
+        yield True
+
+    def link_guard(self, conn: Any) -> None:
+        """Inside a transaction, before a supersede link: serialise links across replicas (SQLite's
+        ``BEGIN IMMEDIATE`` already does)."""
 
     # -- low level --------------------------------------------------------------------------
     def _write(self, sql: str, params: Sequence[Any] | Iterable[Sequence[Any]], many: bool = False) -> int:
@@ -471,11 +512,16 @@ class Ledger:
                                          list(scope.values()))]
 
     # -- writes -----------------------------------------------------------------------------
-    def insert(self, rows: Sequence[LedgerRow], *, ignore_existing: bool = False, new: bool = False) -> int:
+    def insert(self, rows: Sequence[LedgerRow], *, ignore_existing: bool = False, new: bool = False,
+               keep_state: bool = False) -> int:
         """Write rows: replacing rows with the same id, keeping them (``ignore_existing``), or, for ids that
-        cannot exist yet (``new``: fresh ids from mem0's add), a plain INSERT."""
+        cannot exist yet (``new``: fresh ids from mem0's add), a plain INSERT. ``keep_state``: a row that
+        exists already (adopted meanwhile, maybe by another replica, and then confirmed, superseded,
+        invalidated, deleted or used) gets only the birth facts; its state and uses are kept."""
         if not rows:
             return 0
+        if keep_state:
+            return self._write(_UPSERT_BIRTH, [r.as_tuple() for r in rows], many=True)
         verb = "INSERT" if new else ("INSERT OR IGNORE" if ignore_existing else "INSERT OR REPLACE")
         return self._write(_INSERT_SQL[verb], [r.as_tuple() for r in rows], many=True)
 
@@ -489,30 +535,36 @@ class Ledger:
         standing-order label; ``quarantine``: not served until confirmed). Nothing found: nothing written."""
         if not redacted and not flag:
             return
-        self._write("UPDATE memories SET redacted = ?, flag = ?, quarantined = MAX(quarantined, ?) WHERE memory_id = ?",
+        self._write("UPDATE memories SET redacted = ?, flag = ?, "
+                    "quarantined = CASE WHEN ? = 1 THEN 1 ELSE quarantined END WHERE memory_id = ?",
                     (",".join(redacted) or None, flag, int(quarantine), memory_id))
 
     def set_expiry(self, memory_id: str, expires_at: datetime | None) -> None:
         self._write("UPDATE memories SET expires_at = ? WHERE memory_id = ?",
                     (to_iso(expires_at) if expires_at else None, memory_id))
 
-    def link_supersede(self, old_id: str, new_id: str, when: datetime) -> None:
-        """Point old -> new, refusing self links and cycles (checked inside the transaction)."""
+    def link_supersede(self, old_id: str, new_id: str, when: datetime, *, follow: bool = False) -> None:
+        """Point old -> new, refusing self links and cycles (checked inside the transaction). A memory that is
+        already superseded by another is refused (:class:`SupersedeError`), or with ``follow`` the live end of
+        its chain is superseded instead (a topic-key upsert that lost a race to another writer)."""
         with self.transaction() as conn:
-            _link(conn, old_id, new_id, to_iso(when))
+            self.link_guard(conn)
+            _link(conn, _head(conn, old_id, new_id) if follow else old_id, new_id, to_iso(when))
 
     def add_linked(self, row: LedgerRow, old_id: str, when: datetime, action: str = "supersede",
-                   reason: str = "") -> None:
+                   reason: str = "", *, follow: bool = False) -> None:
         """In one transaction: write the row of a memory just stored (replacing a row a reader may have
         adopted meanwhile), mark ``old_id`` superseded by it (``action`` "supersede", cycles refused) or
         invalidated (``action`` "invalidate", with ``reason``), and close the operation's ``pending``
         entry. Readers see the old memory live and the new one unknown, or the old one replaced and the
-        new one recorded: never both live."""
+        new one recorded: never both live. ``follow``: as in :meth:`link_supersede`."""
         stamp = to_iso(when)
         with self.transaction() as conn:
+            if action == "supersede":
+                self.link_guard(conn)
             conn.execute(_INSERT_SQL["INSERT OR REPLACE"], row.as_tuple())
             if action == "supersede":
-                _link(conn, old_id, row.memory_id, stamp)
+                _link(conn, _head(conn, old_id, row.memory_id) if follow else old_id, row.memory_id, stamp)
             else:
                 conn.execute("UPDATE memories SET invalid_at = ?, invalid_reason = ? WHERE memory_id = ?",
                              (stamp, reason, old_id))
@@ -592,8 +644,9 @@ class Ledger:
             return
         self._write(
             "UPDATE memories SET use_count = use_count + ?, "
-            "last_used_at = MAX(COALESCE(last_used_at, ''), ?) WHERE memory_id = ?",
-            [(count, to_iso(when), mid) for mid, (count, when) in uses.items()],
+            "last_used_at = CASE WHEN last_used_at IS NULL OR last_used_at < ? THEN ? ELSE last_used_at END "
+            "WHERE memory_id = ?",
+            [(count, to_iso(when), to_iso(when), mid) for mid, (count, when) in uses.items()],
             many=True,
         )
 
@@ -659,7 +712,7 @@ class Ledger:
             "SELECT memory_id FROM memories WHERE deleted_at IS NOT NULL AND deleted_at < ? "
             "AND NOT EXISTS (SELECT 1 FROM memories s WHERE s.superseded_by = memories.memory_id "
             "AND s.deleted_at IS NULL) ORDER BY deleted_at, memory_id LIMIT ?",
-            (to_iso(older_than), -1 if limit is None else int(limit)),
+            (to_iso(older_than), 2**62 if limit is None else int(limit)),
         )
         return [r[0] for r in rows]
 
@@ -700,10 +753,14 @@ class Ledger:
         """The ledger at ``path`` opened read-only (no migration, nothing created): for reports that must
         work while the app has the store open. Raises :class:`LedgerError` when it is missing or not a
         ledger."""
+        if _is_url(path):
+            from .ledger_postgres import open_readonly
+
+            return open_readonly(path)
         if path == ":memory:" or not os.path.isfile(path):
             raise LedgerError(f"no ledger at {path}: the drop-in Memory creates it on first start")
         refuse_unless_ledger(path)
-        self = cls.__new__(cls)
+        self = object.__new__(cls)
         self.path = path
         self._lock = threading.RLock()
         try:
@@ -725,7 +782,16 @@ class Ledger:
         """An in-memory copy of the ledger at ``path`` (an empty ledger when there is none yet): the same rows
         and schema, and every write to it goes nowhere. Dry runs and reads from outside the app work on one, so
         the real file is only ever read (read-only connection, copied with SQLite's backup API). Raises
-        :class:`LedgerError` for a file that is not a ledger or has a newer schema, before anything is done."""
+        :class:`LedgerError` for a file that is not a ledger or has a newer schema, before anything is done.
+        A PostgreSQL ledger's scratch copy is an in-memory SQLite ledger with its rows."""
+        if _is_url(path):
+            from .ledger_postgres import open_readonly
+
+            source_db = open_readonly(path)
+            try:
+                return source_db.to_scratch()
+            finally:
+                source_db.close()
         if path != ":memory:" and os.path.isfile(path):
             refuse_unless_ledger(path)
         scratch = cls(":memory:")
@@ -777,8 +843,33 @@ def _link(conn: sqlite3.Connection, old_id: str, new_id: str, stamp: str) -> Non
         seen.add(walk)
         nxt = conn.execute("SELECT superseded_by FROM memories WHERE memory_id = ?", (walk,)).fetchone()
         walk = nxt[0] if nxt else None
-    conn.execute("UPDATE memories SET superseded_by = ?, superseded_at = ? WHERE memory_id = ?",
-                 (new_id, stamp, old_id))
+    # compare-and-set: a memory another writer superseded (or deleted) meanwhile is refused, never relinked
+    changed = conn.execute("UPDATE memories SET superseded_by = ?, superseded_at = ? WHERE memory_id = ? "
+                           "AND (superseded_by IS NULL OR superseded_by = ?) AND deleted_at IS NULL",
+                           (new_id, stamp, old_id, new_id)).rowcount
+    if not changed:
+        now = conn.execute("SELECT superseded_by, deleted_at FROM memories WHERE memory_id = ?", (old_id,)).fetchone()
+        if now is not None and now[1]:
+            raise SupersedeError(f"{old_id} was deleted on {now[1]}; there is nothing live to supersede")
+        if now is not None and now[0]:
+            raise SupersedeError(f"{old_id} is already superseded by {now[0]}; supersede {now[0]} instead")
+
+
+def _head(conn: Any, old_id: str, new_id: str) -> str:
+    """Inside a transaction: the live end of ``old_id``'s chain (``old_id`` itself when nothing superseded it
+    yet, or when its replacement is ``new_id``)."""
+    walk, seen = old_id, {old_id}
+    while True:
+        found = conn.execute("SELECT superseded_by FROM memories WHERE memory_id = ?", (walk,)).fetchone()
+        nxt = found[0] if found else None
+        if nxt is None or nxt == new_id or nxt in seen:
+            return walk
+        seen.add(nxt)
+        walk = nxt
+
+
+def _is_url(path: Any) -> bool:
+    return isinstance(path, str) and path.startswith(("postgresql://", "postgres://"))
 
 
 def _split_sql(script: str) -> list[str]:

@@ -274,12 +274,12 @@ def _sqlite_locations(
     *,
     mount_options: dict[str, Any],
 ) -> list[StoreLocation]:
-    return [
-        _local("history_db", "sqlite", history_db_path, defaulted=history_defaulted, sqlite=True,
-               mount_options=mount_options),
-        _local("ledger", "sqlite", ledger_path, defaulted=ledger_defaulted, sqlite=True,
-               mount_options=mount_options),
-    ]
+    history = _local("history_db", "sqlite", history_db_path, defaulted=history_defaulted, sqlite=True,
+                     mount_options=mount_options)
+    if ledger_path.startswith(("postgresql://", "postgres://")):  # hygiene.ledger_url: a database server
+        return [history, _remote("ledger", "postgresql", redact_url(ledger_path), collection=None)]
+    return [history, _local("ledger", "sqlite", ledger_path, defaulted=ledger_defaulted, sqlite=True,
+                            mount_options=mount_options)]
 
 
 def _mem0_dir(mount_options: dict[str, Any]) -> StoreLocation:
@@ -295,7 +295,7 @@ def _from_dict(config: dict[str, Any], mount_options: dict[str, Any]) -> list[St
     locs = [_vector_store(provider, conf, path_given=bool(conf.get("path")), mount_options=mount_options)]
     history = mem0_part.get("history_db_path")
     history_path = history or default_history_db_path()
-    ledger = settings.ledger_path
+    ledger = settings.ledger_location
     locs += _sqlite_locations(
         history_path, not history, ledger or default_ledger_path(history_path), ledger is None,
         mount_options=mount_options,
@@ -324,8 +324,8 @@ def _from_memory_config(
         history_defaulted = os.path.abspath(history) == os.path.abspath(default_history_db_path())
     default_ledger = default_ledger_path(history)
     if settings is not None:
-        ledger_defaulted = settings.ledger_path is None
-        ledger = ledger_path or settings.ledger_path or default_ledger
+        ledger_defaulted = settings.ledger_location is None
+        ledger = ledger_path or settings.ledger_location or default_ledger
     else:
         ledger = ledger_path or default_ledger
         ledger_defaulted = ledger == default_ledger

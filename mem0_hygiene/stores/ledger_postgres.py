@@ -1,0 +1,414 @@
+"""The ledger on PostgreSQL (``hygiene.ledger_url``), for several replicas of an app sharing one ledger.
+
+:class:`PostgresLedger` keeps :class:`~mem0_hygiene.stores.ledger.Ledger`'s public API and queries; the
+dialect differences sit behind :class:`PgConnection`, a small adapter that gives a psycopg 3 connection the
+face of a ``sqlite3`` one (``execute``/``executemany``/``in_transaction``, ``?`` placeholders) and rewrites
+the few SQLite-only forms (``INSERT OR IGNORE``/``OR REPLACE``, ``IS ?``). The schema is the same, at the
+same versions (kept in ``hygiene_meta``), migrated under an advisory lock so replicas starting together do
+not race. Times stay UTC ISO strings, and the clock is the server's (:meth:`PostgresLedger.now`).
+
+Every read goes to the server: nothing is cached, so a change one replica commits is seen by every other
+replica's next read. Credentials in the URL never appear in a message (:func:`redact`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import threading
+import time
+import zlib
+from collections.abc import Iterator, Sequence
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from ..errors import LedgerError, MissingExtra
+from .ledger import APPLICATION_ID, COLUMNS, SCHEMA_VERSION, Ledger
+from .locations import redact_url
+from .states import live_sql
+
+URL_SCHEMES = ("postgresql://", "postgres://")
+
+_ISO_NOW = "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"+00:00\"')"
+
+_SCHEMA_V1 = """
+CREATE TABLE hygiene_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE memories (
+    memory_id      TEXT PRIMARY KEY,
+    user_id        TEXT,
+    agent_id       TEXT,
+    run_id         TEXT,
+    source         TEXT,
+    source_kind    TEXT NOT NULL DEFAULT 'unknown'
+                   CHECK (source_kind IN ('user','assistant','tool','system','import','unknown')),
+    created_at     TEXT NOT NULL,
+    confirmed_at   TEXT,
+    expires_at     TEXT,
+    superseded_by  TEXT REFERENCES memories(memory_id) ON DELETE CASCADE DEFERRABLE INITIALLY IMMEDIATE,
+    superseded_at  TEXT,
+    invalid_at     TEXT,
+    invalid_reason TEXT,
+    quarantined    INTEGER NOT NULL DEFAULT 0,
+    last_used_at   TEXT,
+    use_count      INTEGER NOT NULL DEFAULT 0,
+    topic_key      TEXT,
+    deleted_at     TEXT,
+    adopted        INTEGER NOT NULL DEFAULT 0,
+    CHECK (superseded_by IS NULL OR superseded_by <> memory_id)
+);
+CREATE INDEX memories_superseded_by ON memories(superseded_by) WHERE superseded_by IS NOT NULL;
+CREATE INDEX memories_expires_at ON memories(expires_at) WHERE expires_at IS NOT NULL;
+CREATE INDEX memories_topic ON memories(topic_key) WHERE topic_key IS NOT NULL;
+CREATE VIEW live_memories AS SELECT * FROM memories WHERE """ + live_sql(now=_ISO_NOW) + """;
+"""
+
+_SCHEMA_V2 = """
+ALTER TABLE memories ADD COLUMN redacted TEXT;
+ALTER TABLE memories ADD COLUMN flag TEXT;
+CREATE OR REPLACE VIEW live_memories AS SELECT * FROM memories WHERE """ + live_sql(now=_ISO_NOW) + """;
+"""
+
+_PENDING_V3 = """
+CREATE TABLE pending (
+    memory_id TEXT NOT NULL,
+    action    TEXT NOT NULL CHECK (action IN ('delete', 'supersede', 'invalidate')),
+    since     TEXT NOT NULL,
+    PRIMARY KEY (memory_id, action)
+);
+CREATE FUNCTION hygiene_pending_delete() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+    INSERT INTO pending VALUES (NEW.memory_id, 'delete', NEW.deleted_at) ON CONFLICT DO NOTHING;
+    RETURN NULL;
+END $fn$;
+CREATE TRIGGER pending_delete_on_tombstone AFTER UPDATE OF deleted_at ON memories
+FOR EACH ROW WHEN (NEW.deleted_at IS NOT NULL) EXECUTE FUNCTION hygiene_pending_delete();
+"""
+
+MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1, 2: _SCHEMA_V2, 3: _PENDING_V3}
+
+_CONFLICT_KEYS = {"memories": ("memory_id",), "pending": ("memory_id", "action"), "hygiene_meta": ("key",)}
+_UPDATED = {"memories": tuple(c for c in COLUMNS if c != "memory_id"), "pending": ("since",),
+            "hygiene_meta": ("value",)}
+_INSERT_OR = re.compile(r"^\s*INSERT OR (IGNORE|REPLACE) INTO (\w+)", re.IGNORECASE)
+_LINK_LOCK = zlib.crc32(b"mem0-hygiene:supersede-links")
+CLOCK_RESYNC = 60.0  # seconds between two measurements of the server's clock
+
+
+def is_postgres_url(location: str | None) -> bool:
+    """Whether a ledger location names a PostgreSQL database rather than a SQLite file."""
+    return isinstance(location, str) and location.startswith(URL_SCHEMES)
+
+
+def redact(url: str) -> str:
+    """The URL as every message shows it: no user, password or query string."""
+    return redact_url(url)
+
+
+def advisory_key(name: str) -> int:
+    """A stable 32-bit advisory-lock key for a named purpose ("prune")."""
+    return zlib.crc32(f"mem0-hygiene:{name}".encode())
+
+
+def translate(sql: str) -> str:
+    """A ledger statement written for SQLite, in PostgreSQL's dialect (placeholders ``%s``)."""
+    text = sql.replace("%", "%%")
+    found = _INSERT_OR.match(text)
+    if found:
+        verb, table = found.group(1).upper(), found.group(2)
+        text = "INSERT INTO " + table + text[found.end():]
+        if verb == "IGNORE":
+            text += " ON CONFLICT DO NOTHING"
+        else:
+            keys = ", ".join(_CONFLICT_KEYS[table])
+            sets = ", ".join(f"{c} = EXCLUDED.{c}" for c in _UPDATED[table])
+            text += f" ON CONFLICT ({keys}) DO UPDATE SET {sets}"
+    text = text.replace(" IS ?", " IS NOT DISTINCT FROM ?")
+    if text.strip().upper() == "BEGIN IMMEDIATE":
+        text = "BEGIN"
+    return text.replace("?", "%s")
+
+
+def _psycopg() -> Any:
+    try:
+        import psycopg
+    except ImportError:
+        raise MissingExtra("a PostgreSQL ledger (hygiene.ledger_url) needs psycopg 3: pip install "
+                           "'mem0-hygiene[postgres]'") from None
+    return psycopg
+
+
+class PgConnection:
+    """A psycopg 3 connection (autocommit) that answers like the ``sqlite3`` connection the ledger's
+    queries were written for; reconnects once when the server dropped it between two statements."""
+
+    def __init__(self, url: str, *, readonly: bool = False) -> None:
+        self.url = url
+        self.readonly = readonly
+        self._cache: dict[str, str] = {}
+        self._raw = self._open()
+
+    def _open(self) -> Any:
+        psycopg = _psycopg()
+        try:
+            raw = psycopg.connect(self.url, autocommit=True, connect_timeout=10)
+        except psycopg.Error as exc:
+            raise LedgerError(self.explain(exc)) from None
+        try:
+            raw.execute("SET TIME ZONE 'UTC'")
+            if self.readonly:
+                raw.execute("SET default_transaction_read_only = on")
+        except psycopg.Error as exc:
+            raw.close()
+            raise LedgerError(self.explain(exc)) from None
+        return raw
+
+    def explain(self, exc: BaseException) -> str:
+        text = " ".join(str(exc).split()).replace(self.url, redact(self.url))
+        return f"the ledger at {redact(self.url)} failed: {text}"
+
+    @property
+    def in_transaction(self) -> bool:
+        return bool(self._raw.info.transaction_status != 0)  # 0: IDLE
+
+    def _sql(self, sql: str) -> str:
+        out = self._cache.get(sql)
+        if out is None:
+            out = self._cache[sql] = translate(sql)
+        return out
+
+    @staticmethod
+    def _params(params: Sequence[Any]) -> list[Any]:
+        return [int(p) if isinstance(p, bool) else p for p in params]
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        psycopg = _psycopg()
+        if self._raw.broken or self._raw.closed:
+            if self._raw.closed and not self._raw.broken:
+                raise LedgerError(f"the ledger at {redact(self.url)} is closed")
+            self._raw = self._open()  # the server dropped us between two statements: nothing was under way
+        try:
+            return self._raw.execute(self._sql(sql), self._params(params) if params else None)
+        except psycopg.Error as exc:
+            raise LedgerError(self.explain(exc)) from None
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> Any:
+        psycopg = _psycopg()
+        try:
+            cur = self._raw.cursor()
+            cur.executemany(self._sql(sql), [self._params(r) for r in rows])
+            return cur
+        except psycopg.Error as exc:
+            raise LedgerError(self.explain(exc)) from None
+
+    def script(self, sql: str) -> None:
+        """Run DDL as written (no placeholders, no rewriting)."""
+        psycopg = _psycopg()
+        try:
+            self._raw.execute(sql)
+        except psycopg.Error as exc:
+            raise LedgerError(self.explain(exc)) from None
+
+    def close(self) -> None:
+        self._raw.close()
+
+
+class PostgresLedger(Ledger):
+    """The ledger in a PostgreSQL database (one schema: the connection's ``search_path``). Thread-safe; one
+    connection guarded by a lock, plus one for advisory locks while a replica holds one."""
+
+    def __init__(self, path: str, *, readonly: bool = False) -> None:  # noqa: D107 - path is the URL
+        self.path = path
+        self._lock = threading.RLock()
+        self._lock_conn: PgConnection | None = None
+        self._lock_guard = threading.RLock()  # advisory locks nest (prune inside a maintenance run)
+        self._offset: timedelta | None = None
+        self._synced = 0.0
+        self._conn = PgConnection(path, readonly=readonly)  # type: ignore[assignment]
+        try:
+            if readonly:
+                self._check_readable()
+            else:
+                self._migrate()
+        except BaseException:
+            self._conn.close()
+            raise
+
+    @property
+    def shown(self) -> str:
+        """The location as messages show it (credentials removed)."""
+        return redact(self.path)
+
+    @property
+    def is_server(self) -> bool:
+        return True
+
+    @property
+    def pg(self) -> PgConnection:
+        return self._conn  # type: ignore[return-value]
+
+    # -- schema -----------------------------------------------------------------------------
+    def _version(self) -> tuple[int | None, int]:
+        """(application id, schema version) from ``hygiene_meta``; (None, 0) for an empty schema."""
+        found = self.pg.execute("SELECT to_regclass('hygiene_meta') IS NOT NULL").fetchone()[0]
+        if not found:
+            tables = [r[0] for r in self.pg.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
+                "AND table_name IN ('memories', 'pending')")]
+            if tables:
+                raise LedgerError(f"{self.shown} holds tables named {', '.join(tables)} that are not a "
+                                  "mem0-hygiene ledger's; point hygiene.ledger_url at another database or schema")
+            return None, 0
+        meta = dict(self.pg.execute("SELECT key, value FROM hygiene_meta").fetchall())
+        return int(meta.get("application_id", 0)), int(meta.get("schema_version", 0))
+
+    def _check_readable(self) -> None:
+        app_id, version = self._version()
+        if app_id is None:
+            raise LedgerError(f"no ledger at {self.shown}: the drop-in Memory creates it on first start")
+        if version > SCHEMA_VERSION:
+            raise LedgerError(self._newer(version))
+
+    def _newer(self, version: int) -> str:
+        return (f"the ledger at {self.shown} has schema version {version}, newer than this mem0-hygiene "
+                f"understands ({SCHEMA_VERSION}); upgrade mem0-hygiene")
+
+    def _migrate(self) -> None:
+        with self.transaction() as conn:
+            conn.execute("SELECT pg_advisory_xact_lock(?)", (APPLICATION_ID,))  # replicas starting together
+            app_id, version = self._version()
+            if app_id is not None and app_id != APPLICATION_ID:
+                raise LedgerError(f"{self.shown} is not a mem0-hygiene ledger; check hygiene.ledger_url")
+            if version > SCHEMA_VERSION:
+                raise LedgerError(self._newer(version))
+            for target in range(version + 1, SCHEMA_VERSION + 1):
+                self.pg.script(MIGRATIONS[target])
+                conn.execute("INSERT OR REPLACE INTO hygiene_meta (key, value) VALUES ('application_id', ?)",
+                             (str(APPLICATION_ID),))
+                conn.execute("INSERT OR REPLACE INTO hygiene_meta (key, value) VALUES ('schema_version', ?)",
+                             (str(target),))
+
+    def schema_version(self) -> int:
+        return self._version()[1]
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+        with self._lock_guard:
+            if self._lock_conn is not None:
+                self._lock_conn.close()
+                self._lock_conn = None
+
+    # -- dialect --------------------------------------------------------------------------------
+    def _has_journal(self) -> bool:
+        return True  # a PostgreSQL ledger is always at the current schema once opened
+
+    def link_guard(self, conn: Any) -> None:
+        """Inside a transaction: supersede links are made one at a time across replicas (two replicas
+        linking A->B and B->A at once would each miss the other's cycle)."""
+        conn.execute("SELECT pg_advisory_xact_lock(?)", (_LINK_LOCK,))
+
+    def purge_rows(self, memory_ids: Sequence[str]) -> int:
+        ids = list(dict.fromkeys(memory_ids))
+        if not ids:
+            return 0
+        with self.transaction() as conn:
+            before = conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                conn.execute(f"DELETE FROM memories WHERE deleted_at IS NOT NULL AND memory_id IN ({marks})", chunk)
+                conn.execute(f"DELETE FROM pending WHERE action = 'delete' AND memory_id IN ({marks})", chunk)
+            removed = int(before - conn.execute("SELECT count(*) FROM memories").fetchone()[0])
+        with self._lock:  # dead row versions go now, not at the next autovacuum
+            self.pg.script("VACUUM memories")
+        return removed
+
+    def pragma_check(self) -> tuple[list[tuple[Any, ...]], bool, str]:
+        """PostgreSQL always enforces the foreign key; rows pointing nowhere cannot exist."""
+        broken = self.query("SELECT m.memory_id, m.superseded_by FROM memories m LEFT JOIN memories r "
+                            "ON r.memory_id = m.superseded_by "
+                            "WHERE m.superseded_by IS NOT NULL AND r.memory_id IS NULL")
+        return [("memories", r[0], "memories", 0) for r in broken], True, "postgresql"
+
+    # -- the server's clock -------------------------------------------------------------------------
+    def now(self) -> datetime:
+        """The database server's time (UTC): its clock's offset from this host's is measured when the
+        ledger opens and again every :data:`CLOCK_RESYNC` seconds (to within half a round trip), so
+        replicas on hosts whose clocks disagree still stamp their rows on one clock."""
+        mono = time.monotonic()
+        if self._offset is None or mono - self._synced > CLOCK_RESYNC:
+            with self._lock:
+                before = time.time()
+                server = self.pg.execute("SELECT clock_timestamp()").fetchone()[0]
+                after = time.time()
+            local = datetime.fromtimestamp((before + after) / 2, tz=timezone.utc)
+            self._offset = server.astimezone(timezone.utc) - local
+            self._synced = mono
+        return datetime.now(timezone.utc) + self._offset
+
+    # -- one replica at a time -----------------------------------------------------------------
+    @contextlib.contextmanager
+    def exclusive(self, purpose: str, *, wait: bool = True) -> Iterator[bool]:
+        """``with ledger.exclusive("prune") as held:`` a session advisory lock across every replica on this
+        database (on a connection of its own, so this replica's other calls go on meanwhile). ``wait=False``
+        yields False at once when another replica holds it."""
+        with self._lock_guard:
+            if self._lock_conn is None:
+                self._lock_conn = PgConnection(self.path)
+            conn = self._lock_conn
+            key = advisory_key(purpose)
+            if wait:
+                conn.execute("SELECT pg_advisory_lock(?)", (key,))
+                held = True
+            else:
+                held = bool(conn.execute("SELECT pg_try_advisory_lock(?)", (key,)).fetchone()[0])
+            try:
+                yield held
+            finally:
+                if held:
+                    conn.execute("SELECT pg_advisory_unlock(?)", (key,))
+
+    # -- copies ------------------------------------------------------------------------------------
+    def to_scratch(self) -> Ledger:
+        """An in-memory SQLite ledger holding this one's rows and journal (dry runs write to it)."""
+        return self.copy_into(Ledger(":memory:"))
+
+    def copy_into(self, scratch: Ledger) -> Ledger:
+        """Copy this ledger's rows and journal into an empty SQLite ledger (one consistent snapshot: the reads
+        share one repeatable-read transaction); returns it."""
+        with self.transaction() as conn:
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            rows = conn.execute("SELECT " + ", ".join(COLUMNS) + " FROM memories").fetchall()
+            pending = conn.execute("SELECT memory_id, action, since FROM pending").fetchall()
+        self._fill(scratch, rows, pending)
+        return scratch
+
+    @staticmethod
+    def _fill(scratch: Ledger, rows: Any, pending: Any) -> None:
+        with scratch._lock:
+            scratch._conn.execute("PRAGMA foreign_keys = OFF")
+            with scratch.transaction() as conn:
+                conn.executemany("INSERT INTO memories (" + ", ".join(COLUMNS) + ") VALUES ("
+                                 + ",".join("?" * len(COLUMNS)) + ")", rows)
+                conn.executemany("INSERT INTO pending VALUES (?, ?, ?)", pending)
+            scratch._conn.execute("PRAGMA foreign_keys = ON")
+
+
+def open_readonly(url: str) -> PostgresLedger:
+    """A PostgreSQL ledger opened for reading only (no migration; the server refuses writes)."""
+    return PostgresLedger(url, readonly=True)
+
+
+def copy_to_file(url: str, path: str) -> str:
+    """The PostgreSQL ledger at ``url`` copied into a new SQLite ledger file at ``path`` (the audit reads that
+    copy with the same SQL as a SQLite ledger); returns ``path``."""
+    source = open_readonly(url)
+    try:
+        target = Ledger(path)
+        try:
+            source.copy_into(target)
+        finally:
+            target.close()
+    finally:
+        source.close()
+    return path

@@ -1,0 +1,236 @@
+"""The ledger on PostgreSQL (hygiene.ledger_url): the same API, schema versions and queries as on SQLite,
+compare-and-set links, the server's clock, credentials kept out of messages, and several processes on one
+database. Skipped, saying why, when PostgreSQL cannot be reached (see tests/fleet/conftest.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import uuid
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from mem0_hygiene.errors import LedgerError, SupersedeError
+from mem0_hygiene.stores.ledger import SCHEMA_VERSION, Ledger, LedgerRow
+from mem0_hygiene.stores.ledger_postgres import PostgresLedger, translate
+
+DEFAULT_URL = "postgresql://mem0_hygiene:mem0_hygiene@127.0.0.1:5432/mem0_hygiene_test"
+URL_ENV = "MEM0_HYGIENE_TEST_PG_URL"
+T0 = datetime(2026, 8, 1, 9, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    psycopg = pytest.importorskip("psycopg", reason="psycopg 3 is not installed (pip install -e '.[postgres]')")
+    base = os.environ.get(URL_ENV, DEFAULT_URL)
+    try:
+        admin = psycopg.connect(base, autocommit=True, connect_timeout=3)
+    except psycopg.Error as exc:
+        pytest.skip(f"PostgreSQL cannot be reached at {URL_ENV}: {str(exc).splitlines()[0]}; .ci/run starts it")
+    schema = "t_" + uuid.uuid4().hex[:12]
+    admin.execute(f"CREATE SCHEMA {schema}")
+    try:
+        yield f"{base}{'&' if '?' in base else '?'}options=-csearch_path%3D{schema}"
+    finally:
+        admin.execute(f"DROP SCHEMA {schema} CASCADE")
+        admin.close()
+
+
+def row(mid: str, **kw: object) -> LedgerRow:
+    return LedgerRow(mid, user_id=str(kw.pop("user_id", "dana")), created_at="2026-07-01T00:00:00.000000+00:00",
+                     **kw)  # type: ignore[arg-type]
+
+
+def test_a_postgresql_url_opens_a_postgres_ledger_at_the_current_schema_version(pg_url: str) -> None:
+    led = Ledger(pg_url)
+    try:
+        assert isinstance(led, PostgresLedger) and led.is_server
+        assert led.schema_version() == SCHEMA_VERSION
+        tables = {r[0] for r in led.query("SELECT table_name FROM information_schema.tables "
+                                          "WHERE table_schema = current_schema()")}
+        assert {"memories", "pending", "hygiene_meta", "live_memories"} <= tables
+    finally:
+        led.close()
+    again = Ledger(pg_url)  # a second open migrates nothing and keeps the rows
+    again.close()
+
+
+def test_an_older_postgres_ledger_is_migrated_to_the_current_version(pg_url: str) -> None:
+    from mem0_hygiene.stores import ledger_postgres as lp
+
+    led = object.__new__(PostgresLedger)
+    led.__dict__.update(path=pg_url)
+    conn = lp.PgConnection(pg_url)
+    conn.script(lp.MIGRATIONS[1])
+    conn.execute("INSERT INTO hygiene_meta VALUES ('application_id', ?), ('schema_version', '1')",
+                 (str(lp.APPLICATION_ID),))
+    conn.execute("INSERT INTO memories (memory_id, created_at) VALUES ('old', '2026-01-01')")
+    conn.close()
+    led = Ledger(pg_url)
+    try:
+        assert led.schema_version() == SCHEMA_VERSION
+        assert led.get("old") is not None and led.get("old").redacted is None  # type: ignore[union-attr]
+        assert led.pending() == []
+    finally:
+        led.close()
+
+
+def test_the_public_ledger_api_behaves_as_on_sqlite(pg_url: str, tmp_path) -> None:
+    for led in (Ledger(str(tmp_path / "hygiene.db")), Ledger(pg_url)):
+        try:
+            led.insert([row("a", topic_key="db"), row("b", quarantined=True), row("c")])
+            led.insert([row("a", source="ignored")], ignore_existing=True)
+            assert led.get("a").source is None  # type: ignore[union-attr]
+            led.link_supersede("a", "b", T0)
+            with pytest.raises(SupersedeError, match="cycle"):
+                led.link_supersede("b", "a", T0)
+            led.record_uses({"b": (2, T0)})
+            led.record_uses({"b": (1, T0 - timedelta(days=1))})
+            led.mark_guarded("c", ["openai_api_key"], None, quarantine=True)
+            got = led.get_many(["a", "b", "c"])
+            assert got["a"].superseded_by == "b" and got["b"].use_count == 3
+            assert got["b"].last_used_at == "2026-08-01T09:00:00.000000+00:00" and got["b"].quarantined
+            assert got["c"].redacted == "openai_api_key" and got["c"].quarantined
+            assert [r.memory_id for r in led.iter_rows("user_id IS ? AND run_id IS ?", ["dana", None],
+                                                       order="memory_id")] == ["a", "b", "c"]
+            assert led.predecessors("b") == ["a"] and led.successors("a") == ["b"]
+            assert led.tombstone_with_chain("b", T0) == ["a", "b"]
+            assert [p[:2] for p in led.pending()] == [("a", "delete"), ("b", "delete")]
+            led.settle(["a", "b"], "delete")
+            assert led.purgeable_tombstones(T0 + timedelta(days=1)) == ["a", "b"]
+            assert led.purge_rows(["b"]) == 2  # b and, by the cascade, a
+            assert led.get("a") is None and led.get("c") is not None
+        finally:
+            led.close()
+
+
+def test_superseding_an_already_superseded_memory_is_refused_even_on_another_connection(pg_url: str) -> None:
+    one, two = Ledger(pg_url), Ledger(pg_url)
+    try:
+        one.insert([row("old"), row("new1"), row("new2")])
+        one.link_supersede("old", "new1", T0)
+        with pytest.raises(SupersedeError, match="already superseded by new1"):
+            two.link_supersede("old", "new2", T0)
+        two.link_supersede("old", "new1", T0)  # the same link again is a no-op, not a refusal
+        assert one.get("old").superseded_by == "new1"  # type: ignore[union-attr]
+        two.link_supersede("old", "new2", T0, follow=True)  # an upsert that lost the race: the new head
+        assert one.get("new1").superseded_by == "new2"  # type: ignore[union-attr]
+    finally:
+        one.close()
+        two.close()
+
+
+def test_a_dry_run_copy_of_a_postgres_ledger_is_sqlite_in_memory_and_writes_go_nowhere(pg_url: str) -> None:
+    led = Ledger(pg_url)
+    led.insert([row("a"), row("b")])
+    led.link_supersede("a", "b", T0)
+    scratch = Ledger.scratch_copy(pg_url)
+    try:
+        assert not scratch.is_server and scratch.get("a").superseded_by == "b"  # type: ignore[union-attr]
+        scratch.tombstone(["b"], T0)
+        assert led.get("b").deleted_at is None  # type: ignore[union-attr]
+    finally:
+        scratch.close()
+        led.close()
+
+
+def test_a_read_only_opening_refuses_writes_and_an_empty_schema(pg_url: str) -> None:
+    with pytest.raises(LedgerError, match="no ledger at postgresql://127.0.0.1"):
+        Ledger.open_readonly(pg_url)
+    Ledger(pg_url).close()
+    ro = Ledger.open_readonly(pg_url)
+    try:
+        with pytest.raises(LedgerError, match="read-only"):
+            ro.insert([row("a")])
+    finally:
+        ro.close()
+
+
+def test_credentials_in_the_url_never_appear_in_errors_or_locations(pg_url: str) -> None:
+    wrong = pg_url.replace("mem0_hygiene:mem0_hygiene@", "mem0_hygiene:s3cret-pw@")
+    with pytest.raises(LedgerError) as info:
+        Ledger(wrong)
+    assert "s3cret-pw" not in str(info.value) and "postgresql://127.0.0.1:5432/" in str(info.value)
+    led = Ledger(pg_url)
+    try:
+        assert "mem0_hygiene:mem0_hygiene@" not in led.shown and "options" not in led.shown
+    finally:
+        led.close()
+
+
+def test_the_clock_of_a_postgres_ledger_is_the_servers(pg_url: str) -> None:
+    led = Ledger(pg_url)
+    try:
+        server = led.query("SELECT clock_timestamp()")[0][0]
+        assert abs((led.now() - server).total_seconds()) < 1.0
+        assert led.now().tzinfo is not None
+    finally:
+        led.close()
+
+
+def test_sqlite_statements_are_rewritten_for_postgresql() -> None:
+    assert translate("INSERT OR IGNORE INTO pending VALUES (?, 'delete', ?)") == \
+        "INSERT INTO pending VALUES (%s, 'delete', %s) ON CONFLICT DO NOTHING"
+    assert translate("SELECT 1 FROM memories WHERE user_id IS ? AND x LIKE 'a%'") == \
+        "SELECT 1 FROM memories WHERE user_id IS NOT DISTINCT FROM %s AND x LIKE 'a%%'"
+    assert "ON CONFLICT (memory_id, action) DO UPDATE SET since = EXCLUDED.since" in \
+        translate("INSERT OR REPLACE INTO pending VALUES (?, ?, ?)")
+
+
+RACER = textwrap.dedent("""
+    import sys
+    from mem0_hygiene.stores.ledger import Ledger, LedgerRow
+    from mem0_hygiene.errors import SupersedeError
+    from datetime import datetime, timezone
+    url, me, follow = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+    led = Ledger(url)
+    sys.stdout.write("ready\\n"); sys.stdout.flush(); sys.stdin.readline()
+    new = LedgerRow(me, user_id="dana", topic_key="db", created_at="2026-08-01T09:00:00.000000+00:00")
+    try:
+        led.add_linked(new, "x", datetime.now(timezone.utc), follow=follow)
+        print("linked")
+    except SupersedeError:
+        print("refused")
+    led.close()
+""")
+
+
+def _race(pg_url: str, n: int, follow: bool) -> list[str]:
+    procs = [subprocess.Popen([sys.executable, "-c", RACER, pg_url, f"r{i}", "1" if follow else "0"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for i in range(n)]
+    for p in procs:
+        assert p.stdout is not None and p.stdout.readline().strip() == "ready"
+    for p in procs:  # all connected: released as close together as pipes allow
+        assert p.stdin is not None
+        p.stdin.write("go\n")
+        p.stdin.flush()
+    return [p.communicate(timeout=60)[0].strip() for p in procs]
+
+
+def test_processes_superseding_one_memory_at_once_one_wins_the_others_are_refused(pg_url: str) -> None:
+    led = Ledger(pg_url)
+    led.insert([row("x", topic_key="db")])
+    try:
+        outcomes = _race(pg_url, 3, follow=False)
+        assert sorted(outcomes) == ["linked", "refused", "refused"]
+        winner = led.get("x").superseded_by  # type: ignore[union-attr]
+        assert winner == f"r{outcomes.index('linked')}"
+    finally:
+        led.close()
+
+
+def test_processes_upserting_one_topic_key_at_once_end_with_one_live_row_and_a_chain(pg_url: str) -> None:
+    led = Ledger(pg_url)
+    led.insert([row("x", topic_key="db")])
+    try:
+        assert _race(pg_url, 3, follow=True) == ["linked"] * 3
+        live = led.query("SELECT memory_id FROM memories WHERE topic_key = 'db' AND superseded_by IS NULL")
+        assert len(live) == 1
+        chain = ["x", *led.successors("x")]
+        assert len(chain) == 4 and chain[-1] == live[0][0]
+    finally:
+        led.close()
