@@ -52,10 +52,10 @@ class Clock:
         return self.now
 
 
-def build(folder: Path, n: int, seed: int = 7) -> None:
+def build(folder: Path, n: int, seed: int = 7, ledger: dict[str, Any] | None = None) -> None:
     rng = random.Random(seed)
     clock = Clock()
-    m = Memory.from_config(offline_config(folder, hygiene={"clock": clock, "use_flush_every": 1000}))
+    m = Memory.from_config(offline_config(folder, hygiene={"clock": clock, "use_flush_every": 1000, **(ledger or {})}))
     ids: list[str] = []
     stale_target = n // 5
     for i in range(n - stale_target):
@@ -76,10 +76,10 @@ def build(folder: Path, n: int, seed: int = 7) -> None:
     (folder / "BUILT").write_text(str(n))
 
 
-def open_pair(folder: Path) -> tuple[Any, Any]:
+def open_pair(folder: Path, ledger: dict[str, Any] | None = None) -> tuple[Any, Any]:
     """The wrapper and plain mem0 over the same store, sharing one Qdrant client (local Qdrant allows
     one client per folder), so operations can alternate one by one."""
-    ours = Memory.from_config(offline_config(folder, hygiene={"use_flush_every": 64}))
+    ours = Memory.from_config(offline_config(folder, hygiene={"use_flush_every": 64, **(ledger or {})}))
     cfg = offline_config(folder)
     cfg["vector_store"]["config"] = {"client": ours.vector_store.client, "collection_name": "mem0",
                                      "embedding_model_dims": 256}
@@ -121,13 +121,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--ops", type=int, default=100)
     parser.add_argument("--dir", type=Path, default=None, help="store folder (reused when already built)")
+    parser.add_argument("--ledger-url", default=None,
+                        help="put the wrapper's ledger on PostgreSQL (an empty database or schema) instead of SQLite")
     args = parser.parse_args(argv)
+    ledger = {"ledger_url": args.ledger_url} if args.ledger_url else None
     folder = args.dir or Path(tempfile.mkdtemp(prefix="mem0-hygiene-bench-"))
     if not (folder / "BUILT").exists() or (folder / "BUILT").read_text() != str(args.memories):
         t0 = time.perf_counter()
-        build(folder, args.memories)
+        build(folder, args.memories, ledger=ledger)
         print(f"built {args.memories} memories (20% stale) in {time.perf_counter() - t0:.1f}s at {folder}")
-    plain_m, ours_m = open_pair(folder)
+    plain_m, ours_m = open_pair(folder, ledger)
     rng = random.Random(1000)
     for op in BUDGET:  # warm-up: caches, lazy imports
         time_pairs(plain_m, ours_m, op, 5, rng)

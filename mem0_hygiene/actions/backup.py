@@ -354,7 +354,12 @@ def backup(
     history_exists = os.path.isfile(tgt.history_path)
     ledger_exists = tgt.ledger_path != ":memory:" and os.path.isfile(tgt.ledger_path)
     notes: list[str] = []
-    if not ledger_exists:
+    if tgt.ledger_path.startswith(("postgresql://", "postgres://")):  # hygiene.ledger_url: not a file to copy
+        from ..stores.ledger_postgres import redact
+
+        notes.append(f"the ledger is on PostgreSQL ({redact(tgt.ledger_path)}): back it up with the database's "
+                     "own tools (pg_dump); the set holds history.db and the vector store only")
+    elif not ledger_exists:
         notes.append(f"no ledger at {tgt.ledger_path}: the set holds history.db and the vector store only")
     if not history_exists:
         notes.append(f"no history.db at {tgt.history_path}: the set holds no changelog")

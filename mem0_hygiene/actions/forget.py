@@ -361,6 +361,8 @@ def forget(
                         ledger_blanked = _scrub_ledger(ledger_path, affected, ordered)
                         failed[ledger_path] = vacuum(ledger_path)
                     vacuumed.append(ledger_path)
+                elif m.ledger.is_server:  # hygiene.ledger_url: the rows are blanked on the database server
+                    ledger_blanked = m.ledger.scrub_fields(affected, ordered)
             except sqlite3.Error as exc:
                 raise BackupError(
                     f"the memories were deleted, but scrubbing their text failed ({exc}); nothing of the scrub "

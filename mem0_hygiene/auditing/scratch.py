@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import HygieneError
 from ..scan import find_secrets, instruction_reason, normalize_for_duplicates
 from ..stores.history import RecoveredCopy, needs_rollback
 from ..stores.ledger import APPLICATION_ID
@@ -190,6 +191,14 @@ class ScratchDB:
             self._conn.execute("DETACH DATABASE hs")
 
     def attach_ledger(self, path: str | None) -> None:
+        if path and path.startswith(("postgresql://", "postgres://")):  # hygiene.ledger_url: a SQLite copy here
+            from ..stores.ledger_postgres import copy_to_file
+
+            try:
+                path = copy_to_file(path, os.path.join(self._dir.name, "ledger.db"))
+            except HygieneError as exc:
+                self.sources.missing["ledger"] = str(exc)
+                return
         if not path or path == ":memory:" or not os.path.isfile(path):
             self.sources.missing["ledger"] = (
                 f"no mem0-hygiene ledger at {path}: the app has not used mem0_hygiene.Memory on this store yet"

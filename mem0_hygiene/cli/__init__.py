@@ -170,4 +170,10 @@ def main() -> None:
     cli()
 
 
-from . import audit, backup, consolidate, maintenance, store  # noqa: E402,F401  (register the commands)
+# register the commands (one module per line)
+from . import audit  # noqa: E402,F401
+from . import backup  # noqa: E402,F401
+from . import consolidate  # noqa: E402,F401
+from . import ledger  # noqa: E402,F401
+from . import maintenance  # noqa: E402,F401
+from . import store  # noqa: E402,F401

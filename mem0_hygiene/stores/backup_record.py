@@ -50,11 +50,11 @@ class BackupStatus:
 
 
 def record_path_for(ledger_path: str | None, history_path: str | None) -> str | None:
-    """Where a deployment's backup record lives: beside the ledger and named after it
+    """Where a deployment's backup record lives: beside the ledger file and named after it
     (``hygiene.db`` -> ``hygiene.backups.json``); beside history.db for an in-memory ledger; None when
     both are in memory."""
     for base in (ledger_path, history_path):
-        if base and base != ":memory:":
+        if base and base != ":memory:" and "://" not in base:  # a ledger_url: the record goes beside history.db
             root, _ext = os.path.splitext(os.path.abspath(os.path.expanduser(base)))
             return root + RECORD_SUFFIX
     return None

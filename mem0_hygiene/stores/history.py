@@ -132,7 +132,10 @@ class HistoryAndLedger:
                 owned.append(conn)
             elif history_path == ":memory:":
                 conn = history
-            if ledger is None and ledger_path != ":memory:" and os.path.isfile(ledger_path):
+            if ledger is None and ledger_path.startswith(("postgresql://", "postgres://")):
+                ledger = Ledger.open_readonly(ledger_path)  # hygiene.ledger_url: read on the server
+                owned.append(ledger)
+            elif ledger is None and ledger_path != ":memory:" and os.path.isfile(ledger_path):
                 ledger = Ledger.open_readonly(readable(ledger_path))
                 owned.append(ledger)
         except BaseException:

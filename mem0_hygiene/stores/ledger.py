@@ -639,6 +639,22 @@ class Ledger:
             self._write(f"DELETE FROM pending WHERE action = ? AND memory_id IN ({','.join('?' * len(chunk))})",
                         [action, *chunk])
 
+    def scrub_fields(self, memory_ids: Sequence[str], texts: Sequence[str],
+                     columns: Sequence[str] = ("source", "invalid_reason", "topic_key")) -> int:
+        """Blank every text field of these memories' rows that holds one of ``texts`` (one transaction); returns
+        the fields blanked. (``forget --scrub`` also vacuums a SQLite file; PostgreSQL vacuums the table.)"""
+        ids = list(dict.fromkeys(memory_ids))
+        if not ids or not texts:
+            return 0
+        blanked = 0
+        marks = ",".join("?" * len(ids))
+        with self.transaction() as conn:
+            for column in columns:
+                for text in texts:
+                    blanked += conn.execute(f"UPDATE memories SET {column} = NULL WHERE memory_id IN ({marks}) "
+                                            f"AND instr({column}, ?) > 0", [*ids, text]).rowcount
+        return blanked
+
     def record_uses(self, uses: dict[str, tuple[int, datetime]]) -> None:
         if not uses:
             return

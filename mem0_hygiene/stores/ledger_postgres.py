@@ -330,6 +330,24 @@ class PostgresLedger(Ledger):
                             "WHERE m.superseded_by IS NOT NULL AND r.memory_id IS NULL")
         return [("memories", r[0], "memories", 0) for r in broken], True, "postgresql"
 
+    def scrub_fields(self, memory_ids: Sequence[str], texts: Sequence[str],
+                     columns: Sequence[str] = ("source", "invalid_reason", "topic_key")) -> int:
+        """``forget --scrub``: blank every text field of these memories' rows that holds one of ``texts`` (one
+        transaction), then ``VACUUM`` the table so the old row versions go too. Returns the fields blanked."""
+        ids = list(dict.fromkeys(memory_ids))
+        if not ids or not texts:
+            return 0
+        blanked = 0
+        marks = ",".join("?" * len(ids))
+        with self.transaction() as conn:
+            for column in columns:
+                for text in texts:
+                    blanked += conn.execute(f"UPDATE memories SET {column} = NULL WHERE memory_id IN ({marks}) "
+                                            f"AND strpos({column}, ?) > 0", [*ids, text]).rowcount
+        with self._lock:
+            self.pg.script("VACUUM memories")
+        return blanked
+
     # -- the server's clock -------------------------------------------------------------------------
     def now(self) -> datetime:
         """The database server's time (UTC): its clock's offset from this host's is measured when the

@@ -1,0 +1,133 @@
+"""Copying a SQLite ledger into PostgreSQL (``mem0-hygiene ledger migrate --to postgresql://...``): every row
+of ``memories`` and of the ``pending`` journal in one transaction, verified before it commits by the row count
+and a checksum of each table on both sides, then the config change to make."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from ..errors import ConfigError, LedgerError
+from ..render.tables import Line, LinesView
+from ..stores.ledger import COLUMNS, Ledger
+from ..stores.ledger_postgres import is_postgres_url
+from ..target import resolve
+
+TABLES: dict[str, tuple[tuple[str, ...], str]] = {
+    "memories": (COLUMNS, "memory_id"),
+    "pending": (("memory_id", "action", "since"), "memory_id, action"),
+}
+
+
+def config_url(url: str) -> str:
+    """The URL as the printed config shows it: the user, host, database and options kept, the password (in
+    the user part or the query) replaced by ``PASSWORD``."""
+    parts = urlsplit(url)
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc = f"{netloc}:{parts.port}"
+    if parts.username:
+        netloc = f"{parts.username}{':PASSWORD' if parts.password else ''}@{netloc}"
+    query = [(k, "PASSWORD" if k.lower() == "password" else v) for k, v in parse_qsl(parts.query)]
+    return urlunsplit((parts.scheme, netloc, parts.path, urlencode(query), ""))
+
+
+@dataclass(frozen=True)
+class TableCopy:
+    """One table copied: its rows and sha256 checksum on each side."""
+
+    table: str
+    rows: int
+    source_sha256: str
+    copied_sha256: str
+
+    @property
+    def verified(self) -> bool:
+        return self.source_sha256 == self.copied_sha256
+
+
+@dataclass(frozen=True)
+class LedgerMigration(LinesView):
+    """What ``ledger migrate`` did: from which file to which database, each table's count and checksums, and
+    the config change (``hygiene.ledger_url`` instead of ``hygiene.ledger_path``)."""
+
+    source: str
+    destination: str  # redacted
+    tables: tuple[TableCopy, ...]
+    config_change: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "destination": self.destination, "verified": True,
+                "tables": [{"table": t.table, "rows": t.rows, "sha256": t.copied_sha256} for t in self.tables],
+                "config_change": self.config_change}
+
+    def _lines(self) -> list[Line]:
+        out: list[Line] = [[("Copied the ledger ", ""), (self.source, "bold"), (" into ", ""),
+                            (self.destination, "bold")]]
+        for t in self.tables:
+            out.append([(f"  {t.table}: {t.rows} row(s), sha256 {t.copied_sha256[:16]}... ", ""),
+                        ("verified", "bold green")])
+        url = self.config_change["hygiene"]["ledger_url"]
+        out.append([("Set in every replica's config (and remove hygiene.ledger_path): ", ""),
+                    (f'"hygiene": {{"ledger_url": "{url}"}}', "bold")])
+        out.append([("The SQLite file is left as it was; keep it until the replicas run on the new ledger.", "")])
+        return out
+
+
+def _digest(ledger: Ledger, table: str) -> tuple[int, str]:
+    columns, key = TABLES[table]
+    digest = hashlib.sha256()
+    count = 0
+    for values in ledger.query(f"SELECT {', '.join(columns)} FROM {table} ORDER BY {key}"):
+        digest.update(repr(tuple(int(v) if isinstance(v, bool) else v for v in values)).encode())
+        count += 1
+    return count, digest.hexdigest()
+
+
+def migrate_ledger(target: Any, to_url: str) -> LedgerMigration:
+    """Copy the target's SQLite ledger into the PostgreSQL database at ``to_url`` (which must not hold ledger
+    rows yet). Stop the app (every replica) first: rows written to the file meanwhile are not copied.
+    Raises :class:`ConfigError` for a URL that is not PostgreSQL's, :class:`LedgerError` when the source is
+    missing or the destination is not empty, or when the copy does not verify (nothing is committed then)."""
+    if not is_postgres_url(to_url):
+        raise ConfigError("--to must be a postgresql://USER:PASSWORD@HOST/DATABASE URL")
+    source_path = resolve(target).ledger_path
+    if is_postgres_url(source_path):
+        raise ConfigError("the config's ledger is already on PostgreSQL (hygiene.ledger_url); migrate copies a "
+                          "SQLite ledger (hygiene.ledger_path or --ledger)")
+    if source_path == ":memory:" or not os.path.isfile(source_path):
+        raise LedgerError(f"no ledger at {source_path} to migrate; pass the app's --config or --ledger FILE")
+    source = Ledger.open_readonly(source_path)
+    try:
+        dest = Ledger(to_url)
+        try:
+            existing = dest.query("SELECT count(*) FROM memories")[0][0]
+            if existing:
+                raise LedgerError(f"{dest.shown} already holds {existing} ledger row(s); migrate into an empty "
+                                  "database or schema (options=-csearch_path%3DNAME in the URL)")
+            copies = []
+            with dest.transaction() as conn:
+                conn.execute("SET CONSTRAINTS ALL DEFERRED")  # a row may point at one copied after it
+                for table, (columns, _key) in TABLES.items():
+                    rows = source.query(f"SELECT {', '.join(columns)} FROM {table}")
+                    if rows:
+                        conn.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
+                                         f"({','.join('?' * len(columns))})", rows)
+                for table in TABLES:  # verified inside the transaction: a mismatch commits nothing
+                    count, theirs = _digest(source, table)
+                    copied, ours = _digest(dest, table)
+                    if (count, theirs) != (copied, ours):
+                        raise LedgerError(f"the copy of table {table} does not verify ({count} row(s) read, "
+                                          f"{copied} written, checksums {theirs[:12]} / {ours[:12]}); nothing "
+                                          "was committed")
+                    copies.append(TableCopy(table, count, theirs, ours))
+            shown = dest.shown
+        finally:
+            dest.close()
+    finally:
+        source.close()
+    return LedgerMigration(source=source_path, destination=shown, tables=tuple(copies),
+                           config_change={"hygiene": {"ledger_url": config_url(to_url)}})
