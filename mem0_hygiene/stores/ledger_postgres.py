@@ -145,6 +145,7 @@ class PgConnection:
         self.url = url
         self.readonly = readonly
         self._cache: dict[str, str] = {}
+        self._txn_open = False
         self._raw = self._open()
 
     def _open(self) -> Any:
@@ -182,12 +183,22 @@ class PgConnection:
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
         psycopg = _psycopg()
+        text = self._sql(sql)
         if self._raw.broken or self._raw.closed:
             if self._raw.closed and not self._raw.broken:
                 raise LedgerError(f"the ledger at {redact(self.url)} is closed")
+            if self._txn_open:  # lost inside a transaction: the server rolled it back; never go on outside it
+                if text in ("ROLLBACK", "COMMIT"):
+                    self._txn_open = False
+                raise LedgerError(f"the connection to the ledger at {redact(self.url)} was lost inside a "
+                                  "transaction; nothing of it was committed (the next call reconnects)")
             self._raw = self._open()  # the server dropped us between two statements: nothing was under way
+        if text == "BEGIN":
+            self._txn_open = True
+        elif text in ("COMMIT", "ROLLBACK"):
+            self._txn_open = False
         try:
-            return self._raw.execute(self._sql(sql), self._params(params) if params else None)
+            return self._raw.execute(text, self._params(params))
         except psycopg.Error as exc:
             raise LedgerError(self.explain(exc)) from None
 

@@ -234,3 +234,36 @@ def test_processes_upserting_one_topic_key_at_once_end_with_one_live_row_and_a_c
         assert len(chain) == 4 and chain[-1] == live[0][0]
     finally:
         led.close()
+
+
+def _drop_connection(pg_url: str, led: Ledger) -> None:
+    import psycopg
+
+    pid = led.query("SELECT pg_backend_pid()")[0][0]
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+
+
+def test_a_connection_the_server_dropped_is_reopened_by_the_next_call(pg_url: str) -> None:
+    led = Ledger(pg_url)
+    try:
+        led.insert([row("a")])
+        _drop_connection(pg_url, led)
+        with pytest.raises(LedgerError, match="terminating connection"):
+            led.get("a")  # the call that finds the connection gone fails, saying why
+        assert led.get("a") is not None  # the next one reconnects
+    finally:
+        led.close()
+
+
+def test_a_transaction_cut_by_a_lost_connection_commits_nothing(pg_url: str) -> None:
+    led = Ledger(pg_url)
+    try:
+        with pytest.raises(LedgerError):
+            with led.transaction() as conn:
+                conn.execute("INSERT INTO memories (memory_id, created_at) VALUES ('half', '2026-01-01')")
+                _drop_connection(pg_url, led)
+                conn.execute("INSERT INTO memories (memory_id, created_at) VALUES ('rest', '2026-01-01')")
+        assert led.get("half") is None and led.get("rest") is None
+    finally:
+        led.close()
