@@ -171,9 +171,11 @@ def main() -> None:
 
 
 # register the commands (one module per line)
-from . import audit  # noqa: E402,F401
-from . import backup  # noqa: E402,F401
-from . import consolidate  # noqa: E402,F401
-from . import ledger  # noqa: E402,F401
-from . import maintenance  # noqa: E402,F401
-from . import store  # noqa: E402,F401
+from . import (  # noqa: E402
+    audit,  # noqa: F401
+    backup,  # noqa: F401
+    consolidate,  # noqa: F401
+    ledger,  # noqa: F401
+    maintenance,  # noqa: F401
+    store,  # noqa: F401
+)
