@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from ..errors import ConfigError, MemoryNotFound
-from ..memory.birth import BIRTH_SOURCE_KIND, adoption_row
+from ..memory.birth import adoption_row, birth_of
 from ..memory.provenance import kind_from_source
 from ..stores.consolidation_log import applied_reasons
 from ..stores.history import HistoryAndLedger, needs_rollback
@@ -92,7 +92,7 @@ def birth_rows(tgt: Target, ids: list[str], now: datetime) -> dict[str, LedgerRo
         return {}
     out = {}
     for mid, payload in _payloads(tgt, ids).items():
-        if BIRTH_SOURCE_KIND in payload:
+        if birth_of(payload) is not None:
             item = {"id": mid, "payload": payload, **{k: payload.get(k) for k in
                                                       ("created_at", "expiration_date", "user_id", "agent_id",
                                                        "run_id")}}

@@ -3,7 +3,11 @@ rebuilt from a payload (or made up for a memory the ledger never knew).
 
 The birth facts are written into the payload by the same mem0 ``add`` that stores the memory, so a
 crash before its ledger row is written loses nothing: the next read rebuilds the row from them. They
-are taken out of ``metadata`` in every result, so items look exactly like mem0's.
+are kept under one payload key, :data:`BIRTH_HOLDER` (``"id"``), that mem0 itself never writes and
+leaves out of every item's ``metadata`` (mem0's ``get``, ``get_all`` and ``search`` build ``metadata``
+from the payload minus its own keys, ``id`` among them): a plain mem0 reader of the same store, and the
+drop-in, show exactly the metadata the app gave. Stores written before kept them as top-level
+``hygiene_*`` payload keys; those are still read (and taken out of the drop-in's own results).
 
 A memory stored to replace another (``supersede``, or a write-time decision) also carries which memory
 it replaces and how (:data:`BIRTH_REPLACES`, :data:`BIRTH_REPLACES_HOW`): if the process dies between
@@ -31,13 +35,16 @@ BIRTH_REPLACES = "hygiene_replaces"
 """The id of the memory this one was stored to replace."""
 BIRTH_REPLACES_HOW = "hygiene_replaces_how"
 """How: "supersede", or "invalidate" with the reason after a colon ("invalidate:negation cue 'no longer'")."""
+BIRTH_HOLDER = "id"
+"""The payload key holding the birth facts (a dict): one mem0 never writes and never shows as metadata."""
 BIRTH_KEYS = (BIRTH_SOURCE, BIRTH_SOURCE_KIND, BIRTH_EXPIRES, BIRTH_QUARANTINED, BIRTH_TOPIC, BIRTH_REPLACES,
               BIRTH_REPLACES_HOW)
 
 
-def birth_payload(source: str | None, kind: str, expires: str | None, quarantined: bool,
-                  topic_key: str | None) -> dict[str, Any]:
-    """The payload keys that let a lost ledger row be rebuilt (only the ones with a value)."""
+def birth_facts(source: str | None, kind: str, expires: str | None, quarantined: bool,
+                topic_key: str | None) -> dict[str, Any]:
+    """The facts that let a lost ledger row be rebuilt (only the ones with a value); the payload carries
+    them as ``{BIRTH_HOLDER: facts}`` (see :func:`birth_metadata`)."""
     out: dict[str, Any] = {BIRTH_SOURCE_KIND: kind}
     if source is not None:
         out[BIRTH_SOURCE] = source
@@ -50,18 +57,47 @@ def birth_payload(source: str | None, kind: str, expires: str | None, quarantine
     return out
 
 
-def replaces_payload(old_id: str, action: str = "supersede", reason: str = "") -> dict[str, Any]:
-    """The payload keys saying which memory a new one replaces: ``action`` "supersede" or "invalidate"
+def replaces_facts(old_id: str, action: str = "supersede", reason: str = "") -> dict[str, Any]:
+    """The birth facts saying which memory a new one replaces: ``action`` "supersede" or "invalidate"
     (with the invalidation's ``reason``)."""
     return {BIRTH_REPLACES: old_id, BIRTH_REPLACES_HOW: action if action == "supersede" else f"{action}:{reason}"}
 
 
+def birth_metadata(metadata: dict[str, Any] | None, facts: dict[str, Any]) -> dict[str, Any]:
+    """The metadata to give mem0's ``add``: the app's own, plus ``facts`` merged under :data:`BIRTH_HOLDER`."""
+    meta = dict(metadata or {})
+    held = meta.get(BIRTH_HOLDER)
+    meta[BIRTH_HOLDER] = {**held, **facts} if isinstance(held, dict) and BIRTH_SOURCE_KIND in held else facts
+    return meta
+
+
+def birth_of(payload: Any) -> dict[str, Any] | None:
+    """The birth facts in a payload (or a legacy item's metadata), None when the drop-in wrote none."""
+    if not isinstance(payload, dict):
+        return None
+    held = payload.get(BIRTH_HOLDER)
+    if isinstance(held, dict) and BIRTH_SOURCE_KIND in held:
+        return held
+    if BIRTH_SOURCE_KIND in payload or BIRTH_REPLACES in payload:  # written by an earlier version
+        return payload
+    return None
+
+
 def replaced_by_birth(payload: dict[str, Any] | None) -> tuple[str, str, str] | None:
     """(old id, action, reason) when this payload's memory was stored to replace another, else None."""
-    if not isinstance(payload, dict) or not payload.get(BIRTH_REPLACES):
+    birth = birth_of(payload)
+    if birth is None or not birth.get(BIRTH_REPLACES):
         return None
-    action, _, reason = str(payload.get(BIRTH_REPLACES_HOW) or "supersede").partition(":")
-    return str(payload[BIRTH_REPLACES]), action, reason
+    action, _, reason = str(birth.get(BIRTH_REPLACES_HOW) or "supersede").partition(":")
+    return str(birth[BIRTH_REPLACES]), action, reason
+
+
+def point_item(point: Any) -> dict[str, Any]:
+    """A vector-store point as the item :func:`adoption_row` reads (id, payload, scope, times)."""
+    payload = dict(getattr(point, "payload", None) or {})
+    return {"id": str(point.id), "payload": payload, "created_at": payload.get("created_at"),
+            "expiration_date": payload.get("expiration_date"), "user_id": payload.get("user_id"),
+            "agent_id": payload.get("agent_id"), "run_id": payload.get("run_id")}
 
 
 def adoption_row(item: dict[str, Any], now: Callable[[], datetime]) -> LedgerRow:
@@ -70,9 +106,10 @@ def adoption_row(item: dict[str, Any], now: Callable[[], datetime]) -> LedgerRow
 
     ``item`` is a mem0 result item or a vector-store point; ``now`` is the clock, asked only when the
     item has no usable ``created_at``."""
+    facts = birth_of(item.get("payload")) or birth_of(item.get("metadata"))
+    if facts is not None:
+        return _row_from_birth(item, facts, now)
     birth = item.get("metadata") or item.get("payload") or {}
-    if isinstance(birth, dict) and BIRTH_SOURCE_KIND in birth:
-        return _row_from_birth(item, birth, now)
     created = item.get("created_at")
     try:
         created_iso = to_iso(parse_time(created)) if created else to_iso(now())
@@ -126,10 +163,11 @@ def _row_from_birth(item: dict[str, Any], birth: dict[str, Any], now: Callable[[
 
 
 def strip_birth(item: dict[str, Any]) -> None:
-    """Result items look exactly like mem0's: the birth facts stay in the payload, not in ``metadata``
-    (``item`` is changed in place; a ``metadata`` left empty becomes None)."""
+    """Result items look exactly like mem0's: birth facts a store written by an earlier version kept as
+    top-level payload keys are taken out of ``metadata`` (``item`` is changed in place; a ``metadata`` left
+    empty becomes None). mem0 itself never shows :data:`BIRTH_HOLDER`."""
     meta = item.get("metadata")
-    if isinstance(meta, dict) and BIRTH_SOURCE_KIND in meta:
+    if isinstance(meta, dict) and (BIRTH_SOURCE_KIND in meta or BIRTH_REPLACES in meta):
         for key in BIRTH_KEYS:
             meta.pop(key, None)
         if not meta:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import LedgerError
 from ..stores.ledger import LedgerRow
-from .birth import adoption_row, strip_birth
+from .birth import adoption_row, point_item, strip_birth
 
 if TYPE_CHECKING:
     from ..config import HygieneSettings
@@ -38,6 +38,7 @@ class LedgerBufferMixin:
 
     ledger: Ledger
     hygiene_settings: HygieneSettings
+    vector_store: Any
 
     if TYPE_CHECKING:
         def now(self) -> datetime: ...
@@ -86,7 +87,9 @@ class LedgerBufferMixin:
         mid = str(item["id"])
         row = rows.get(mid) or self._pending_new.get(mid) or self._pending_adopt.get(mid)
         if row is None:
-            row = adoption_row(item, self.now)
+            # mem0's items never show the birth facts (see memory/birth.py): read them from the point itself
+            point = self.vector_store.get(vector_id=mid) if "payload" not in item else None
+            row = adoption_row(point_item(point) if point is not None else item, self.now)
             with self._buffer_lock:
                 self._pending_adopt[mid] = row
         strip_birth(item)

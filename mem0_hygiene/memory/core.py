@@ -47,9 +47,10 @@ from ..stores.ledger_postgres import is_postgres_url
 from ..stores.restore_journal import refuse_while_restoring
 from ..stores.vectors import iter_points
 from ..timeutil import Clock, as_utc, parse_duration, parse_time, shift_time, system_clock, to_iso
-from .birth import adoption_row, birth_payload, replaces_payload, strip_birth
+from .birth import adoption_row, birth_facts, birth_metadata, point_item, replaces_facts, strip_birth
 from .buffer import LedgerBufferMixin
 from .guard import CLEAN, Screened, facts_of, screen_messages, screen_text
+from .mem0_rules import expiration_end, mem0_rejects
 from .provenance import (
     QUARANTINED_KINDS,
     normalize_messages,
@@ -137,14 +138,11 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
             raise ConfigError(f"give only one of ttl, expires_at and expiration_date (got {', '.join(given)})")
         if ttl is not None:
             return shift_time(now, parse_duration(ttl, what="ttl"), what="ttl")
-        if expires_at is not None:  # a time without an offset is local time (see timeutil.parse_time)
-            when = parse_time(expires_at, what="expires_at")
-        elif expiration_date is not None:
-            # mem0 shows a memory through its expiration date (a UTC day) and hides it from the next day.
-            when = shift_time(parse_time(str(expiration_date)[:10], what="expiration_date"), timedelta(days=1),
-                              what="expiration_date")
-        else:
-            return None
+        if expires_at is None:
+            # mem0's own argument behaves as in mem0: its values, its errors, and a past date is stored (hidden
+            # as expired, as mem0 hides it through that UTC day's end)
+            return expiration_end(expiration_date)
+        when = parse_time(expires_at, what="expires_at")  # a time without an offset is local time
         if when <= now:
             raise ConfigError(
                 f"the expiry {to_iso(when)} is already past (now is {to_iso(now)}); give a future time, or "
@@ -159,10 +157,11 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         row = self.ledger.get(memory_id)
         if row is not None:
             return row
-        item = super().get(memory_id)
-        if item is None:
+        # the raw point, not mem0's get(): its birth facts (and nothing an override of get() adds) are there
+        point = self.vector_store.get(vector_id=memory_id)
+        if point is None:
             raise MemoryNotFound(memory_id, "it is in neither the vector store nor the ledger; check the id")
-        row = adoption_row(item, self.now)
+        row = adoption_row(point_item(point), self.now)
         self.ledger.insert([row], ignore_existing=True)
         return self.ledger.get(memory_id) or row
 
@@ -271,9 +270,10 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
             redacted = ",".join(seen.redacted) or None
             if self.hygiene_settings.clock is not system_clock:
                 meta.setdefault("created_at", now_iso)
-            meta.update(birth_payload(source, kind, expiry_iso, quarantined, topic_key))
+            facts = birth_facts(source, kind, expiry_iso, quarantined, topic_key)
             if replaces is not None:
-                meta.update(replaces_payload(replaces))
+                facts.update(replaces_facts(replaces))
+            meta = birth_metadata(meta, facts)
             if decider is not None and scope:
                 template = LedgerRow(
                     memory_id="", user_id=scope.get("user_id"), agent_id=scope.get("agent_id"),
@@ -565,6 +565,10 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         ``as_of=T``: what was believed at T (created by T, not yet superseded, invalidated, expired or
         deleted at T); ``since``/``until``: created in [since, until). With ``hygiene.rank`` on, the page
         is reordered by relevance, recency and importance (``["hygiene"]["rank"]`` says how)."""
+        if mem0_rejects(top_k, threshold):  # mem0 raises its own error, before anything of ours runs
+            return Mem0Memory.search(self, query, top_k=top_k, filters=filters, threshold=threshold, rerank=rerank,
+                                     explain=explain, reference_date=reference_date, show_expired=show_expired,
+                                     **kwargs)
         now = self.now()
         window = TimeWindow.build(as_of, since, until)
 
@@ -593,6 +597,8 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
     ) -> dict[str, Any]:
         """mem0's ``get_all`` over live memories only (``include_stale=True`` for all, with states);
         ``as_of``/``since``/``until`` as in :meth:`search`."""
+        if mem0_rejects(top_k):  # mem0 raises its own error, before anything of ours runs
+            return Mem0Memory.get_all(self, filters=filters, top_k=top_k, show_expired=show_expired, **kwargs)
         now = self.now()
         window = TimeWindow.build(as_of, since, until)
 

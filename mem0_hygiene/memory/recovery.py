@@ -28,7 +28,7 @@ from mem0 import Memory as Mem0Memory
 from ..errors import SupersedeError
 from ..stores.ledger import LedgerRow
 from ..timeutil import parse_time
-from .birth import BIRTH_REPLACES, adoption_row, replaced_by_birth
+from .birth import BIRTH_HOLDER, BIRTH_REPLACES, adoption_row, point_item, replaced_by_birth
 
 if TYPE_CHECKING:
     from ..stores.ledger import Ledger
@@ -42,14 +42,6 @@ REPLACING = ("supersede", "invalidate")
 def invalidation_reason(new_id: str, reason: str) -> str:
     """The ledger's ``invalid_reason`` of a memory a newer one contradicts."""
     return f"contradicted by {new_id} ({reason})"
-
-
-def point_item(point: Any) -> dict[str, Any]:
-    """A vector-store point as the item :func:`~.birth.adoption_row` reads (id, payload, scope, times)."""
-    payload = dict(getattr(point, "payload", None) or {})
-    return {"id": str(point.id), "payload": payload, "created_at": payload.get("created_at"),
-            "expiration_date": payload.get("expiration_date"), "user_id": payload.get("user_id"),
-            "agent_id": payload.get("agent_id"), "run_id": payload.get("run_id")}
 
 
 class RecoveryMixin:
@@ -134,10 +126,13 @@ class RecoveryMixin:
     def find_replacement(self, old_id: str, action: str) -> dict[str, Any] | None:
         """The stored memory whose birth facts say it replaces ``old_id`` by ``action`` (the earliest, if a
         crash ever left more than one), as an item for :func:`~.birth.adoption_row`; None when there is none."""
-        listed = self.vector_store.list(filters={BIRTH_REPLACES: old_id}, top_k=16)
-        points = listed[0] if isinstance(listed, (list, tuple)) and listed and isinstance(listed[0], list) \
-            else listed
-        found = [point_item(p) for p in (points or [])]
+        found: list[dict[str, Any]] = []
+        # the birth facts' key inside their holder, and (a store written by an earlier version) at the top
+        for key in (f"{BIRTH_HOLDER}.{BIRTH_REPLACES}", BIRTH_REPLACES):
+            listed = self.vector_store.list(filters={key: old_id}, top_k=16)
+            points = listed[0] if isinstance(listed, (list, tuple)) and listed and isinstance(listed[0], list) \
+                else listed
+            found.extend(point_item(p) for p in (points or []))
         found = [f for f in found if (replaced_by_birth(f["payload"]) or ("", "", ""))[:2] == (old_id, action)]
         if not found:
             return None

@@ -24,7 +24,7 @@ from ..config import WriteDecisionSettings
 from ..stores.ledger import LedgerRow
 from ..stores.states import live_sql
 from ..timeutil import to_iso
-from .birth import replaces_payload
+from .birth import birth_metadata, replaces_facts
 from .decision import CONTRADICTION, DUPLICATE, UNRELATED, UPDATE, Thresholds, classify, embedder_family, normalize_text
 from .recovery import invalidation_reason
 from .scope import SCOPE_KEYS
@@ -184,7 +184,7 @@ class WriteDecisionMixin:
         if action is None or found.old_id is None:
             return Mem0Memory.add(self, [msg], **call)
         self.ledger.begin(found.old_id, action, now)
-        meta = {**(call.get("metadata") or {}), **replaces_payload(found.old_id, action, found.reason)}
+        meta = birth_metadata(call.get("metadata"), replaces_facts(found.old_id, action, found.reason))
         try:
             return Mem0Memory.add(self, [msg], **{**call, "metadata": meta})
         except BaseException:
@@ -240,7 +240,7 @@ class WriteDecisionMixin:
             hid, payload = str(hit.id), dict(hit.payload or {})
             if any(payload.get(name) != scope.get(name) for name in SCOPE_KEYS):
                 continue  # a wider or narrower scope is another memory's business
-            row = pending.get(hid) or self.row_for({"id": hid, **payload}, rows)
+            row = pending.get(hid) or self.row_for({**payload, "id": hid, "payload": payload}, rows)
             if row.state(now) != "live":
                 continue
             if key is not None and row.topic_key is not None and row.topic_key != key:
