@@ -535,6 +535,46 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
             return result
         return super().delete_all(user_id=user_id, agent_id=agent_id, run_id=run_id)
 
+    def delete_all_each(self, user_id: str | None = None, agent_id: str | None = None,
+                        run_id: str | None = None) -> dict[str, Any]:
+        """mem0's ``AsyncMemory.delete_all``: every memory of the scope deleted on its own, a failure logged
+        and the rest deleted all the same (mem0's sync ``delete_all`` stops at the first). The scope's rows
+        (and their chains) are tombstoned first; those whose delete failed get their tombstone back, so the
+        ledger says exactly what was deleted."""
+        scope = scope_of(user_id, agent_id, run_id)
+        if not scope:  # mem0's own error
+            return super().delete_all(user_id=user_id, agent_id=agent_id, run_id=run_id)
+        self.flush()
+        self.finish_deletes_once()
+        ids = self.ledger.scope_ids(scope)
+        chain = [p for mid in ids for p in self.ledger.predecessors(mid)]
+        self.ledger.tombstone([*ids, *chain], self.now())
+        failed: dict[str, BaseException] = {}
+        seen: set[tuple[str, ...]] = set()
+        while True:
+            listed = self.vector_store.list(filters=scope, top_k=1000)
+            batch = [p for p in (listed[0] if listed else []) if str(p.id) not in failed]
+            if not batch:
+                break
+            key = tuple(sorted(str(p.id) for p in batch))
+            if key in seen:
+                logger.warning("Stopping delete_all after a repeated memory batch")
+                break
+            seen.add(key)
+            for point in batch:
+                try:
+                    self._delete_memory(point.id)
+                except Exception as exc:  # as mem0's AsyncMemory: logged, the others still deleted
+                    failed[str(point.id)] = exc
+        if failed:
+            logger.warning("Failed to delete %d memories", len(failed))
+            for error in failed.values():
+                logger.warning("Delete error: %s", error)
+            self.ledger.untombstone(list(failed))
+        self.ledger.settle([mid for mid in ids if mid not in failed], "delete")
+        self.finish_deletes()  # the chains: a predecessor kept in another scope goes through mem0 too
+        return {"message": "Memories deleted successfully!"}
+
     def reset(self) -> None:
         """mem0's ``reset``; every ledger row is tombstoned (prune later compacts them)."""
         self.flush()
@@ -579,7 +619,7 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
             )
 
         res = self.paged_read(run, top_k, now, include_stale, show_expired, window,
-                              RankSettings.parse(self.hygiene_settings.rank))
+                              RankSettings.parse(self.hygiene_settings.rank), filters)
         self.maybe_auto_prune(now)
         return res
 
@@ -605,7 +645,7 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         def run(fetch: int) -> dict[str, Any]:
             return Mem0Memory.get_all(self, filters=filters, top_k=fetch, show_expired=True, **kwargs)
 
-        return self.paged_read(run, top_k, now, include_stale, show_expired, window)
+        return self.paged_read(run, top_k, now, include_stale, show_expired, window, filters=filters)
 
     def get(self, memory_id: str) -> dict[str, Any] | None:  # type: ignore[override]
         """mem0's ``get``, whatever the memory's state; ``["hygiene"]["state"]`` says which."""

@@ -2,25 +2,45 @@
 item carries, the filter by ledger state (or time window), and the paging that keeps ``top_k=k``
 returning min(k, live matches).
 
-The ledger is the authority: a read over-fetches a little from mem0, drops stale rows by their ledger
-state, and re-queries wider when a page came up short. (A payload filter inside the query was measured
-slower on local Qdrant, which evaluates filters in Python point by point.)
+The ledger is the authority: a read over-fetches from mem0, drops stale rows by their ledger state, and
+re-queries wider when a page came up short. The over-fetch is sized from what the ledger knows, the live
+share of the scope's rows (:meth:`LiveReadsMixin.live_share`, cached a few seconds), so one query is almost
+always enough even when most rows are stale (a fact updated weekly keeps ~26 superseded versions for time
+travel): each mem0 query costs a full scan of the scope on local Qdrant, while a longer page costs little.
+(A payload filter inside the query was measured slower on local Qdrant, which evaluates filters in Python
+point by point.)
 """
 
 from __future__ import annotations
 
+import math
+import threading
+import time
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..stores.ledger import LedgerRow
-from ..timeutil import age_days, parse_time
+from ..stores.states import live_sql
+from ..timeutil import age_days, parse_time, to_iso
 from .ranking import rank as rank_items
 from .timetravel import TimeWindow
 
 if TYPE_CHECKING:
     from ..config import RankSettings
     from ..stores.ledger import Ledger
+
+
+SHARE_TTL = 5.0
+"""Seconds a scope's live share is reused before the ledger is asked again (it only sizes the query)."""
+MARGIN = 1.25
+"""Over-fetch beyond the live share's estimate: the stale versions of a fact are its near neighbours."""
+_SCOPES = ("user_id", "agent_id", "run_id")
+
+
+def fetch_for(top_k: int, share: float) -> int:
+    """How many items to ask mem0 for so that ``top_k`` of them are live when a ``share`` of the scope is."""
+    return math.ceil(top_k * MARGIN / max(share, 0.001)) + 4
 
 
 class LiveReadsMixin:
@@ -31,6 +51,8 @@ class LiveReadsMixin:
     """
 
     ledger: Ledger
+    _shares: dict[tuple[tuple[str, str], ...], tuple[float, float]]
+    _shares_lock: threading.Lock
 
     if TYPE_CHECKING:
         def row_for(self, item: dict[str, Any], rows: dict[str, LedgerRow]) -> LedgerRow: ...
@@ -58,13 +80,42 @@ class LiveReadsMixin:
             "topic_key": row.topic_key,
         }
 
+    def live_share(self, filters: dict[str, Any] | None, now: datetime) -> float:
+        """The share of the scope's stored memories (ledger rows not deleted) that reads serve, from the
+        ledger (1.0 for a scope it has no rows of, or a filter that is not a plain scope); cached
+        :data:`SHARE_TTL` seconds per scope."""
+        scope = tuple(sorted((k, v) for k, v in (filters or {}).items() if k in _SCOPES and isinstance(v, str)))
+        if not scope:
+            return 1.0
+        if not hasattr(self, "_shares"):
+            self._shares, self._shares_lock = {}, threading.Lock()
+        clock = time.monotonic()
+        cached = self._shares.get(scope)
+        if cached is not None and clock - cached[1] < SHARE_TTL:
+            return cached[0]
+        where = " AND ".join(f"{k} = ?" for k, _ in scope)
+        total, live = self.ledger.query(
+            f"SELECT COUNT(*), COALESCE(SUM(CASE WHEN {live_sql()} THEN 1 ELSE 0 END), 0) FROM memories "
+            f"WHERE {where} AND deleted_at IS NULL", [to_iso(now), *(v for _, v in scope)])[0]
+        share = float(live) / float(total) if total else 1.0
+        with self._shares_lock:
+            self._shares[scope] = (share, clock)
+        return share
+
     def paged_read(self, run: Callable[[int], dict[str, Any]], top_k: int, now: datetime, include_stale: bool,
                    show_expired: bool, window: TimeWindow | None = None,
-                   rank: RankSettings | None = None) -> dict[str, Any]:
+                   rank: RankSettings | None = None, filters: dict[str, Any] | None = None) -> dict[str, Any]:
         """Call ``run(fetch)`` (a mem0 read asking for ``fetch`` items, expired ones included) until the
         kept items fill ``top_k`` or mem0 has no more; then rank them (``rank``) and count the uses
-        (not for a question about the past, ``window.as_of``)."""
-        fetch = top_k if include_stale and window is None else top_k + top_k // 2 + 4  # room for a few stale rows
+        (not for a question about the past, ``window.as_of``). The first ``fetch`` comes from the live
+        share of the scope in ``filters`` (:meth:`live_share`), the next ones from the share the last
+        page kept."""
+        if include_stale and window is None:
+            fetch = top_k
+        elif window is not None or show_expired:
+            fetch = top_k + top_k // 2 + 4  # other states than live kept: the live share says little
+        else:
+            fetch = fetch_for(top_k, self.live_share(filters, now))
         seen: dict[str, LedgerRow] | None = {} if rank is not None else None
         while True:
             res = run(fetch)
@@ -72,7 +123,7 @@ class LiveReadsMixin:
             kept = self._keep(raw, now, include_stale, show_expired, window, seen)
             if len(kept) >= top_k or len(raw) < fetch or top_k == 0:
                 break
-            fetch = fetch * 2 + (top_k - len(kept))
+            fetch = max(fetch * 2, len(raw) + fetch_for(top_k - len(kept), max(len(kept), 1) / max(len(raw), 1)))
         res["results"] = kept[:top_k]
         if rank is not None and seen is not None:
             at = parse_time(window.as_of) if window is not None and window.as_of else now
