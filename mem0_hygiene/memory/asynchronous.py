@@ -342,8 +342,10 @@ class AsyncMemory(Mem0AsyncMemory):
 
     async def delete_all(self, user_id: str | None = None, agent_id: str | None = None,  # type: ignore[override]
                          run_id: str | None = None) -> dict[str, Any]:
-        """mem0's ``delete_all``; the scope's ledger rows (and their chains) are tombstoned first."""
-        return await self._call(self._sync.delete_all, user_id=user_id, agent_id=agent_id, run_id=run_id)
+        """mem0's ``AsyncMemory.delete_all``: a memory that fails to delete is logged and the rest are deleted all
+        the same; the scope's ledger rows (and their chains) are tombstoned first, the failed ones restored
+        (see ``Memory.delete_all_each``)."""
+        return await self._call(self._sync.delete_all_each, user_id=user_id, agent_id=agent_id, run_id=run_id)
 
     async def history(self, memory_id: str) -> list[dict[str, Any]]:  # type: ignore[override]
         """mem0's ``history`` of a memory (history.db's rows, oldest first)."""

@@ -602,6 +602,14 @@ class Ledger:
             except sqlite3.DatabaseError as exc:
                 raise LedgerError(self._explain(exc)) from None
 
+    def untombstone(self, memory_ids: Sequence[str]) -> None:
+        """Take back the tombstones of memories whose delete through mem0 failed (their points are still
+        there and served) and close their journal entries, in one transaction."""
+        ids = [(mid,) for mid in dict.fromkeys(memory_ids)]
+        with self.transaction() as conn:
+            conn.executemany("UPDATE memories SET deleted_at = NULL WHERE memory_id = ?", ids)
+            conn.executemany("DELETE FROM pending WHERE action = 'delete' AND memory_id = ?", ids)
+
     def tombstone_all(self, when: datetime) -> None:
         """Tombstone every row, each journaled as a pending delete (``reset``)."""
         self._write("UPDATE memories SET deleted_at = COALESCE(deleted_at, ?)", (to_iso(when),))

@@ -352,3 +352,61 @@ def test_procedural_memory_with_a_langchain_model_as_in_mem0(tmp_path, monkeypat
         assert not isinstance(ours.llm, ChatModel)  # lent for that call only
     finally:
         ours.close()
+
+
+POISONED = "Alice keeps a poisoned note"
+
+
+def failing_deletes(store: Any) -> None:
+    """Make the vector store refuse to delete the point holding POISONED (a full disk, a flaky server)."""
+    original = store.delete
+
+    def delete(vector_id: Any) -> Any:
+        point = store.get(vector_id=vector_id)
+        if point is not None and (point.payload or {}).get("data") == POISONED:
+            raise RuntimeError("disk full")
+        return original(vector_id=vector_id)
+
+    store.delete = delete
+
+
+async def failing_script(m: Any, untracked_id: str | None) -> list[Any]:
+    out: list[Any] = []
+    for text in ("Alice likes tea", POISONED, "Alice lives in Haifa"):
+        out.append(await m.add(text, user_id="alice", infer=False, metadata={"n": 1}))
+    if untracked_id is not None:  # a memory plain mem0 wrote, updated before anything else read it
+        out.append(await m.update(untracked_id, text="Alice moved to Cairo"))
+        out.append(await m.get(untracked_id))
+    failing_deletes(m.vector_store)
+    out.append(await m.delete_all(user_id="alice"))
+    out.append(await m.get_all(filters={"user_id": "alice"}))
+    return out
+
+
+def test_delete_all_goes_on_past_a_failure_as_mem0_async_memory_does(tmp_path, plain_mem0, close_plain):
+    folders = {}
+    for side in ("plain", "ours"):
+        seed = plain_mem0(tmp_path / side)
+        try:
+            folders[side] = seed.add("Alice lived in Berlin", user_id="alice", infer=False)["results"][0]["id"]
+        finally:
+            close_plain(seed)
+    plain = plain_async(tmp_path / "plain")
+    try:
+        expected = scrub(asyncio.run(failing_script(plain, folders["plain"])))
+    finally:
+        plain.close()
+        plain.vector_store.client.close()
+    ours = AsyncMemory(build_mem0_config(split_config(offline_config(tmp_path / "ours"))[0]))
+    try:
+        got = asyncio.run(failing_script(ours, folders["ours"]))
+        assert scrub(got) == expected
+        assert [i["memory"] for i in got[-1]["results"]] == [POISONED]
+        rows = {r.memory_id: r for r in ours.ledger.iter_rows()}
+        left = got[-1]["results"][0]["id"]
+        assert rows[left].deleted_at is None  # the failed one is not marked deleted
+        assert all(r.deleted_at for mid, r in rows.items() if mid != left)  # every other one is
+        assert rows[folders["ours"]].adopted and rows[folders["ours"]].source == "unknown"
+        assert ours.ledger.pending("delete") == []
+    finally:
+        ours.close()
