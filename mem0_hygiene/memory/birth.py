@@ -92,10 +92,13 @@ def replaced_by_birth(payload: dict[str, Any] | None) -> tuple[str, str, str] | 
     return str(birth[BIRTH_REPLACES]), action, reason
 
 
-def point_item(point: Any) -> dict[str, Any]:
-    """A vector-store point as the item :func:`adoption_row` reads (id, payload, scope, times)."""
-    payload = dict(getattr(point, "payload", None) or {})
-    return {"id": str(point.id), "payload": payload, "created_at": payload.get("created_at"),
+def point_item(point: Any, memory_id: str | None = None) -> dict[str, Any]:
+    """A vector-store point as the item :func:`adoption_row` reads (id, payload, scope, times); ``memory_id``:
+    the id it was fetched by (else the point's own). A payload that is not a dict counts as empty."""
+    raw = getattr(point, "payload", None)
+    payload = dict(raw) if isinstance(raw, dict) else {}
+    return {"id": memory_id if memory_id is not None else str(point.id), "payload": payload,
+            "created_at": payload.get("created_at"),
             "expiration_date": payload.get("expiration_date"), "user_id": payload.get("user_id"),
             "agent_id": payload.get("agent_id"), "run_id": payload.get("run_id")}
 

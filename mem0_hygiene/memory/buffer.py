@@ -89,7 +89,9 @@ class LedgerBufferMixin:
         if row is None:
             # mem0's items never show the birth facts (see memory/birth.py): read them from the point itself
             point = self.vector_store.get(vector_id=mid) if "payload" not in item else None
-            row = adoption_row(point_item(point) if point is not None else item, self.now)
+            raw = point_item(point, mid) if point is not None and isinstance(getattr(point, "payload", None), dict) \
+                else item
+            row = adoption_row(raw, self.now)
             with self._buffer_lock:
                 self._pending_adopt[mid] = row
         strip_birth(item)

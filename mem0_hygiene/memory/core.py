@@ -161,7 +161,7 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         point = self.vector_store.get(vector_id=memory_id)
         if point is None:
             raise MemoryNotFound(memory_id, "it is in neither the vector store nor the ledger; check the id")
-        row = adoption_row(point_item(point), self.now)
+        row = adoption_row(point_item(point, memory_id), self.now)
         self.ledger.insert([row], ignore_existing=True)
         return self.ledger.get(memory_id) or row
 
