@@ -67,6 +67,9 @@ class WriteDecisionSettings:
         identity_keys: metadata keys that name a fact's identity, besides ``add(topic_key=)``. The
             same key in the same scope always supersedes, whatever the similarity; different keys
             never merge.
+        judge: None (decide by the model or the thresholds alone) or ``"llm"``: ask the app's mem0 LLM to
+            judge each candidate the deterministic decision is unsure of (one call at most per stored fact).
+        Setting any threshold decides by the thresholds, not by the embedder's fitted model.
     """
 
     duplicate: float | None = None
@@ -74,6 +77,7 @@ class WriteDecisionSettings:
     contradiction: float | None = None
     candidates: int = 5
     identity_keys: tuple[str, ...] = ("topic_key", "source_ref")
+    judge: str | None = None
 
     @classmethod
     def parse(cls, value: Any) -> WriteDecisionSettings | None:
@@ -98,6 +102,8 @@ class WriteDecisionSettings:
             if isinstance(keys, str) or not all(isinstance(k, str) and k for k in keys):
                 raise ConfigError("hygiene.write_decision.identity_keys must be a list of metadata key names")
             opts["identity_keys"] = tuple(keys)
+        if opts.get("judge") not in (None, "llm"):
+            raise ConfigError(f"hygiene.write_decision.judge is {opts['judge']!r}; use \"llm\" or leave it out")
         settings = cls(**opts)
         if settings.duplicate is not None and settings.update is not None and settings.update > settings.duplicate:
             raise ConfigError(f"hygiene.write_decision.update ({settings.update}) is above duplicate "
@@ -111,6 +117,7 @@ class WriteDecisionSettings:
             duplicate=base.duplicate if self.duplicate is None else self.duplicate,
             update=base.update if self.update is None else self.update,
             contradiction=base.contradiction if self.contradiction is None else self.contradiction,
+            model=base.model if self.duplicate is self.update is self.contradiction is None else None,
         )
         if found.update > found.duplicate:
             raise ConfigError(f"hygiene.write_decision: update ({found.update}) is above duplicate "

@@ -3,7 +3,11 @@ to the nearest live memory in its scope?
 
 Pure functions over a similarity score and two texts, shared by :class:`mem0_hygiene.Memory` (which
 looks up the nearest memory with one vector search) and ``benchmarks/eval_staleness.py`` (which
-measures these very rules on a labelled set). Rules, in order:
+measures them on labelled sets). The same text after normalisation is always a duplicate. Then, for an
+embedder with a fitted model (all-MiniLM-L6-v2, :data:`EMBEDDER_DEFAULTS`), the model decides: a logistic
+regression over the similarity and text features that compare the *frame* of the two facts apart from
+their *values*, negation and change cues (:mod:`.decision_model`, :mod:`.decision_features`). Otherwise
+(the offline embedder, an unmeasured one, or thresholds set by hand) the threshold rules, in order:
 
 1. the same text after normalisation (case, punctuation, spacing): **duplicate**;
 2. the new text negates or retracts (a cue such as "no longer", "not ... anymore", "is wrong",
@@ -22,13 +26,21 @@ Thresholds depend on the embedder: a feature-hashing embedder scores shared word
 model scores meaning, and their similarity scales differ. :data:`EMBEDDER_DEFAULTS` holds the
 thresholds that scored best on ``benchmarks/data/staleness_pairs.jsonl`` for each measured
 embedder (``python benchmarks/eval_staleness.py`` re-runs the measurement and the grid search).
+:func:`ambiguous` says which verdicts an LLM judge should look at.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from .decision_features import NEGATION_CUES as NEGATION_CUES
+from .decision_features import PairFeatures
+from .decision_features import negates as negates
+from .decision_features import negation_cues as negation_cues
+from .decision_model import DecisionModel
+from .decision_weights import MODELS
 
 DUPLICATE = "duplicate"
 UPDATE = "update"
@@ -56,6 +68,9 @@ class Thresholds:
     duplicate: float
     update: float
     contradiction: float
+    model: DecisionModel | None = field(default=None, repr=False)
+    """The fitted model that decides instead of the three thresholds (None: the threshold rules). The
+    thresholds still bound the band where an LLM judge is asked (``write_decision: {"judge": "llm"}``)."""
 
     def as_dict(self) -> dict[str, float]:
         return {"duplicate": self.duplicate, "update": self.update, "contradiction": self.contradiction}
@@ -63,9 +78,10 @@ class Thresholds:
 
 # Best accuracy on benchmarks/data/staleness_pairs.jsonl (grid search in benchmarks/eval_staleness.py,
 # ties broken towards higher thresholds: fewer merges). Re-measure before changing.
+# MiniLM decides with its fitted model (benchmarks/train_decision.py); the offline embedder with the rules.
 EMBEDDER_DEFAULTS: dict[str, Thresholds] = {
     OFFLINE_FAMILY: Thresholds(duplicate=0.835, update=0.525, contradiction=0.375),
-    MINILM_FAMILY: Thresholds(duplicate=0.845, update=0.565, contradiction=0.515),
+    MINILM_FAMILY: Thresholds(duplicate=0.845, update=0.565, contradiction=0.515, model=MODELS.get(MINILM_FAMILY)),
 }
 # For an embedder nobody measured: a sentence model's scale (MiniLM's numbers). Measure yours with
 # `python benchmarks/eval_staleness.py` and set hygiene.write_decision's thresholds.
@@ -94,47 +110,12 @@ def normalize_text(text: str) -> str:
     return _SPACE_RE.sub(" ", _PUNCT_RE.sub(" ", text.lower())).strip()
 
 
-# Cues that a text negates or retracts a fact. Named, so a result can say which one fired.
-NEGATION_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(pattern, re.IGNORECASE))
-    for name, pattern in (
-        ("no longer", r"\bno longer\b"),
-        ("anymore", r"\bany ?more\b"),
-        ("no more", r"\bno more\b"),
-        ("not after all", r"\bnot\b[^.;:]*\bafter all\b"),
-        ("is wrong", r"\b(?:is|was|are|were)\s+(?:wrong|incorrect|false|not true|outdated)\b"),
-        ("correction", r"\bcorrection\b"),
-        ("retract", r"\bretract"),
-        ("stopped", r"\bstopped\b"),
-        ("quit", r"\bquit\b"),
-        ("gave up", r"\b(?:gave|given|giving) up\b"),
-        ("moved away from", r"\bmoved away from\b"),
-        ("cancelled", r"\bcancell?ed\b|\bcalled off\b"),
-        ("there is no", r"\bthere\s+(?:is|are|will\s+be)\s+no\b"),
-    )
-)
-
-
 _NUMBER_RE = re.compile(r"\d+")
 
 
 def numbers(text: str) -> frozenset[int]:
     """The whole numbers in a text ("Postgres 15.2 at 09:30" -> {15, 2, 9, 30})."""
     return frozenset(int(n) for n in _NUMBER_RE.findall(text))
-
-
-def negation_cues(text: str) -> list[str]:
-    """The names of the negation/retraction cues found in ``text``."""
-    return [name for name, pattern in NEGATION_CUES if pattern.search(text)]
-
-
-def negates(new_text: str, old_text: str) -> str | None:
-    """The first cue the new text has and the old one lacks ("no longer", "is wrong", ...), or None."""
-    old = set(negation_cues(old_text))
-    for name in negation_cues(new_text):
-        if name not in old:
-            return name
-    return None
 
 
 @dataclass(frozen=True)
@@ -144,18 +125,66 @@ class Verdict:
     Fields:
         label: duplicate, update, contradiction or unrelated.
         similarity: the cosine similarity the decision used.
-        reason: "same text", "similarity", "different numbers", or the negation cue that fired.
+        reason: "same text", "similarity", "different numbers", the negation cue that fired, or "model (...)"
+            with the text cues the model saw.
+    Equality compares these three only.
     """
 
     label: str
     similarity: float
     reason: str
+    confidence: float | None = field(default=None, compare=False)
+    """The model's probability of ``label`` (None: decided by a rule, or by the thresholds)."""
+    ambiguous: bool = field(default=False, compare=False)
+    """Whether the pair is one an LLM judge should look at (see :func:`ambiguous`)."""
+
+
+# The model is sure enough below this much doubt; the threshold rules are sure outside the band.
+CONFIDENT = 0.85
+BAND_BELOW_UPDATE = 0.10  # the ambiguous band of the threshold rules: from update - this ...
+BAND_ABOVE_DUPLICATE = 0.05  # ... to duplicate + this
+
+
+def ambiguous(verdict: Verdict, thresholds: Thresholds) -> bool:
+    """Whether a verdict is unsure: the model's probability below :data:`CONFIDENT`, or (threshold rules) a
+    similarity within ``update - 0.10`` .. ``duplicate + 0.05``. The same text is never ambiguous."""
+    if verdict.reason == "same text":
+        return False
+    if verdict.confidence is not None:
+        return verdict.confidence < CONFIDENT
+    low, high = thresholds.update - BAND_BELOW_UPDATE, thresholds.duplicate + BAND_ABOVE_DUPLICATE
+    return low <= verdict.similarity < high
+
+
+def model_reason(features: PairFeatures) -> str:
+    """"model", with the text cues that were on: ``model (cue 'no longer', values differ)``."""
+    f = features
+    cues = [f"cue {f.negation!r}"] if f.negation else []
+    cues += [name for name, on in (
+        ("negation", f.plain_negation and f.negation is None),
+        ("opposite predicates", f.opposite),
+        ("verb of change", f.change),
+        ("values differ", f.values_differ),
+        ("same values, another frame", f.same_values and f.frame_overlap < 1.0),
+    ) if on]
+    return "model" + (f" ({', '.join(cues)})" if cues else "")
 
 
 def classify(similarity: float, new_text: str, old_text: str, thresholds: Thresholds) -> Verdict:
-    """Apply the rules (see the module docstring) to one pair."""
+    """Decide one pair: the same text is a duplicate; then ``thresholds.model`` when there is one, else the
+    threshold rules (see the module docstring). ``Verdict.ambiguous`` says whether a judge should look."""
     if normalize_text(new_text) == normalize_text(old_text):
         return Verdict(DUPLICATE, similarity, "same text")
+    if thresholds.model is not None:
+        label, probs, features = thresholds.model.decide(similarity, new_text, old_text)
+        verdict = Verdict(label, similarity, model_reason(features), confidence=round(probs[label], 4))
+    else:
+        verdict = _by_thresholds(similarity, new_text, old_text, thresholds)
+    return Verdict(verdict.label, verdict.similarity, verdict.reason, verdict.confidence,
+                   ambiguous(verdict, thresholds))
+
+
+def _by_thresholds(similarity: float, new_text: str, old_text: str, thresholds: Thresholds) -> Verdict:
     cue = negates(new_text, old_text)
     if cue is not None and similarity >= thresholds.contradiction:
         return Verdict(CONTRADICTION, similarity, cue)

