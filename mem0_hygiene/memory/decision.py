@@ -140,7 +140,7 @@ class Verdict:
 
 
 # The model is sure enough below this much doubt; the threshold rules are sure outside the band.
-CONFIDENT = 0.85
+CONFIDENT = 0.75
 BAND_BELOW_UPDATE = 0.10  # the ambiguous band of the threshold rules: from update - this ...
 BAND_ABOVE_DUPLICATE = 0.05  # ... to duplicate + this
 

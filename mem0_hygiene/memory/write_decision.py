@@ -26,6 +26,7 @@ from ..stores.states import live_sql
 from ..timeutil import to_iso
 from .birth import birth_metadata, replaces_facts
 from .decision import CONTRADICTION, DUPLICATE, UNRELATED, UPDATE, Thresholds, classify, embedder_family, normalize_text
+from .judge import JUDGE, Judgement, ask_judge, record_judgement
 from .recovery import invalidation_reason
 from .scope import SCOPE_KEYS
 
@@ -61,10 +62,15 @@ class _Found:
     old_id: str | None = None
     old_text: str | None = None
     old_row: LedgerRow | None = None
+    judged: Judgement | None = None
+    deterministic: str | None = None  # the label before the judge, when one was asked
 
     def describe(self, **names: str) -> dict[str, Any]:
         out: dict[str, Any] = {"label": self.label, "reason": self.reason,
                                "similarity": None if self.similarity is None else round(self.similarity, 4)}
+        if self.judged is not None:
+            out["judge"] = {"by": JUDGE, "event": self.judged.event or None, "reason": self.judged.reason,
+                            "deterministic": self.deterministic}
         if self.old_id is not None:
             out[{UPDATE: "supersedes", CONTRADICTION: "invalidates", DUPLICATE: "reinforces"}.get(
                 self.label, "nearest")] = self.old_id
@@ -84,6 +90,7 @@ class WriteDecisionMixin:
     config: Any
     embedding_model: Any
     vector_store: Any
+    llm: Any
     ledger: Ledger
 
     if TYPE_CHECKING:
@@ -125,6 +132,7 @@ class WriteDecisionMixin:
             pending[mid] = row
             item["hygiene"] = {**self.hygiene_facts(row, now), "decision": found.describe()}
             results.append(item)
+            self._keep_judgement(mid, found, now)
             if found.old_id is None:
                 return
             if found.label == UPDATE:
@@ -145,6 +153,7 @@ class WriteDecisionMixin:
             results.append({"id": found.old_id, "memory": found.old_text, "event": "NONE",
                             "hygiene": {**self.hygiene_facts(found.old_row, now), "decision": found.describe()}})
             self.note_uses([{"id": found.old_id}], now)
+            self._keep_judgement(found.old_id, found, now)
 
         if not call["infer"]:
             for msg in group if isinstance(group, list) else [{"role": "user", "content": group}]:
@@ -247,8 +256,24 @@ class WriteDecisionMixin:
                 continue  # different identity keys never merge
             old_text = str(payload.get("data") or "")
             verdict = classify(float(hit.score or 0.0), text, old_text, thresholds)
-            return _Found(verdict.label, verdict.similarity, verdict.reason, hid, old_text, row)
+            found = _Found(verdict.label, verdict.similarity, verdict.reason, hid, old_text, row)
+            if settings.judge == JUDGE and verdict.ambiguous:
+                found = self._judge(found, text, old_text)
+            return found
         return _Found(UNRELATED, None, "no live memory nearby")
+
+    def _judge(self, found: _Found, text: str, old_text: str) -> _Found:
+        """Ask the app's mem0 LLM about one unsure decision (one call); its answer decides when usable."""
+        judged = ask_judge(self.llm, text, old_text)
+        if judged.label is None:
+            return replace(found, judged=judged, deterministic=found.label,
+                           reason=f"{found.reason}; {judged.reason}")
+        return replace(found, label=judged.label, reason=f"llm: {judged.reason}", judged=judged,
+                       deterministic=found.label)
+
+    def _keep_judgement(self, memory_id: str, found: _Found, now: datetime) -> None:
+        if found.judged is not None:
+            record_judgement(self.ledger, memory_id, found.old_id, found.label, found.judged, found.similarity, now)
 
     def apply_decisions(self, links: list[Link], now: datetime) -> None:
         """Supersede or invalidate the old memories the decisions named: each new memory's ledger row and
