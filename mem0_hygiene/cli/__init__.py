@@ -177,5 +177,6 @@ from . import (  # noqa: E402
     consolidate,  # noqa: F401
     ledger,  # noqa: F401
     maintenance,  # noqa: F401
+    mcp,  # noqa: F401
     store,  # noqa: F401
 )
