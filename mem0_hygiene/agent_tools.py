@@ -10,6 +10,7 @@ it into a tool error). Every call runs under one lock: local Qdrant's client is 
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -33,6 +34,10 @@ SOURCE_PREFIX = "mcp:"
 
 MAX_LIMIT = 100
 """The most memories one recall or review returns."""
+
+TOOL_SOURCE = re.compile(r"^\s*(tools?(\b|_)|function(\b|_)|web\b|https?:)", re.IGNORECASE)
+"""A source the client labels as tool output, a function result or web content ("tool:web_fetch ...", "tool
+output", "function result", "https://..."): never stored unless ``hygiene.trust_tool_output``."""
 
 T = TypeVar("T")
 
@@ -174,7 +179,7 @@ class AgentTools:
         given = _optional(source, "source")
         ttl_text = _optional(ttl, "ttl")
         key = _optional(topic_key, "topic_key")
-        kind = kind_from_source(given) or "assistant"
+        kind = "tool" if given and TOOL_SOURCE.match(given) else (kind_from_source(given) or "assistant")
 
         def run(m: Memory) -> ToolResult:
             if kind == "tool" and not m.hygiene_settings.trust_tool_output:

@@ -32,9 +32,13 @@ def test_with_the_write_decision_remember_says_duplicate_of_and_superseded(make_
 
 def test_tool_output_is_refused_unless_trusted_and_then_quarantined_until_confirmed(make_memory, tmp_path):
     plain = AgentTools(make_memory(tmp_path / "a"), user_id="dana")
-    refused = plain.remember("Sales doubled in Q3", source="https://news.test/q3")
-    assert refused.is_error and refused.data["outcome"] == "refused"
-    assert plain.memory.get_all(filters={"user_id": "dana"}, include_stale=True)["results"] == []
+    for source in ("https://news.test/q3", "tool output", "Tool: web_fetch", "function result", "web page",
+                   "tool_result"):
+        refused = plain.remember("Sales doubled in Q3", source=source)
+        assert refused.is_error and refused.data["outcome"] == "refused", source
+    assert plain.remember("Dana's tooling budget is small", source="tooling review").data["outcome"] == "added"
+    stored = plain.memory.get_all(filters={"user_id": "dana"}, include_stale=True)["results"]
+    assert [i["memory"] for i in stored] == ["Dana's tooling budget is small"]
 
     trusting = AgentTools(make_memory(tmp_path / "b", trust_tool_output=True), user_id="dana")
     kept = trusting.remember("Sales doubled in Q3", source="tool:web_fetch https://news.test/q3")
@@ -105,3 +109,22 @@ def test_a_topic_key_replaces_the_live_fact_of_the_same_key_even_with_the_write_
     assert other.data["outcome"] == "added"
     lines = tools.recall("Dana's editor is").text
     assert "Helix" in lines and "Vim" not in lines
+
+
+def test_the_remember_description_says_what_this_deployment_does_with_credentials(make_memory, tmp_path):
+    pytest.importorskip("mcp", reason="the MCP SDK is not installed: pip install 'mem0-hygiene[mcp]'")
+    import asyncio
+
+    from mem0_hygiene.mcp_server import Worker, build_server
+
+    said = {}
+    for policy in ("redact", "refuse", "allow"):
+        worker = Worker()
+        try:
+            server = build_server(AgentTools(make_memory(tmp_path / policy, secrets=policy), user_id="dana"), worker)
+            tools = {t.name: t for t in asyncio.run(server.list_tools())}
+            said[policy] = tools["remember"].description
+        finally:
+            worker.close()
+    assert "replaced by a marker" in said["redact"] and "refused" in said["refuse"]
+    assert "redact" not in said["allow"].lower() and "refused" not in said["allow"]
