@@ -22,12 +22,16 @@ from pathlib import Path
 from typing import Any
 
 from .config import build_mem0_config, offline_config, split_config
-from .errors import HygieneError
+from .errors import ConfigError
 from .memory.core import Memory
 from .timeutil import as_utc, system_clock
 
 MARKER = ".mem0-hygiene-demo"
 RAM_ROOT = Path("/dev/shm")
+RAM_PREFIX = "mem0-hygiene-demo-"
+OWNER_FILE = "demo-folder"
+"""In a RAM-disk folder of the demo: the demo folder it belongs to (so a later run can remove it once the
+folder is gone)."""
 
 _USERS = {
     "dana": [
@@ -64,25 +68,49 @@ class DemoResult:
         config: the app's mem0 config dict (also saved as config.json).
         vector_path: where the vector store went (on a RAM disk when the machine has /dev/shm).
         planted: short descriptions of the troubles planted, in order.
+        outside: the RAM-disk folder holding the vector store, outside ``folder`` ("" when there is none):
+            removing ``folder`` does not remove it (the next demo run does, see ``removed``).
+        removed: RAM-disk folders of earlier demos whose folder is gone, removed by this run.
     """
 
     folder: str
     config: dict[str, Any]
     vector_path: str
     planted: list[str] = field(default_factory=list)
+    outside: str = ""
+    removed: list[str] = field(default_factory=list)
 
 
 def _ram_folder(folder: Path) -> Path | None:
     if not RAM_ROOT.is_dir() or not os.access(RAM_ROOT, os.W_OK):
         return None
     digest = hashlib.sha1(str(folder.resolve()).encode()).hexdigest()[:10]
-    return RAM_ROOT / f"mem0-hygiene-demo-{digest}"
+    return RAM_ROOT / f"{RAM_PREFIX}{digest}"
+
+
+def remove_orphaned_ram_folders(root: Path = RAM_ROOT) -> list[str]:
+    """Remove the RAM-disk folders of demos whose demo folder no longer exists (or is no demo any more);
+    return their paths. A folder without an owner record (an older demo) is left alone."""
+    removed: list[str] = []
+    if not root.is_dir():
+        return removed
+    for ram in sorted(root.glob(f"{RAM_PREFIX}*")):
+        owner_file = ram / OWNER_FILE
+        try:
+            owner = Path(owner_file.read_text(encoding="utf-8").strip())
+        except OSError:
+            continue
+        if not (owner / MARKER).exists() and ram.is_dir() and not ram.is_symlink():
+            shutil.rmtree(ram, ignore_errors=True)
+            if not ram.exists():
+                removed.append(str(ram))
+    return removed
 
 
 def _prepare(folder: Path) -> None:
     if folder.exists() and any(folder.iterdir()):
         if not (folder / MARKER).exists():
-            raise HygieneError(
+            raise ConfigError(
                 f"{folder} exists and is not a mem0-hygiene demo folder; pass another --dir (the demo never "
                 f"overwrites a folder it did not create)"
             )
@@ -97,11 +125,15 @@ def _prepare(folder: Path) -> None:
 def build_demo(folder: str | os.PathLike[str] = "mem0-hygiene-demo", *, now: datetime | None = None) -> DemoResult:
     """Build the demo deployment in ``folder`` (recreated if it is an earlier demo) and return its config."""
     root = Path(folder).absolute()
+    removed = remove_orphaned_ram_folders() if _ram_folder(root) is not None else []
     _prepare(root)
     end = as_utc(now or system_clock())
     clock = _Clock(end - timedelta(weeks=20))
     ram = _ram_folder(root)
     vector_path = (ram / "qdrant") if ram is not None else (root / "qdrant")
+    if ram is not None:
+        ram.mkdir(parents=True, exist_ok=True)
+        (ram / OWNER_FILE).write_text(f"{root}\n", encoding="utf-8")
     config = offline_config(root)
     config["vector_store"]["config"]["path"] = str(vector_path)
     (root / "config.json").write_text(json.dumps(config, indent=2) + "\n")
@@ -122,7 +154,8 @@ def build_demo(folder: str | os.PathLike[str] = "mem0-hygiene-demo", *, now: dat
         quiet.setLevel(previous)
     if ram is not None:
         planted.append(f"vector store on a RAM disk: {vector_path}")
-    return DemoResult(folder=str(root), config=config, vector_path=str(vector_path), planted=planted)
+    return DemoResult(folder=str(root), config=config, vector_path=str(vector_path), planted=planted,
+                      outside=str(ram) if ram is not None else "", removed=removed)
 
 
 def _plain_mem0_history(config: dict[str, Any], clock: _Clock, planted: list[str]) -> None:

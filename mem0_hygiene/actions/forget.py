@@ -333,7 +333,7 @@ def forget(
 
         if not scrub:
             notes.append("not scrubbed: mem0 keeps a deleted memory's text in history.db (and free pages); "
-                         "forget with scrub=True (--scrub) to erase it")
+                         "erase it with `mem0-hygiene forget --scrub` (in the app: m.forget(ids, scrub=True))")
             return ForgetResult(memory_ids=tuple(ids), deleted=tuple(dict.fromkeys(deleted)), cascaded=cascaded,
                                 already_deleted=already, dry_run=dry_run, scrub=False, texts=len(texts),
                                 notes=tuple(notes))

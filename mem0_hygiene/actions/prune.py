@@ -50,6 +50,7 @@ def prune(target: Any, *, dry_run: bool = False, unused: timedelta | str | None 
             unused=listed,
             unused_older_than=duration_text(unused) if unused is not None else None,
             unused_deleted=deleted_unused,
+            delete_unused=delete_unused,
             tombstones_purged=compaction.purged,
             leftovers=tuple(dict.fromkeys([*result.leftovers, *compaction.leftovers])),
         )

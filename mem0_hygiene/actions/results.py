@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..render.tables import TableView, short, state_cell
-from ..render.text import redacted_data
+from ..render.text import heading_time, redacted_data
 
 
 def _scope_text(scope: dict[str, str]) -> str:
@@ -82,7 +82,8 @@ class ReviewQueue(TableView):
                 for i in self.items]
         caption = (f"{len(self.items)} memor{'y' if len(self.items) == 1 else 'ies'} not confirmed for "
                    f"{self.older_than}" + (" (the first ones)" if len(self.items) >= self.limit else ""))
-        return (f"review queue at {self.at}", ("memory", "text", "source", "kind", "age", "scope"), rows, caption)
+        return (f"review queue at {heading_time(self.at)}", ("memory", "text", "source", "kind", "age", "scope"),
+                rows, caption)
 
 
 # --------------------------------------------------------------------------------------------- changes
@@ -142,7 +143,7 @@ class ChangeResult(TableView):
             rows.append((c.memory_id, c.action, short(c.text), state_cell(c.state_before),
                          state_cell(c.state_after), detail))
         verb = "would change" if self.dry_run else "changed"
-        return (f"{'dry run ' if self.dry_run else ''}changes at {self.at}",
+        return (f"{'dry run ' if self.dry_run else ''}changes at {heading_time(self.at)}",
                 ("memory", "action", "text", "before", "after", "detail"), rows,
                 f"{verb} {len(self.changes)} memor{'y' if len(self.changes) == 1 else 'ies'}")
 
@@ -223,12 +224,13 @@ class Digest(TableView):
                          state_cell(i.state), i.memory_id, _scope_text(i.scope)))
         tool = sum(1 for i in self.items if i.tool_sourced)
         orders = sum(1 for i in self.items if i.instruction)
-        caption = (f"{len(self.items)} memor{'y' if len(self.items) == 1 else 'ies'} written since {self.since}"
+        caption = (f"{len(self.items)} memor{'y' if len(self.items) == 1 else 'ies'} written since "
+                   f"{heading_time(self.since)}"
                    + (f"; {tool} from tool output or the web: check them first" if tool else "")
                    + (f"; {orders} read{'s' if orders == 1 else ''} as an order to the agent" if orders else "")
                    + (f"; {self.redacted} credential{'' if self.redacted == 1 else 's'} redacted"
                       if self.redacted else ""))
-        return (f"new memories {self.since} .. {self.until}",
+        return (f"new memories {heading_time(self.since)} .. {heading_time(self.until)}",
                 ("written", "kind", "source", "text", "state", "memory", "scope"), rows, caption)
 
 

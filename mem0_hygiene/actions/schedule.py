@@ -189,7 +189,8 @@ def build_schedule(
             "folder's lock, so this scheduled job cannot open the store and will fail with 'store locked'. "
             "Use it only when the app is stopped at that time. Otherwise maintain the store inside the app: "
             "set hygiene.auto_prune='24h' in its config (it prunes a little in each call) and call "
-            "m.backup(DEST) from the app's own scheduler; or move the store to a Qdrant server."
+            "m.backup(DEST) from the app's own scheduler (on mem0_hygiene's Memory; plain mem0's has no backup); "
+            "or move the store to a Qdrant server."
         )
     what = "backup, then prune" if backup_dir else "prune"
     if kind == "cron":

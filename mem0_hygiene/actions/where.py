@@ -105,15 +105,9 @@ class Where:
         return out
 
     def __rich__(self) -> Group:
-        table = Table(title="mem0 store locations")
-        for column in ("role", "provider", "path / remote", "filesystem", "volatile", "under /tmp", "exists", "size"):
-            table.add_column(column, overflow="fold")
-        for row in self._rows():
-            role, provider, where_, fs, volatile, under_tmp, exists, size = (str(c) for c in row)
-            table.add_row(role, provider, Text(printable(where_)), Text(printable(fs)),
-                          Text(volatile, style="bold red" if volatile == "yes" else ""),
-                          Text(under_tmp, style="yellow" if under_tmp == "yes" else ""), exists, size)
-        parts: list[Any] = [table]
+        from ..render.terminal import location_lines  # laid out for 80 columns, paths never broken
+
+        parts: list[Any] = [Text("mem0 store locations", style="bold"), location_lines(self.to_list())]
         if self.copies:
             copies = Table(title="copies of the stores (backups, replaced, relocated)")
             for column in _COPY_HEADERS:

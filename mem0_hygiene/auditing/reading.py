@@ -80,4 +80,15 @@ def _open_local(path: str) -> Any:
 
 def _scroll_into(db: ScratchDB, client: Any, collection: str, page_size: int) -> None:
     names = {c.name for c in client.get_collections().collections}
-    db.load_points(qdrant_pages(client, collection, page_size) if collection in names else iter(()))
+    db.load_points(_reported(qdrant_pages(client, collection, page_size)) if collection in names else iter(()))
+
+
+def _reported(pages: Any) -> Any:
+    """The pages, reporting the points read so far (the total is not known before the end)."""
+    from ..progress import report
+
+    read = 0
+    for page in pages:
+        yield page
+        read += len(page)
+        report("reading the vector store", read, None)

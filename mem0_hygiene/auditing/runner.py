@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from ..errors import AuditError, HygieneError
+from ..progress import counted, report
 from ..report import AREAS, Finding, Report, Skipped
 from ..stores.vectors import PAGE_SIZE
 from ..target import resolve
@@ -50,6 +51,7 @@ def audit(
     with ScratchDB() as db:
         db.attach_history(tgt.history_path)
         db.attach_ledger(tgt.ledger_path)
+        report("reading the vector store")
         load_vector_points(db, tgt, extra, page_size)
         try:  # the backup record beside the ledger (see mem0_hygiene.actions.backup); absent = no backup yet
             from ..actions.backup import backup_status_for_paths
@@ -70,7 +72,7 @@ def audit(
                       target=tgt.description, config_hint=config_hint, extra=extra)
         findings: list[Finding] = []
         skips: list[Skipped] = []
-        for chk in REGISTRY:
+        for chk in counted("running the checks", REGISTRY):
             # a need "a|b" is met by either source
             unavailable = [n for n in chk.needs if not any(getattr(db.sources, a, False) for a in n.split("|"))]
             if unavailable:

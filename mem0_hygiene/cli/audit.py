@@ -6,26 +6,30 @@ from __future__ import annotations
 from typing import Any, cast
 
 import click
-from rich.console import Console
 
-from ..errors import HygieneError
 from . import (
     EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    EXIT_FINDINGS,
+    OUTPUT_KEY,
     STORE_OPTION_NAMES,
-    BadInput,
     F,
+    OutputOptions,
     StoreOptions,
     cli,
+    color_wanted,
+    current_output,
     hygiene_command,
     json_option,
     printable,
     show_secrets_option,
     store_options,
 )
+from .params import OUTPUT_FILE
 
 # --------------------------------------------------------------------------------------------- audit
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_FAILED = 0, 1, EXIT_BAD_INPUT, 3
+EXIT_CLEAN, EXIT_USAGE = 0, EXIT_BAD_INPUT
 
 
 def _config_hint(store: StoreOptions) -> str:
@@ -37,29 +41,42 @@ def _config_hint(store: StoreOptions) -> str:
     return "".join(parts)
 
 
-def _run_audit(target: Any, *, as_json: bool, html: str | None, output: str | None, fail_on: str,
-               strict: bool, examples: int, description: str, config_hint: str) -> int:
+def _write(path: str, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def _run_audit(target: Any, *, as_json: bool, html: str | None, fail_on: str, strict: bool, examples: int,
+               description: str, config_hint: str) -> int:
     from ..auditing.runner import audit
     from ..render import format_html, format_json, format_text, summary_line
     from ..report import Severity
+    from .progress import progress_shown
 
-    report = audit(target, examples=examples, description=description, config_hint=config_hint)
+    out = current_output()
+    with progress_shown(as_json):
+        report = audit(target, examples=examples, description=description, config_hint=config_hint)
+    wrote: list[str] = []
     if html:
-        with open(html, "w", encoding="utf-8") as fh:
-            fh.write(format_html(report))
+        _write(html, format_html(report))
+        wrote.append(f"HTML report written to {printable(html)}")
+    colored = False
     if as_json:
         text = format_json(report) + "\n"
-        click.echo(f"mem0-hygiene audit: {summary_line(report)}", err=True)
     else:
+        from rich.console import Console
+
         console = Console()
         width = console.width if console.is_terminal else 110
-        text = format_text(report, width=width, color=console.is_terminal and output is None)
-    if output:
-        with open(output, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        click.echo(f"mem0-hygiene audit: {summary_line(report)}; report written to {printable(output)}", err=True)
-    else:
-        click.echo(text, nl=not text.endswith("\n"))
+        colored = color_wanted(console.is_terminal) and out.file is None
+        text = format_text(report, width=width, color=colored)
+    if out.file:
+        _write(out.file, text if text.endswith("\n") else text + "\n")
+        wrote.append(f"report written to {printable(out.file)}")
+    elif not out.quiet:
+        click.echo(text, nl=not text.endswith("\n"), color=colored or None)  # click would strip the colours
+    if not out.quiet and (as_json or out.file or html):  # the one summary line, on stderr
+        click.echo("; ".join([f"mem0-hygiene audit: {summary_line(report)}", *wrote]), err=True)
     if report.at_or_above(Severity.parse(fail_on)):
         return EXIT_FINDINGS
     if strict and report.skipped:
@@ -68,47 +85,49 @@ def _run_audit(target: Any, *, as_json: bool, html: str | None, output: str | No
 
 
 def audit_options(func: F) -> F:
+    """The options audit and demo share; ``-o/--output`` and ``--quiet`` are read back with
+    :func:`~mem0_hygiene.cli.current_output`."""
+
+    def keep_output(*args: Any, **kwargs: Any) -> Any:
+        options = OutputOptions(file=kwargs.pop("output", None), quiet=bool(kwargs.pop("quiet", False)))
+        click.get_current_context().meta[OUTPUT_KEY] = options
+        return func(*args, **kwargs)
+
+    import functools
+
+    wrapper: Any = functools.wraps(func)(keep_output)
     options = [
         json_option("the report", " (summary on stderr)"),
-        click.option("--html", type=click.Path(dir_okay=False), help="Also write the report as an HTML page."),
-        click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the report to FILE."),
+        click.option("--html", type=OUTPUT_FILE, help="Also write the report as an HTML page."),
+        click.option("-o", "--output", type=OUTPUT_FILE, help="Write the report to FILE instead of stdout."),
+        click.option("-q", "--quiet", is_flag=True, help="Print no report (files are still written); the exit "
+                                                        "status tells."),
         click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default="error",
                      show_default=True, help="Exit 1 when a finding is at or above this severity."),
         click.option("--strict", is_flag=True, help="Exit 3 when any check could not run (skipped)."),
         click.option("--examples", type=click.IntRange(0, 100), default=5, show_default=True,
                      help="Example ids/texts per finding."),
     ]
-    decorated: Any = func
     for option in reversed(options):
-        decorated = option(decorated)
-    return cast(F, decorated)
+        wrapper = option(wrapper)
+    return cast(F, wrapper)
 
 
 @cli.command()
 @store_options
 @audit_options
 @show_secrets_option
-def audit(store: StoreOptions, as_json: bool, html: str | None, output: str | None, fail_on: str, strict: bool,
-          examples: int) -> None:
+@hygiene_command
+def audit(store: StoreOptions, as_json: bool, html: str | None, fail_on: str, strict: bool, examples: int) -> None:
     """Diagnose a mem0 deployment: storage, history.db vs. the vector store, the ledger, content.
 
     Only reads. Exit status: 0 nothing at or above --fail-on, 1 findings at or above it, 2 bad input
     (a bad option, or a config or setting that cannot be read or used), 3 the audit could not run (or,
     with --strict, a check was skipped).
     """
-    from ..auditing.runner import AuditError
-    from ..errors import ConfigError
-
-    try:
-        config = store.load()
-        code = _run_audit(config, as_json=as_json, html=html, output=output, fail_on=fail_on, strict=strict,
-                          examples=examples, description=store.config or "mem0 defaults",
-                          config_hint=_config_hint(store))
-    except ConfigError as exc:  # never exit 1 ("findings") or 3 ("could not run") for bad input
-        raise BadInput(printable(str(exc))) from exc
-    except (AuditError, HygieneError) as exc:
-        click.echo(f"Error: {printable(str(exc))}", err=True)
-        raise SystemExit(EXIT_FAILED) from exc
+    config = store.load()
+    code = _run_audit(config, as_json=as_json, html=html, fail_on=fail_on, strict=strict, examples=examples,
+                      description=store.config or "mem0 defaults", config_hint=_config_hint(store))
     raise SystemExit(code)
 
 
@@ -121,19 +140,32 @@ def audit(store: StoreOptions, as_json: bool, html: str | None, output: str | No
 @audit_options
 @show_secrets_option
 @hygiene_command
-def demo(folder: str, as_json: bool, html: str | None, output: str | None, fail_on: str, strict: bool,
-         examples: int) -> None:
-    """Build a sandbox mem0 deployment with realistic troubles, then audit it. Offline, no API key."""
+def demo(folder: str, as_json: bool, html: str | None, fail_on: str, strict: bool, examples: int) -> None:
+    """Build a sandbox mem0 deployment with realistic troubles, then audit it. Offline, no API key.
+
+    The vector store goes on a RAM disk (/dev/shm) when the machine has one, outside the folder: the output
+    names it. Removing the folder leaves it there until the next demo run, which removes the RAM-disk stores
+    of every demo folder that is gone; `rm -rf` the named path to remove it at once.
+    """
     from ..demo import build_demo
 
+    out = current_output()
     result = build_demo(folder)
     where = printable(result.folder)
-    click.echo(f"Built a demo deployment in {where} (config: {where}/config.json):", err=True)
+
+    def say(line: str) -> None:
+        if not out.quiet:
+            click.echo(line, err=True)
+
+    say(f"Built a demo deployment in {where} (config: {where}/config.json):")
     for item in result.planted:
-        click.echo(f"  - {printable(item)}", err=True)
-    click.echo(f"Auditing it: mem0-hygiene audit --config {where}/config.json\n", err=True)
-    _run_audit(result.config, as_json=as_json, html=html, output=output, fail_on=fail_on, strict=strict,
+        say(f"  - {printable(item)}")
+    if result.outside:
+        say(f"Outside the folder: {printable(result.outside)} (the RAM-disk store; remove it with "
+            f"rm -rf {printable(result.outside)} when you remove the folder)")
+    for gone in result.removed:
+        say(f"Removed the RAM-disk store of a demo folder that no longer exists: {printable(gone)}")
+    say(f"Auditing it: mem0-hygiene audit --config {where}/config.json\n")
+    _run_audit(result.config, as_json=as_json, html=html, fail_on=fail_on, strict=strict,
                examples=examples, description=f"demo ({result.folder}/config.json)",
                config_hint=f" --config {result.folder}/config.json")
-
-

@@ -10,18 +10,31 @@ from __future__ import annotations
 import sys
 
 import click
-from rich.console import Console
 
-from . import StoreOptions, cli, console_for_output, emit_json, hygiene_command, json_option, store_options
+from . import (
+    EXIT_FINDINGS,
+    StoreOptions,
+    cli,
+    emit,
+    hygiene_command,
+    json_option,
+    output_options,
+    printable,
+    render_plain,
+    store_options,
+)
+from .params import DESTINATION_FOLDER
+from .progress import progress_shown
 
 
 @cli.command()
 @store_options
-@click.argument("dest", type=click.Path(file_okay=False))
+@click.argument("dest", type=DESTINATION_FOLDER)
 @click.option("--keep", type=click.IntRange(min=1), metavar="N",
               help="Keep the N newest complete backups in DEST; delete older ones (never the new one).")
 @click.option("--dry-run", is_flag=True, help="Read the counts and show the plan; write nothing.")
 @json_option()
+@output_options
 @hygiene_command
 def backup(store: StoreOptions, dest: str, keep: int | None, dry_run: bool, as_json: bool) -> None:
     """Back up the vector store, history.db and the ledger together into DEST/mem0-backup-STAMP/.
@@ -33,11 +46,10 @@ def backup(store: StoreOptions, dest: str, keep: int | None, dry_run: bool, as_j
     """
     from ..actions.backup import backup as do_backup
 
-    result = do_backup(store.load(), dest, keep=keep, dry_run=dry_run)
-    if as_json:
-        emit_json(result.to_dict())
-        return
-    console_for_output().print(result)
+    config = store.load()
+    with progress_shown(as_json):
+        result = do_backup(config, dest, keep=keep, dry_run=dry_run)
+    emit(result, as_json)
 
 
 @cli.command()
@@ -46,6 +58,7 @@ def backup(store: StoreOptions, dest: str, keep: int | None, dry_run: bool, as_j
 @click.option("--dry-run", is_flag=True, help="Check the backup set and show the plan; change nothing.")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 @json_option()
+@output_options
 @hygiene_command
 def restore(store: StoreOptions, src: str, dry_run: bool, yes: bool, as_json: bool) -> None:
     """Put the backup SRC back in place of the stores of the config, all together.
@@ -58,21 +71,18 @@ def restore(store: StoreOptions, src: str, dry_run: bool, yes: bool, as_json: bo
     from ..actions.restore import restore as do_restore
 
     config = store.load()
-    plan = do_restore(config, src, dry_run=True)
+    with progress_shown(as_json):
+        plan = do_restore(config, src, dry_run=True)
     if dry_run:
-        if as_json:
-            emit_json(plan.to_dict())
-        else:
-            console_for_output().print(plan)
+        emit(plan, as_json)
         return
-    if not yes:
-        Console(stderr=True).print(plan)
+    if not yes:  # the plan, headed as what is about to happen (it is no dry run)
+        text = render_plain(plan).replace("dry run: would restore", "about to restore", 1)
+        click.echo(text.replace("would be moved to", "will be moved to").rstrip("\n"), err=True)
         click.confirm("Replace the current stores with this backup?", abort=True, err=True)
-    result = do_restore(config, src)
-    if as_json:
-        emit_json(result.to_dict())
-        return
-    console_for_output().print(result)
+    with progress_shown(as_json):
+        result = do_restore(config, src)
+    emit(result, as_json)
 
 
 @cli.command()
@@ -85,6 +95,7 @@ def restore(store: StoreOptions, src: str, dry_run: bool, yes: bool, as_json: bo
               help="With --scrub: leave backup sets alone; each one that still holds the text is named (exit 1).")
 @click.option("--dry-run", is_flag=True, help="Show what would be deleted (and where the text is now); change nothing.")
 @json_option()
+@output_options
 @hygiene_command
 def forget(store: StoreOptions, memory_ids: tuple[str, ...], scrub: bool, keep_backups: bool, dry_run: bool,
            as_json: bool) -> None:
@@ -103,21 +114,20 @@ def forget(store: StoreOptions, memory_ids: tuple[str, ...], scrub: bool, keep_b
 
     if keep_backups and not scrub:
         raise click.UsageError("--keep-backups only makes sense with --scrub")
-    result = do_forget(store.load(), list(memory_ids), scrub=scrub, dry_run=dry_run,  # offline embedder inside
-                       keep_backups=keep_backups)
-    if as_json:
-        emit_json(result.to_dict())
-    else:
-        console_for_output().print(result)
+    config = store.load()
+    with progress_shown(as_json):
+        result = do_forget(config, list(memory_ids), scrub=scrub, dry_run=dry_run,  # offline embedder inside
+                           keep_backups=keep_backups)
+    emit(result, as_json)
     if result.scrub and not result.dry_run and not result.verified:
         holding = result.copies_holding_text
         if holding:
             click.echo("Error: the text is still found in these copies of the stores: "
-                       + ", ".join(f"{c.path} ({c.kind}{', kept with --keep-backups' if c.kept else ''})"
+                       + ", ".join(f"{printable(c.path)} ({c.kind}{', kept with --keep-backups' if c.kept else ''})"
                                    for c in holding), err=True)
         live = [f.path for f in result.still_found if f.kind == "live"]
         if live or result.unverified or not holding:
-            where = ", ".join(live) or ", ".join(result.unverified) or "-"
+            where = printable(", ".join(live) or ", ".join(result.unverified) or "-")
             click.echo(f"Error: the erasure could not be verified: the text is still found in (or cannot be read "
                        f"from) {where}", err=True)
-        sys.exit(1)
+        sys.exit(EXIT_FINDINGS)

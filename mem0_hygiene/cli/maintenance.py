@@ -23,10 +23,9 @@ from datetime import date
 from typing import Any
 
 import click
-from rich.text import Text
 
-from ..config_loader import MODULE_REF
 from ..errors import HygieneError
+from ..render.text import plural
 from . import (
     StoreOptions,
     cli,
@@ -35,10 +34,15 @@ from . import (
     emit_json,
     hygiene_command,
     json_option,
+    note,
+    output_options,
     printable,
     show_secrets_option,
     store_options,
+    unexpected_message,
 )
+from .params import DURATION, INTERVAL, WINDOW
+from .progress import progress_shown
 
 # --------------------------------------------------------------------------------------------- prune
 
@@ -46,10 +50,11 @@ from . import (
 @cli.command()
 @store_options
 @click.option("--dry-run", is_flag=True, help="Only list what would be deleted and compacted.")
-@click.option("--unused", metavar="DURATION",
+@click.option("--unused", metavar="DURATION", type=DURATION,
               help="Also list live memories neither used nor confirmed for this long (e.g. 180d).")
 @click.option("--yes", is_flag=True, help="With --unused: delete those memories too.")
 @json_option()
+@output_options
 @show_secrets_option
 @hygiene_command
 def prune(store: StoreOptions, dry_run: bool, unused: str | None, yes: bool, as_json: bool) -> None:
@@ -64,17 +69,21 @@ def prune(store: StoreOptions, dry_run: bool, unused: str | None, yes: bool, as_
 
     if yes and unused is None:
         raise click.UsageError("--yes only applies to --unused DURATION (what to delete without asking)")
-    result = maintenance.prune(store.load(), dry_run=dry_run, unused=unused, delete_unused=yes)
+    config = store.load()
+    with progress_shown(as_json):
+        result = maintenance.prune(config, dry_run=dry_run, unused=unused, delete_unused=yes)
     emit(result, as_json)
-    if result.unused and not result.unused_deleted and not dry_run:
-        click.echo(f"{len(result.unused)} unused memor{'y' if len(result.unused) == 1 else 'ies'} listed, not "
-                   f"deleted: run again with --yes to delete them (or confirm the ones still true)", err=True)
+    if result.unused and not result.unused_deleted and not yes:
+        note(f"{plural(len(result.unused), 'unused memory', 'unused memories')} listed, not deleted: run again "
+             "with --yes to delete them (or confirm the ones still true)")
 
 
 # --------------------------------------------------------------------------------------------- schedule
 
 
 def _absolute_store_args(store: StoreOptions) -> list[str]:
+    from ..config_loader import MODULE_REF
+
     args: list[str] = []
     if store.config:
         ref = store.config
@@ -95,13 +104,14 @@ def _absolute_store_args(store: StoreOptions) -> list[str]:
 @store_options
 @click.option("--systemd", "kind", flag_value="systemd", help="A systemd service + timer (Persistent=true).")
 @click.option("--cron", "kind", flag_value="cron", help="A crontab line.")
-@click.option("--every", default="24h", show_default=True,
+@click.option("--every", default="24h", show_default=True, type=INTERVAL,
               help="How often: 15m, 30m, 1h, 6h, 12h, 24h (daily at --at) or 7d (Mondays at --at).")
 @click.option("--at", "at", default="03:30", show_default=True, help="Time of day (HH:MM) for daily/weekly runs.")
 @click.option("--backup-dir", type=click.Path(file_okay=False),
               help="Also run `mem0-hygiene backup DIR` first (the prune runs only after a good backup).")
 @click.option("--keep", type=click.IntRange(1), help="With --backup-dir: keep this many backups.")
-@click.option("--unused", metavar="DURATION", help="Pass --unused DURATION to the scheduled prune (lists only).")
+@click.option("--unused", metavar="DURATION", type=DURATION,
+              help="Pass --unused DURATION to the scheduled prune (lists only).")
 @click.option("--name", default="mem0-hygiene", show_default=True, help="Unit name (NAME.service, NAME.timer).")
 @click.option("--user", help="Run the service as this user (default: you), so the store files keep their owner.")
 @click.option("--install", is_flag=True, help="Write the unit files (systemd only); prints the systemctl commands.")
@@ -136,7 +146,7 @@ def schedule(store: StoreOptions, kind: str | None, every: str, at: str, backup_
     )
     for warning in plan.warnings:
         click.echo(f"warning: {printable(warning)}", err=True)
-    if not store.config and not any(getattr(store, n) for n in ("qdrant_path", "history_db", "ledger")):
+    if not store.config and not any(getattr(store, n) for n in ("qdrant_path", "history_db", "ledger", "collection")):
         click.echo("warning: no --config given: the job will use mem0's defaults as its user sees them; pass "
                    "--config FILE (the app's config) to be sure it maintains the app's store", err=True)
     if as_json:
@@ -165,6 +175,8 @@ def schedule(store: StoreOptions, kind: str | None, every: str, at: str, backup_
 
 
 def _show_item(console: Any, index: int, total: int, item: Any) -> None:
+    from rich.text import Text
+
     console.print(Text(f"\n[{index}/{total}] {printable(item.text)}", style="bold"))
     age = "-" if item.age_days is None else f"{item.age_days:g} days"
     scope = ", ".join(f"{k}={v}" for k, v in item.scope.items()) or "-"
@@ -186,8 +198,8 @@ def _open_for_review(config: dict[str, Any]) -> tuple[Any, str | None]:
 
 @cli.command()
 @store_options
-@click.option("--older-than", metavar="DURATION", help="Due when last confirmed longer ago (default: the "
-              "config's hygiene.review_older_than, 90d).")
+@click.option("--older-than", metavar="DURATION", type=DURATION,
+              help="Due when last confirmed longer ago (default: the config's hygiene.review_older_than, 90d).")
 @click.option("--limit", type=click.IntRange(1), default=20, show_default=True, help="How many at most.")
 @click.option("--source", "answer_source", metavar="TEXT",
               help="Source recorded for facts typed in as supersedes (default: 'review YYYY-MM-DD').")
@@ -195,6 +207,7 @@ def _open_for_review(config: dict[str, Any]) -> tuple[Any, str | None]:
 @click.option("--interactive", is_flag=True, hidden=True, help="Ask even without a terminal (tests).")
 @json_option("the queue", " (implies --list)")
 @show_secrets_option
+@output_options
 @hygiene_command
 def review(store: StoreOptions, older_than: str | None, limit: int, answer_source: str | None, list_only: bool,
            interactive: bool, as_json: bool) -> None:
@@ -215,7 +228,7 @@ def review(store: StoreOptions, older_than: str | None, limit: int, answer_sourc
     console = console_for_output()
     m, no_supersede = _open_for_review(config)
     source = answer_source or f"review {date.today().isoformat()}"
-    done = {"confirmed": 0, "superseded": 0, "invalidated": 0, "skipped": 0}
+    done = {"confirmed": 0, "superseded": 0, "invalidated": 0, "deleted": 0, "skipped": 0}
     try:
         queue = maintenance.review_queue(m, older_than=older_than, limit=limit)
         if not queue.items:
@@ -223,46 +236,82 @@ def review(store: StoreOptions, older_than: str | None, limit: int, answer_sourc
             return
         if no_supersede:
             click.echo(f"note: supersede is off in this session: {no_supersede}", err=True)
-        choices = ["c", "i", "k", "q"] if no_supersede else ["c", "s", "i", "k", "q"]
-        menu = "c=confirm" + ("" if no_supersede else " s=supersede") + " i=invalidate k=skip q=quit"
-        click.echo(f"{len(queue.items)} memories to review, oldest confirmation first; each answer is saved at once.")
+        click.echo(f"{plural(len(queue.items), 'memory', 'memories')} to review, oldest confirmation first; each "
+                   "answer is saved at once.")
         seen = 0
         for index, item in enumerate(queue.items, 1):
             _show_item(console, index, len(queue.items), item)
-            try:
-                answer = click.prompt(menu, type=click.Choice(choices), show_choices=False)
-                if answer == "q":
-                    break
-                seen += 1
-                if answer == "k":
-                    done["skipped"] += 1
-                    continue
-                if answer == "c":
-                    maintenance.confirm(m, [item.memory_id])
-                    done["confirmed"] += 1
-                    click.echo("  confirmed")
-                elif answer == "s":
-                    text = click.prompt("  new fact").strip()
-                    result = maintenance.supersede(m, item.memory_id, text, source=source)
-                    done["superseded"] += 1
-                    click.echo(f"  superseded by {result.changes[0].new_id}")
-                else:
-                    reason = click.prompt("  reason").strip()
-                    maintenance.invalidate(m, item.memory_id, reason)
-                    done["invalidated"] += 1
-                    click.echo("  invalidated")
-            except click.Abort:
-                click.echo("")
+            answer = _review_one(m, item, source, done, no_supersede)
+            if answer == "q":
                 break
-            except HygieneError as exc:
-                click.echo(f"  not saved: {printable(str(exc))}", err=True)
+            if answer.startswith("off:"):
+                no_supersede = answer[4:]
+            seen += 1
         left = len(queue.items) - seen
-        answered = done["confirmed"] + done["superseded"] + done["invalidated"]
-        click.echo(f"saved {answered} answer{'s' if answered != 1 else ''} ({done['confirmed']} confirmed, "
-                   f"{done['superseded']} superseded, {done['invalidated']} invalidated), {done['skipped']} skipped, "
-                   f"{left} not reached")
+        answered = done["confirmed"] + done["superseded"] + done["invalidated"] + done["deleted"]
+        click.echo(f"saved {plural(answered, 'answer', 'answers')} ({done['confirmed']} confirmed, "
+                   f"{done['superseded']} superseded, {done['invalidated']} invalidated, {done['deleted']} deleted), "
+                   f"{done['skipped']} skipped, {left} not reached")
     finally:
         m.close()
+
+
+def _review_one(m: Any, item: Any, source: str, done: dict[str, int], no_supersede: str | None) -> str:
+    """Ask about one memory until it is answered; "q" to stop, "off:WHY" when supersede broke down."""
+    from .. import maintenance
+
+    while True:
+        choices = ["c", "i", "d", "k", "q"] if no_supersede else ["c", "s", "i", "d", "k", "q"]
+        menu = ("c=confirm" + ("" if no_supersede else " s=supersede")
+                + " i=invalidate d=delete k=skip q=quit")
+        try:
+            answer = click.prompt(menu, type=click.Choice(choices), show_choices=False)
+            if answer == "q":
+                return "q"
+            if answer == "k":
+                done["skipped"] += 1
+                click.echo("  skipped (unchanged; it stays in the queue)")
+                return "k"
+            if answer == "c":
+                maintenance.confirm(m, [item.memory_id])
+                done["confirmed"] += 1
+                click.echo("  confirmed")
+            elif answer == "s":
+                text = click.prompt("  new fact (empty to cancel)", default="", show_default=False).strip()
+                if not text:
+                    click.echo("  cancelled: nothing changed")
+                    continue
+                result = maintenance.supersede(m, item.memory_id, text, source=source)
+                done["superseded"] += 1
+                click.echo(f"  superseded by {result.changes[0].new_id}")
+            elif answer == "i":
+                reason = click.prompt("  reason (empty to cancel)", default="", show_default=False).strip()
+                if not reason:
+                    click.echo("  cancelled: nothing changed")
+                    continue
+                maintenance.invalidate(m, item.memory_id, reason)
+                done["invalidated"] += 1
+                click.echo("  invalidated")
+            else:
+                if not click.confirm("  delete it through mem0's API (with what it superseded)?", default=False):
+                    click.echo("  cancelled: nothing changed")
+                    continue
+                m.delete(item.memory_id)
+                done["deleted"] += 1
+                click.echo("  deleted")
+            return answer
+        except click.Abort:
+            click.echo("")
+            return "q"
+        except HygieneError as exc:
+            click.echo(f"  not saved: {printable(str(exc))}", err=True)
+            return answer
+        except Exception as exc:  # the app's embedder or another remote call failed: say so, keep going
+            if answer != "s":
+                raise
+            why = f"the app's embedder failed ({printable(unexpected_message(exc))})"
+            click.echo(f"  not saved: {why}; supersede is off for the rest of this review", err=True)
+            return "off:" + why
 
 
 @cli.command()
@@ -271,6 +320,7 @@ def review(store: StoreOptions, older_than: str | None, limit: int, answer_sourc
 @click.option("--dry-run", is_flag=True, help="Check the ids, change nothing.")
 @json_option()
 @show_secrets_option
+@output_options
 @hygiene_command
 def confirm(store: StoreOptions, memory_ids: tuple[str, ...], dry_run: bool, as_json: bool) -> None:
     """Mark memories as re-checked today (also releases quarantined ones). All ids are checked first."""
@@ -286,6 +336,7 @@ def confirm(store: StoreOptions, memory_ids: tuple[str, ...], dry_run: bool, as_
 @click.option("--dry-run", is_flag=True, help="Check the id, change nothing.")
 @json_option()
 @show_secrets_option
+@output_options
 @hygiene_command
 def invalidate(store: StoreOptions, memory_id: str, reason: str, dry_run: bool, as_json: bool) -> None:
     """Declare a memory untrue: hidden from reads at once, kept for audit, deleted by a later prune."""
@@ -302,6 +353,7 @@ def invalidate(store: StoreOptions, memory_id: str, reason: str, dry_run: bool, 
 @click.option("--dry-run", is_flag=True, help="Check the id, store nothing.")
 @json_option()
 @show_secrets_option
+@output_options
 @hygiene_command
 def supersede(store: StoreOptions, memory_id: str, text: str, source: str | None, dry_run: bool,
               as_json: bool) -> None:
@@ -322,10 +374,11 @@ def supersede(store: StoreOptions, memory_id: str, text: str, source: str | None
 
 @cli.command()
 @store_options
-@click.option("--since", default="1d", show_default=True,
+@click.option("--since", default="1d", show_default=True, type=WINDOW,
               help="The window: a duration back from now (1d, 12h, 2w) or an ISO time (2026-08-01).")
 @json_option("the digest")
 @show_secrets_option
+@output_options
 @hygiene_command
 def digest(store: StoreOptions, since: str, as_json: bool) -> None:
     """The memories written in the window with their source, tool/web-sourced first (read these: an
@@ -341,6 +394,7 @@ def digest(store: StoreOptions, since: str, as_json: bool) -> None:
 @click.argument("memory_id", metavar="MEMORY_ID")
 @json_option("the story")
 @show_secrets_option
+@output_options
 @hygiene_command
 def history(store: StoreOptions, memory_id: str, as_json: bool) -> None:
     """A memory's full story, oldest first: what it replaced and what replaced it (the supersede chain
@@ -348,3 +402,31 @@ def history(store: StoreOptions, memory_id: str, as_json: bool) -> None:
     from .. import maintenance
 
     emit(maintenance.memory_story(store.load(), memory_id), as_json)
+
+
+# --------------------------------------------------------------------------------------------- adopt
+
+
+@cli.command()
+@store_options
+@json_option("the count")
+@output_options
+@hygiene_command
+def adopt(store: StoreOptions, as_json: bool) -> None:
+    """Give every memory that has no ledger row one (written by plain mem0, or before the drop-in): source
+    "unknown", so review, prune and the audit track it. Memories plain mem0 stored from a tool or function
+    message are adopted as tool output, quarantined until confirmed. What the drop-in does lazily on reads,
+    done now for the whole store (in the app: m.adopt())."""
+    from .. import maintenance
+    from . import write_output
+
+    m = maintenance.open_memory(store.load(), action="adopt")
+    try:
+        added = m.adopt()
+    finally:
+        m.close()
+    if as_json:
+        emit_json({"adopted": added})
+        return
+    write_output(f"adopted {plural(added, 'memory', 'memories')} (source 'unknown')"
+                 + ("; review them: mem0-hygiene review" if added else ": every memory already had a ledger row"))

@@ -4,7 +4,19 @@ from __future__ import annotations
 
 import click
 
-from . import StoreOptions, cli, console_for_output, emit_json, hygiene_command, json_option, store_options
+from . import (
+    StoreOptions,
+    cli,
+    emit_json,
+    emit_text,
+    hygiene_command,
+    json_option,
+    output_options,
+    store_options,
+)
+
+WHERE_SCHEMA_VERSION = 1
+"""``schema_version`` of ``where --json``: raised when a key changes meaning or goes away (new keys may be added)."""
 
 # --------------------------------------------------------------------------------------------- where
 
@@ -12,6 +24,7 @@ from . import StoreOptions, cli, console_for_output, emit_json, hygiene_command,
 @cli.command()
 @store_options
 @json_option("the locations and copies")
+@output_options
 @hygiene_command
 def where(store: StoreOptions, as_json: bool) -> None:
     """Show where the memories live: vector store, history.db, ledger, mem0's folder, and every copy.
@@ -19,15 +32,15 @@ def where(store: StoreOptions, as_json: bool) -> None:
     For each local path: the filesystem behind it, whether it is RAM-backed (tmpfs: gone at reboot)
     or under /tmp, whether it exists, and its size. Then every copy of the stores the tool made and
     registered (backup sets, stores restore moved aside, relocation sources), with its age and size.
-    With --json: {"locations": [...], "copies": [...]}.
+    With --json: {"schema_version": 1, "locations": [...], "copies": [...], "copies_problem": null}.
     """
     from ..actions.where import where as locate
 
     result = locate(store.load())
     if as_json:
-        emit_json(result.to_dict())
+        emit_json({"schema_version": WHERE_SCHEMA_VERSION, **result.to_dict()})
         return
-    console_for_output().print(result)
+    emit_text(result)
 
 
 # --------------------------------------------------------------------------------------------- relocate
@@ -48,6 +61,7 @@ def where(store: StoreOptions, as_json: bool) -> None:
               help="The app's JSON or YAML config file to rewrite with the new paths (other keys and YAML "
                    "comments kept), instead of printing the keys to merge by hand.")
 @json_option()
+@output_options
 @hygiene_command
 def relocate(store: StoreOptions, to_dir: str, with_sqlite: bool, dry_run: bool, remove_source: bool,
              update_config: str | None, as_json: bool) -> None:
@@ -60,12 +74,21 @@ def relocate(store: StoreOptions, to_dir: str, with_sqlite: bool, dry_run: bool,
     rewritten; otherwise the config to use from now on is printed.
     """
     from ..actions.relocate import relocate as do_relocate
+    from .progress import progress_shown
 
-    result = do_relocate(store.load(), to_dir, include_sqlite=with_sqlite, dry_run=dry_run,
-                         remove_source=remove_source, update_config=update_config)
+    config = store.load()
+    with progress_shown(as_json):
+        result = do_relocate(config, to_dir, include_sqlite=with_sqlite, dry_run=dry_run,
+                             remove_source=remove_source, update_config=update_config)
     if as_json:
         emit_json(result.to_dict())
         return
-    console_for_output().print(result)
     if result.config_file is None:
-        emit_json(result.config_snippet)
+        from rich.console import Group
+        from rich.text import Text
+
+        from ..render.json import to_json
+
+        emit_text(Group(result, Text(to_json(result.config_snippet))))
+    else:
+        emit_text(result)

@@ -41,6 +41,7 @@ from ..errors import (
     StateError,
     SupersedeError,
 )
+from ..progress import counted
 from ..stores.guard import guard_stores
 from ..stores.ledger import Ledger, LedgerRow
 from ..stores.ledger_postgres import is_postgres_url
@@ -504,7 +505,7 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         self.deleting(order, add=True)
         try:
             self.finish_deletes_once()  # leaves this call's own ids to the loop below
-            for mid in order:
+            for mid in counted("deleting memories through mem0", order):
                 try:
                     Mem0Memory.delete(self, mid)
                 except ValueError:

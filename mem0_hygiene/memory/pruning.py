@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from ..progress import counted
 from ..timeutil import to_iso
 
 if TYPE_CHECKING:
@@ -53,6 +54,7 @@ class PruneResult:
             confirmed for that long (reason "unused"), listed, and deleted only with ``delete_unused``.
         unused_older_than: the ``unused`` window as given ("180d"); None when not asked.
         unused_deleted: True when the ``unused`` memories were deleted.
+        delete_unused: True when asked to delete them (``--yes``): a dry run says it would.
         tombstones_purged: ledger rows of long-deleted memories removed by the compaction afterwards
             (with dry_run: that would be removed).
         leftovers: tombstoned memories whose points were still in the vector store (a delete that a crash
@@ -66,6 +68,7 @@ class PruneResult:
     unused: tuple[PrunedMemory, ...] = ()
     unused_older_than: str | None = None
     unused_deleted: bool = False
+    delete_unused: bool = False
     tombstones_purged: int = 0
     leftovers: tuple[str, ...] = ()
 
@@ -107,7 +110,8 @@ class PruneResult:
         if self.cascaded:
             parts.append(f"{len(self.cascaded)} superseded with them")
         if self.unused_older_than is not None:
-            done = "deleted" if self.unused_deleted else ("would delete" if self.dry_run else "listed, not deleted")
+            done = "deleted" if self.unused_deleted else ("would delete" if self.dry_run and self.delete_unused
+                                                          else "listed, not deleted")
             parts.append(f"{len(self.unused)} unused for {self.unused_older_than} ({done})")
         if self.leftovers:
             parts.append(f"{len(self.leftovers)} leftover point(s) of deleted memories")
@@ -123,7 +127,9 @@ class PruneResult:
         for mid in self.cascaded:
             rows.append((mid, state_cell("superseded"), "(superseded by a pruned memory)", "-"))
         for m in self.unused:
-            rows.append((m.memory_id, ("unused" + ("" if self.unused_deleted else " (kept)"), "yellow"),
+            fate = "" if self.unused_deleted else (" (would delete)" if self.dry_run and self.delete_unused
+                                                  else " (kept)")
+            rows.append((m.memory_id, ("unused" + fate, "yellow"),
                          short(m.text), _scope_text(m.scope)))
         for mid in self.leftovers:
             rows.append((mid, state_cell("deleted"), "(point of a deleted memory, still in the store)", "-"))
@@ -131,16 +137,18 @@ class PruneResult:
 
     def __rich__(self) -> Any:
         from ..render.tables import rich_table
+        from ..render.text import heading_time
 
         title = "prune (dry run)" if self.dry_run else "prune"
-        return rich_table(f"{title} at {self.at}", ("memory", "reason", "text", "scope"), self._rows(),
+        return rich_table(f"{title} at {heading_time(self.at)}", ("memory", "reason", "text", "scope"), self._rows(),
                           caption=self.summary())
 
     def _repr_html_(self) -> str:
         from ..render.tables import html_table
+        from ..render.text import heading_time
 
         title = "prune (dry run)" if self.dry_run else "prune"
-        return html_table(f"{title} at {self.at}", ("memory", "reason", "text", "scope"), self._rows(),
+        return html_table(f"{title} at {heading_time(self.at)}", ("memory", "reason", "text", "scope"), self._rows(),
                           caption=self.summary())
 
 
@@ -200,7 +208,8 @@ class PruneMixin:
         leftovers, _more = self.finish_deletes(dry_run=dry_run)
         now = self.now()
         pruned: list[PrunedMemory] = []
-        for row, reason in self.ledger.prune_candidates(now, self.hygiene_settings.retain_superseded):
+        candidates = list(self.ledger.prune_candidates(now, self.hygiene_settings.retain_superseded))
+        for row, reason in counted("reading what to prune", candidates):
             item = Mem0Memory.get(self, row.memory_id)
             pruned.append(PrunedMemory(row.memory_id, reason, item["memory"] if item else None, row.scope))
         cascaded: list[str] = []

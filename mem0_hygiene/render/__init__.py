@@ -13,10 +13,28 @@ the HTML fragment backs ``Report._repr_html_`` in Jupyter.
 
 from __future__ import annotations
 
-from .html import format_html, report_html_fragment
-from .json import JSON_SCHEMA, format_json
-from .terminal import format_text, report_renderable, summary_line
-from .text import revealing_secrets
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {"JSON_SCHEMA": ".json", "format_html": ".html", "format_json": ".json", "format_text": ".terminal",
+            "report_html_fragment": ".html", "report_renderable": ".terminal", "revealing_secrets": ".text",
+            "summary_line": ".terminal"}
+
+
+def __getattr__(name: str) -> Any:  # loaded on first use: the CLI's --help imports none of the renderers
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mem0_hygiene.render' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:
+    from .html import format_html, report_html_fragment
+    from .json import JSON_SCHEMA, format_json
+    from .terminal import format_text, report_renderable, summary_line
+    from .text import revealing_secrets
 
 __all__ = [
     "JSON_SCHEMA",

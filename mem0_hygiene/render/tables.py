@@ -9,8 +9,10 @@ cells, never into console markup, and is escaped in HTML; colours are inline in 
 
 from __future__ import annotations
 
+import contextlib
 import html
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextvars import ContextVar
 from typing import Any
 
 from rich import box
@@ -43,6 +45,20 @@ TEXT_MIN = 16
 _HTML_COLOURS = {"green": "#2e7d32", "yellow": "#b26a00", "bold yellow": "#b26a00", "magenta": "#6a1b9a",
                  "red": "#c62828", "dim": "#777777"}
 
+_ROWS_SHOWN: ContextVar[int | None] = ContextVar("mem0_hygiene_rows_shown", default=None)
+
+
+@contextlib.contextmanager
+def rows_shown(limit: int | None) -> Iterator[None]:
+    """Within the block, terminal tables show their first ``limit`` rows and say how many they left out
+    (``None``: every row, the default; the CLI's ``--all``). HTML and JSON always hold every row."""
+    token = _ROWS_SHOWN.set(limit)
+    try:
+        yield
+    finally:
+        _ROWS_SHOWN.reset(token)
+
+
 def short(value: object, limit: int = TEXT_CHARS) -> str:
     """A value as one printable line, cut to ``limit`` characters ("-" for None)."""
     if value is None:
@@ -66,12 +82,17 @@ def rich_table(title: str, headers: Sequence[str], rows: Iterable[Sequence[objec
     for header in headers:
         table.add_column(header, overflow="fold", no_wrap=header in NO_WRAP,
                          min_width=TEXT_MIN if header == "text" else None)
-    for row in rows:
+    limit = _ROWS_SHOWN.get()
+    rows = list(rows)
+    for row in rows if limit is None else rows[:limit]:
         cells = []
         for cell in row:
             text, style = _split(cell)
             cells.append(Text(printable(text), style=style))
         table.add_row(*cells)
+    if limit is not None and len(rows) > limit:
+        more = Text(f"(first {limit} of {len(rows)} rows; --all shows every row)", style="dim")
+        table.caption = Text.assemble(table.caption, "\n", more) if table.caption else more
     return table
 
 

@@ -244,12 +244,42 @@ def locations_table(locations: Iterable[Mapping[str, Any]]) -> Table:
     return table
 
 
+def location_lines(locations: Iterable[Mapping[str, Any]]) -> Group:
+    """The locations laid out for any width, 80 columns included: per store one line of facts (role,
+    filesystem, RAM-backed or under /tmp, exists, size) and its path on a line of its own, never broken inside
+    (a path longer than the screen runs on, whole, so it can be copied)."""
+    lines: list[Text] = []
+    for loc in locations:
+        facts = Text.assemble((printable(loc.get("role") or "-").ljust(13), "bold"), " ")
+        fs = loc.get("filesystem") if isinstance(loc.get("filesystem"), Mapping) else None
+        if fs and fs.get("fstype"):
+            facts.append(printable(fs["fstype"]) + (f" on {printable(fs['target'])}" if fs.get("target") else ""))
+        elif loc.get("remote"):
+            facts.append("server")
+        else:
+            facts.append("-")
+        if loc.get("volatile"):
+            facts.append("  RAM: lost at reboot", style="bold red")
+        elif loc.get("under_tmp"):
+            facts.append("  under /tmp: may be cleaned", style="yellow")
+        if loc.get("path"):
+            facts.append("  " + ("exists" if loc.get("exists") else "missing"),
+                         style="" if loc.get("exists") else "yellow")
+            size = human_size(loc.get("size_bytes"))
+            if size != "-":
+                facts.append(f"  {size}")
+        lines.append(facts)
+        where = location_where(loc) + (" (default)" if loc.get("defaulted") else "")
+        lines.append(Text("  " + where, no_wrap=True, overflow="ignore"))
+    return Group(*lines)
+
+
 def _locations(report: Report) -> list[RenderableType]:
     out: list[RenderableType] = [Rule(Text("Store locations", style="bold"), align="left")]
     if not report.locations:
         out.append(Text("No store locations recorded."))
     else:
-        out.append(locations_table(report.locations))
+        out.append(location_lines(report.locations))
     return out
 
 

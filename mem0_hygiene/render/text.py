@@ -15,7 +15,13 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import Any
 
-from ..scan import redact_secrets
+
+def redact_secrets(value: str) -> tuple[str, list[str]]:
+    """:func:`mem0_hygiene.scan.redact_secrets`, imported when first needed (its patterns take a while to
+    compile, and ``--help`` should not wait for them)."""
+    from ..scan import redact_secrets as redact
+
+    return redact(value)
 
 # Line/paragraph separators and bidirectional controls: they reorder or break what the reader sees.
 INVISIBLE = frozenset([0x2028, 0x2029, 0x200E, 0x200F, 0x061C, *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
@@ -90,6 +96,18 @@ def printable(value: object, limit: int | None = None) -> str:
     if limit is not None and len(result) > limit:
         result = result[: max(limit - 1, 0)] + "…"
     return result
+
+
+def heading_time(value: object) -> str:
+    """A UTC ISO time as a heading shows it: to the second, "2026-08-01 09:00:00 UTC" (other text as it is)."""
+    text = "" if value is None else str(value)
+    if len(text) >= 19 and text[10:11] == "T" and text[4:5] == "-":
+        zone = text[19:].split("+")[-1] if "+" in text[19:] else ""
+        suffix = " UTC" if zone in ("00:00", "") and (text.endswith("+00:00") or text.endswith("Z")) else ""
+        if not suffix and "+" in text[19:]:
+            suffix = " +" + zone
+        return text[:10] + " " + text[11:19] + suffix
+    return text
 
 
 def plural(n: int, one: str, many: str) -> str:

@@ -39,7 +39,8 @@ def locked_message(path: str | os.PathLike[str], action: str = "open") -> str:
         f"cannot {action} the local Qdrant store at {os.fspath(path)}: another Qdrant client holds its "
         f"lock ({lock_file(path)}), most likely the running app. Local Qdrant allows one client at a time. "
         "Either stop the app and retry, or run the operation inside the app on its own Memory object "
-        "(e.g. m.backup(...), m.prune()), or move the store to a Qdrant server (vector_store.config "
+        "(e.g. m.backup(...), m.prune(): the app's Memory must be mem0_hygiene's, `from mem0_hygiene import "
+        "Memory`, as plain mem0's lacks them), or move the store to a Qdrant server (vector_store.config "
         "url/host), which any number of processes can share."
     )
 

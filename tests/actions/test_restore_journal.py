@@ -87,7 +87,7 @@ def test_every_opener_is_refused_naming_the_command_and_no_ledger_is_created(cra
     assert not (app / "hygiene.db").exists()
     cli_run = CliRunner().invoke(cli, ["prune", "--qdrant-path", cfg["vector_store"]["config"]["path"],
                                        "--history-db", cfg["history_db_path"]])
-    assert cli_run.exit_code == 1 and "mem0-hygiene restore" in cli_run.output
+    assert cli_run.exit_code == 3 and "mem0-hygiene restore" in cli_run.output
 
     finished = CliRunner().invoke(cli, shlex.split(command)[1:], catch_exceptions=False)  # the named command
     assert finished.exit_code == 0, finished.output

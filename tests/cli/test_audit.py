@@ -127,6 +127,6 @@ def test_demo_refuses_a_folder_it_did_not_create(tmp_path):
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "notes.txt").write_text("keep me")
     result = CliRunner().invoke(cli, ["demo", "--dir", str(tmp_path / "mine")])
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # bad input: the folder given with --dir
     assert "not a mem0-hygiene demo folder" in result.output
     assert (tmp_path / "mine" / "notes.txt").read_text() == "keep me"

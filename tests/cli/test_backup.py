@@ -60,7 +60,7 @@ def test_backup_while_the_app_holds_the_store_explains_the_in_process_route(app_
         result = CliRunner().invoke(cli, ["backup", str(persistent_dir / "backups"), "--config", str(path)])
     finally:
         m.close()
-    assert result.exit_code == 1
+    assert result.exit_code == 3
     assert "Error: cannot back up the local Qdrant store" in result.output
     assert "m.backup(" in result.output
     assert not (persistent_dir / "backups").exists()
@@ -92,12 +92,12 @@ def test_restore_asks_first_and_keeps_the_current_stores_aside(app_config, persi
     assert {s["role"] for s in again["stores"]} == {"vector_store", "history_db", "ledger"}
 
 
-def test_restore_refuses_a_damaged_set_with_exit_1(app_config, persistent_dir):
+def test_restore_refuses_a_damaged_set_with_exit_3(app_config, persistent_dir):
     path, _, _ = app_config
     made = json.loads(invoke("backup", str(persistent_dir / "backups"), "--config", str(path), "--json").stdout)
     (Path(made["path"]) / "hygiene.db").unlink()
     result = CliRunner().invoke(cli, ["restore", made["path"], "--config", str(path), "--yes"])
-    assert result.exit_code == 1
+    assert result.exit_code == 3
     assert "refusing to restore" in result.output and "missing: hygiene.db" in result.output
 
 
@@ -121,7 +121,7 @@ def test_forget_scrub_verifies_and_reports(app_config):
 def test_forget_exit_codes_for_unknown_ids_and_unverified_erasure(app_config):
     path, folder, ids = app_config
     unknown = CliRunner().invoke(cli, ["forget", "no-such-id", "--config", str(path)])
-    assert unknown.exit_code == 1 and "no memory with id 'no-such-id'" in unknown.output
+    assert unknown.exit_code == 2 and "no memory with id 'no-such-id'" in unknown.output
     assert CliRunner().invoke(cli, ["forget", "--config", str(path)]).exit_code == 2  # no ID given
 
     m = Memory.from_config(offline_config(folder))
@@ -138,7 +138,7 @@ def test_forget_while_the_app_holds_the_store_explains_the_in_process_route(app_
     m = Memory.from_config(offline_config(folder))  # the running app
     try:
         result = CliRunner().invoke(cli, ["forget", ids[0], "--scrub", "--config", str(path)])
-        assert result.exit_code == 1
+        assert result.exit_code == 3
         assert "Error: cannot forget memories in the local Qdrant store" in result.output
         assert "m.forget([memory_id, ...], scrub=True)" in result.output
         assert m.get(ids[0])["memory"] == SECRET

@@ -1,6 +1,6 @@
 """Bad input on the command line exits 2 with one line naming the problem and the fix, in every command: a
 `--config module:ATTR` that is not a config (sys:exit, os:abort, a class, a module), a YAML alias bomb, absurd
-durations and far-off dates. Other errors keep exit 1 (and, for audit, 3 when it could not run)."""
+durations and far-off dates. Errors of the stores exit 3 (could not run); 1 is only for findings."""
 
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ def test_a_missing_or_broken_config_file_exits_2_everywhere(tmp_path):
 
 @pytest.mark.parametrize("args, needles", [
     (["prune", "--unused", "999999999d"], ["unused '999999999d'", "100 years"]),
-    (["review", "--list", "--older-than", "999999999d"], ["older_than '999999999d'", "100 years"]),
+    (["review", "--list", "--older-than", "999999999d"], ["--older-than '999999999d'", "100 years"]),
     (["digest", "--since", "999999999d"], ["since '999999999d'", "100 years"]),
     (["digest", "--since", "9999-12-31T23:00:00-05:00"], ["since '9999-12-31T23:00:00-05:00'", "2999-12-31"]),
     (["digest", "--since", "soon"], ["since 'soon'", "'1d'"]),
@@ -99,6 +99,6 @@ def test_a_hygiene_setting_out_of_range_makes_audit_exit_2_not_3(store, tmp_path
     assert_usage_error(run("prune", "--dry-run", "--config", str(path)), "hygiene.retain_superseded")
 
 
-def test_other_library_errors_keep_exit_1(store):
+def test_an_unknown_memory_id_is_bad_input(store):
     unknown = run("history", "no-such-id", "--config", store)
-    assert unknown.exit_code == 1 and "no memory with id" in unknown.output
+    assert unknown.exit_code == 2 and "no memory with id" in unknown.output

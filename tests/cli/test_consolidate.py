@@ -111,5 +111,5 @@ def test_bad_input_is_one_error_line_and_exit_2(store, args, message):
 def test_while_the_app_holds_the_store_it_refuses_and_names_the_in_process_route(store, hold_qdrant_lock, tmp_path):
     hold_qdrant_lock(tmp_path / "store" / "qdrant")
     result = run("consolidate", "--config", store["path"], "--dry-run")
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 3, result.output  # could not run: the store is held
     assert result.output.startswith("Error: ") and "consolidate(m, dry_run=True)" in result.output

@@ -108,7 +108,7 @@ def start_app(store: dict[str, Any], hold_qdrant_lock: Any) -> Any:
 
 
 def assert_refused(result: Result, store: dict[str, Any]) -> None:
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 3, result.output  # could not run: the store is held
     assert "Error:" in result.output and "Traceback" not in result.output
     assert str(store["folder"] / "qdrant") in result.output
     assert "stop the app" in result.output and "In the app:" in result.output
@@ -143,7 +143,7 @@ def test_store_commands_refuse_a_missing_store_instead_of_creating_one(tmp_path)
     args = ["--qdrant-path", str(tmp_path / "gone" / "qdrant"), "--history-db", str(tmp_path / "gone" / "history.db")]
     for command in (["prune"], ["review", "--list"], ["confirm", "some-id"]):
         result = run(*command, *args)
-        assert result.exit_code == 1, result.output
+        assert result.exit_code == 3, result.output
         assert "no local Qdrant store" in result.output and "mem0-hygiene audit" in result.output
     assert not (tmp_path / "gone").exists()
 
@@ -185,7 +185,8 @@ def test_review_quit_halfway_keeps_the_answers_given(store, past):
     result = run("review", "--config", store["path"], "--interactive", input="c\ni\nwrong now\nq\n")
     assert result.exit_code == 0, result.output
     assert "[1/3] Uses npm" in result.output and "source: chat 0 (user)" in result.output
-    assert "saved 2 answers (1 confirmed, 0 superseded, 1 invalidated), 0 skipped, 1 not reached" in result.output
+    assert ("saved 2 answers (1 confirmed, 0 superseded, 1 invalidated, 0 deleted), 0 skipped, 1 not reached"
+            in result.output)
 
     assert state(store, ids[0])["age_days"] == 0.0  # confirmed today
     assert state(store, ids[1])["invalid_reason"] == "wrong now"
@@ -248,9 +249,9 @@ def test_confirm_invalidate_supersede_change_what_get_all_serves(store, past):
     assert state(store, new_id)["source"] == "chat 2026-08-08"
 
     again = run("supersede", old, "Uses yarn", "--config", store["path"])
-    assert again.exit_code == 1 and "already superseded" in again.output and "Traceback" not in again.output
+    assert again.exit_code == 2 and "already superseded" in again.output and "Traceback" not in again.output
     unknown = run("confirm", "00000000-0000-0000-0000-000000000000", "--config", store["path"])
-    assert unknown.exit_code == 1 and "no memory with id" in unknown.output
+    assert unknown.exit_code == 2 and "no memory with id" in unknown.output
 
 
 def test_supersede_says_when_the_apps_embedder_needs_a_key(store, past, monkeypatch, tmp_path):
@@ -325,7 +326,7 @@ def test_history_shows_the_chain_both_ways_oldest_first(store, past):
     assert [e["event"] for e in data["events"] if e["memory_id"] == a] == ["ADD", "recorded", "superseded"]
 
     missing = run("history", "nope", "--config", store["path"])
-    assert missing.exit_code == 1 and "no memory with id" in missing.output
+    assert missing.exit_code == 2 and "no memory with id" in missing.output
 
 
 # ------------------------------------------------------------------------------------------------ schedule

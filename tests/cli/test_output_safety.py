@@ -303,6 +303,6 @@ def test_control_characters_never_reach_stdout_or_stderr_raw(hostile_store):
 def test_error_messages_quoting_file_names_are_made_printable(tmp_path):
     gone = tmp_path / ("gone-" + "".join(HOSTILE))
     result = run("digest", "--history-db", str(gone / "history.db"), "--ledger", str(gone / "hygiene.db"))
-    assert result.exit_code == 1 and "found neither mem0's history.db" in result.output
+    assert result.exit_code == 3 and "found neither mem0's history.db" in result.output
     assert [c for c in RAW if c in result.output] == [], ascii(result.output)
     assert "gone-\\x1b[2J\\x9b31m\\u202e\\u2066\\u2069" in result.output

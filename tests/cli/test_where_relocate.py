@@ -76,7 +76,7 @@ def test_where_table_with_shortcuts(tmp_path: Path):
                  "--ledger", str(tmp_path / "l.db"), "--collection", "agent")
     assert result.exit_code == 0, result.output
     for text in ("vector_store", "history_db", "ledger", "mem0_dir", str(tmp_path / "q"), "collection agent",
-                 str(tmp_path / "h.db"), str(tmp_path / "l.db"), "volatile", "under /tmp"):
+                 str(tmp_path / "h.db"), str(tmp_path / "l.db"), "under /tmp"):
         assert text in result.output
 
 
@@ -142,7 +142,7 @@ def test_relocate_cli(tmp_path: Path):
     (other / "qdrant").mkdir(parents=True)
     (other / "qdrant" / "mine").write_text("not ours")
     taken = run("relocate", "--qdrant-path", str(tmp_path / "new" / "qdrant"), "--to", str(other))
-    assert taken.exit_code == 1 and "already exists" in taken.output
+    assert taken.exit_code == 3 and "already exists" in taken.output
 
 
 def test_relocate_cli_json_and_remove_source(tmp_path: Path):
@@ -194,7 +194,7 @@ def holder(tmp_path: Path, hold_qdrant_lock: Any) -> Path:
 
 def test_relocate_cli_refuses_a_locked_store(tmp_path: Path, holder: Path):
     result = run("relocate", "--qdrant-path", str(holder), "--to", str(tmp_path / "new"))
-    assert result.exit_code == 1
+    assert result.exit_code == 3
     assert "Error:" in result.output
     assert str(holder) in result.output
     assert "stop the app" in result.output and "m.prune()" in result.output
@@ -204,7 +204,7 @@ def test_relocate_cli_refuses_a_locked_store(tmp_path: Path, holder: Path):
 
 def test_relocate_cli_nothing_there(tmp_path: Path):
     result = run("relocate", "--qdrant-path", str(tmp_path / "none"), "--to", str(tmp_path / "new"))
-    assert result.exit_code == 1
+    assert result.exit_code == 3
     assert "no local Qdrant store" in result.output
 
 
@@ -226,7 +226,7 @@ def test_store_options_and_error_wrapper_are_reusable(tmp_path: Path):
         raise StoreLocked("held elsewhere: stop the app")
 
     result = CliRunner().invoke(probe, ["--collection", "c1", "--ledger", ":memory:"])
-    assert result.exit_code == 1
+    assert result.exit_code == 3
     first_line = result.output.splitlines()[0]
     cfg = json.loads(first_line)
     assert cfg["vector_store"]["config"]["collection_name"] == "c1"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 from datetime import datetime, timezone
 from html.parser import HTMLParser
@@ -217,9 +218,8 @@ def test_small_report_text_exactly():
             "BACKUP_LAST_VERIFIED  backups  Backups are not implemented yet.",
             "",
             "Store locations " + rule * 64,
-            "Role        Path or remote        FS    Volatile  In /tmp  Exists     Size",
-            rule * 74,
-            "history_db  /tmp/mem0/history.db  ext4  no        yes      yes     4.0 KiB",
+            "history_db    ext4  under /tmp: may be cleaned  exists  4.0 KiB",
+            "  /tmp/mem0/history.db",
             "",
         ]
     )
@@ -317,22 +317,29 @@ def test_unknown_area_comes_after_the_known_ones():
     assert line_index(lines, "Backups (1)") < line_index(lines, "Elsewhere (1)")
 
 
-def test_locations_table_tolerates_missing_keys_and_shows_remotes():
-    lines = format_text(full_report(), width=100).splitlines()
+def test_locations_tolerate_missing_keys_and_show_remotes_with_whole_paths():
+    lines = format_text(full_report(), width=80).splitlines()
     start = line_index(lines, "Store locations ─")
-    table = lines[start + 1 :]
-    assert table[0].split() == ["Role", "Path", "or", "remote", "FS", "Volatile", "In", "/tmp", "Exists", "Size"]
-    assert table[2].split() == ["vector_store", "/dev/shm/mem0/qdrant", "(collection", "mem0)", "tmpfs"] + [
-        "yes",
-        "no",
-        "yes",
-        "1.5",
-        "MiB",
-    ]
-    assert table[3].split() == ["history_db", "/tmp/mem0/history.db", "ext4", "no", "yes", "yes", "40.0", "KiB"]
-    assert table[4].split() == ["ledger", "/var/lib/mem0/ledger.db", "-", "-", "-", "-", "-"]
-    assert table[5].split()[:2] == ["vector_store", "https://qdrant.example.com:6333"]
-    assert table[5].split()[2:] == ["-", "no", "no", "-", "-"]
+    rows = lines[start + 1 :]
+    assert rows[0] == "vector_store  tmpfs on /dev/shm  RAM: lost at reboot  exists  1.5 MiB"
+    assert rows[1] == "  /dev/shm/mem0/qdrant (collection mem0)"
+    assert rows[2] == "history_db    ext4 on /  under /tmp: may be cleaned  exists  40.0 KiB"
+    assert rows[3] == "  /tmp/mem0/history.db"
+    assert rows[4].split() == ["ledger", "-", "missing"]
+    assert rows[5] == "  /var/lib/mem0/ledger.db"
+    assert rows[6].split() == ["vector_store", "server"]
+    assert rows[7] == "  https://qdrant.example.com:6333 (collection agent)"
+
+
+def test_a_long_path_is_never_broken_at_80_columns():
+    from rich.console import Console
+
+    from mem0_hygiene.render.terminal import location_lines
+
+    long = "/srv/" + "a" * 90 + "/qdrant"
+    console = Console(width=80, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
+    console.print(location_lines([{"role": "vector_store", "path": long, "exists": True}]), crop=False)
+    assert "  " + long in console.export_text()
 
 
 def test_colour_only_when_asked():

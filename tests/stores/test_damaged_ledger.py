@@ -88,7 +88,7 @@ def test_digest_and_history_name_the_file_and_the_backup_to_restore(damaged):
 def test_the_cli_digest_and_history_print_one_clean_error(damaged):
     for args in (["digest", "--since", "30d"], ["history", damaged["ids"][0]]):
         result = CliRunner().invoke(cli, [*args, "--config", damaged["path"]])
-        assert result.exit_code == 1, result.output
+        assert result.exit_code == 3, result.output  # could not run: the ledger is damaged
         assert isinstance(result.exception, SystemExit), repr(result.exception)
         assert "Traceback" not in result.output
         assert_explains(result.output, damaged)

@@ -4,10 +4,27 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from ...render.text import plural
 from ...report import Severity
 from .base import CheckResult, Context, check, clip, counted, finding
 
 MESSAGE_SAMPLE = 200
+
+
+def _n(count: int, one: str = "memory", many: str = "memories") -> str:
+    return plural(count, one, many)
+
+
+def _be(count: int) -> str:
+    return "is" if count == 1 else "are"
+
+
+def _have(count: int) -> str:
+    return "has" if count == 1 else "have"
+
+
+def _was(count: int) -> str:
+    return "was" if count == 1 else "were"
 
 
 def _events(ctx: Context) -> list[tuple[str, int, int, int]]:
@@ -72,7 +89,7 @@ def lost(ctx: Context) -> CheckResult:
             f"JOIN h.history hh ON hh.rowid = hist.last_rowid WHERE {where} LIMIT ?", (ctx.examples,))]
         yield finding(
             "MEMORIES_LOST", Severity.ERROR, "history",
-            f"{n} memories that history.db says exist are missing from the vector store",
+            f"{_n(n)} that history.db says exist {_be(n)} missing from the vector store",
             count=n, examples=examples,
             why="The vector store lost data that was never deleted through mem0, typically a /tmp wipe at reboot "
                 "or a vector store restored from an older snapshot than history.db.",
@@ -87,7 +104,7 @@ def without_history(ctx: Context) -> CheckResult:
     if n:
         yield finding(
             "POINTS_WITHOUT_HISTORY", Severity.WARNING, "history",
-            f"{n} memories in the vector store have no history at all",
+            f"{_n(n)} in the vector store {_have(n)} no history at all",
             count=n, examples=examples,
             why="Something wrote to the vector store around mem0 (a script, a migration), so nothing records where "
                 "these came from or when.",
@@ -102,11 +119,12 @@ def resurrected(ctx: Context) -> CheckResult:
     if n:
         yield finding(
             "MEMORIES_RESURRECTED", Severity.ERROR, "history",
-            f"{n} memories that were deleted are back in the vector store",
+            f"{_n(n)} that {_was(n)} deleted {_be(n)} back in the vector store",
             count=n, examples=examples,
             why="A vector-store snapshot older than history.db was restored on its own, so deleted (often wrong or "
                 "private) facts are served again.",
-            fix="Delete them again through mem0 (m.delete(id) for each), and back up and restore both stores together.",
+            fix=ctx.cmd("forget ID...") + "  # the ids listed: deleted again through mem0's API; back up and restore "
+                "both stores together (mem0-hygiene backup / restore)",
         )
 
 
@@ -124,7 +142,8 @@ def deleted_text(ctx: Context) -> CheckResult:
             (ctx.examples,))]
         yield finding(
             "DELETED_TEXT_IN_HISTORY", Severity.WARNING, "history",
-            f"The text of {memories} deleted memories is still readable in history.db ({rows} rows)",
+            f"The text of {_n(memories, 'deleted memory', 'deleted memories')} is still readable in history.db "
+            f"({_n(rows, 'row', 'rows')})",
             count=memories, examples=examples,
             why="mem0 keeps a deleted memory's text in history.old_memory; deleting a memory does not erase what "
                 "it said, which matters for private data and erasure requests.",

@@ -3,10 +3,27 @@ the review queue, and where memories came from."""
 
 from __future__ import annotations
 
+from ...render.text import plural
 from ...report import Severity
 from .base import LEDGER_LIVE, CheckResult, Context, check, clip, counted, finding
 
 WEEKLY_REVIEW = 20
+
+
+def _n(count: int, one: str = "memory", many: str = "memories") -> str:
+    return plural(count, one, many)
+
+
+def _be(count: int) -> str:
+    return "is" if count == 1 else "are"
+
+
+def _have(count: int) -> str:
+    return "has" if count == 1 else "have"
+
+
+def _was(count: int) -> str:
+    return "was" if count == 1 else "were"
 
 
 @check("LEDGER_MISSING", "ledger")
@@ -59,7 +76,7 @@ def expired(ctx: Context) -> CheckResult:
             f"SELECT memory_id, expires_at {where} ORDER BY expires_at LIMIT ?", (ctx.now_iso, ctx.examples))]
         yield finding(
             "EXPIRED_NOT_PRUNED", Severity.WARNING, "ledger",
-            f"{n} memories have expired but are still stored", count=n, examples=ids,
+            f"{_n(n)} {_have(n)} expired but {_be(n)} still stored", count=n, examples=ids,
             why="The drop-in hides them, but every other reader of the store (plain mem0, scripts, exports) still "
                 "sees facts that are no longer true.",
             fix=ctx.cmd("prune") + "  # or set hygiene.auto_prune='24h' in the app",
@@ -84,7 +101,8 @@ def chain_broken(ctx: Context) -> CheckResult:
             count=n, examples=examples[: ctx.examples], foreign_key_check_rows=fk_rows,
             why="The newer fact was deleted on a connection with foreign keys off, so the older, stale fact was "
                 "not deleted with it; the first script that 'fixes dangling pointers' makes it live again.",
-            fix="m.delete(OLD_ID)  # for each stale predecessor listed; never clear superseded_by by hand",
+            fix=ctx.cmd(f"forget {(dangling + orphaned)[0][0] if dangling or orphaned else 'OLD_ID'}")
+                + "  # each stale predecessor listed; never clear superseded_by by hand",
         )
 
 
@@ -100,10 +118,12 @@ def chain_cycle(ctx: Context) -> CheckResult:
     if rows:
         yield finding(
             "CHAIN_CYCLE", Severity.ERROR, "ledger",
-            f"{len(rows)} memories sit on a supersede cycle", count=len(rows), examples=[r[0] for r in rows],
+            f"{_n(len(rows))} {'sits' if len(rows) == 1 else 'sit'} on a supersede cycle", count=len(rows),
+            examples=[r[0] for r in rows],
             why="In a cycle every fact is superseded by another, so none of them is ever served: the agent loses the "
                 "fact entirely.",
-            fix="m.invalidate(ID, reason='broken chain') for the wrong ones, then m.add the true fact again",
+            fix=ctx.cmd(f"invalidate {rows[0][0]} --reason 'supersede cycle'")
+                + "  # each wrong one; then store the true fact again",
         )
 
 
@@ -133,10 +153,10 @@ def untracked(ctx: Context) -> CheckResult:
     if n:
         yield finding(
             "UNTRACKED_MEMORIES", Severity.WARNING, "ledger",
-            f"{n} memories have no ledger row (written by plain mem0 or before adoption)",
+            f"{_n(n)} {_have(n)} no ledger row (written by plain mem0 or before adoption)",
             count=n, examples=examples,
             why="They are served with no source, no confirmation date and no expiry.",
-            fix="m.adopt()  # in the app: records them with source 'unknown' for review",
+            fix=ctx.cmd("adopt") + "  # records them with source 'unknown' for review (in the app: m.adopt())",
         )
 
 
@@ -172,11 +192,12 @@ def tombstoned(ctx: Context) -> CheckResult:
     if n:
         yield finding(
             "TOMBSTONED_PRESENT", Severity.ERROR, "ledger",
-            f"{n} memories deleted through mem0-hygiene are back in the vector store",
+            f"{_n(n)} deleted through mem0-hygiene {_be(n)} back in the vector store",
             count=n, examples=examples,
             why="An older vector snapshot was restored alone. mem0-hygiene keeps hiding them, but plain mem0 and "
                 "every other reader serve them again.",
-            fix="m.delete(ID) for each (the tombstone stays); restore vector store and SQLite files together.",
+            fix=ctx.cmd("prune") + "  # deletes their points again through mem0 (the tombstones stay); restore the "
+                "vector store and the SQLite files together, with mem0-hygiene restore",
         )
 
 
@@ -222,7 +243,7 @@ def review(ctx: Context) -> CheckResult:
                              "ORDER BY 2 LIMIT :lim", {**params, "lim": ctx.examples})
         yield finding(
             "REVIEW_BACKLOG", Severity.WARNING if n > WEEKLY_REVIEW else Severity.INFO, "ledger",
-            f"{n} memories were last confirmed over {ctx.review_older_than.days} days ago "
+            f"{_n(n)} {_was(n)} last confirmed over {ctx.review_older_than.days} days ago "
             f"({weeks} week{'s' if weeks != 1 else ''} of review at {WEEKLY_REVIEW} a week)",
             count=n, examples=[f"{mid} (confirmed {when[:10]})" for mid, when in oldest],
             why="Drift has no clock: a decision made elsewhere ('we moved to pnpm') leaves the old fact looking "
@@ -269,11 +290,13 @@ def tool_sourced(ctx: Context) -> CheckResult:
             rows = ctx.db.rows(f"SELECT p.id, p.role {untracked} LIMIT ?", (ctx.examples,))
             examples += [f"{pid} untracked, message role {role} (served by plain mem0)" for pid, role in rows]
     if n:
+        first = examples[0].split()[0] if examples else "ID"
         yield finding(
             "TOOL_SOURCED", Severity.WARNING, "ledger",
-            f"{n} memories came from tool output or web content ({live} confirmed and served)",
+            f"{_n(n)} came from tool output or web content ({live} confirmed and served)",
             count=n, examples=examples[: ctx.examples],
             why="Text from web pages, files and command output that reads like a standing fact gets injected into "
                 "every later prompt as if the user had said it.",
-            fix=ctx.cmd("digest --since 7d") + "  # review them; m.invalidate(ID) the injected ones",
+            fix=ctx.cmd(f"history {first}") + "  # its source and story; then, for each injected one:\n"
+                + ctx.cmd(f"invalidate {first} --reason 'injected tool output'") + "  # or confirm ID if it is true",
         )
