@@ -22,7 +22,6 @@ import html
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
 from typing import Any
 
 from ..report import Finding, Report, Severity
@@ -39,7 +38,7 @@ from .terminal import (
     verdict,
     yes_no,
 )
-from .text import plural
+from .text import plural, run_text
 
 SEVERITY_COLOURS: dict[Severity, str] = {
     Severity.ERROR: "#b42318",
@@ -72,29 +71,6 @@ def verdict_class(worst: Severity | None, *, skipped: bool = False) -> str:
     if worst is not None and worst > Severity.INFO:
         return f"m0h-sev-{worst.label}"
     return "m0h-sev-skipped" if skipped else "m0h-sev-ok"
-
-
-def _when(iso: str) -> datetime | None:
-    try:
-        return datetime.fromisoformat(iso)
-    except (TypeError, ValueError):
-        return None
-
-
-def run_text(started_at: str, finished_at: str) -> str:
-    """``"2026-12-01 12:55:01 UTC, took 2.1 s"``; the raw values when they are not ISO times."""
-    start, end = _when(started_at), _when(finished_at)
-    if start is None:
-        return f"{started_at or '?'} -> {finished_at or '?'}"
-    zone = " UTC" if start.utcoffset() is not None and not start.utcoffset() else start.strftime(" %z").rstrip()
-    text = start.strftime("%Y-%m-%d %H:%M:%S") + zone
-    if end is not None:
-        try:
-            took = max((end - start).total_seconds(), 0.0)
-            text += f", took {took:.1f}\u00a0s" if took >= 1 else f", took {took * 1000:.0f}\u00a0ms"
-        except TypeError:  # one aware, one naive
-            pass
-    return text
 
 
 def _count_items(report: Report) -> str:
@@ -150,7 +126,7 @@ def _header(report: Report) -> str:
     cls = verdict_class(report.worst(), skipped=bool(report.skipped))
     meta = [("Target", e(report.target or "-"))]
     if report.started_at or report.finished_at:
-        meta.append(("Run", e(run_text(report.started_at, report.finished_at))))
+        meta.append(("Run", e(run_text(report.started_at, report.finished_at, "\u00a0"))))
     dl = "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in meta)
     return (f'<header class="m0h-head {cls}"><p class="m0h-kicker">mem0-hygiene audit</p>'
             f'<h2 class="m0h-verdict">{e(verdict(report))}</h2>'

@@ -30,7 +30,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..report import AREAS, Finding, Report, Severity
-from .text import human_size, plural, printable, yes_no
+from .text import human_size, plural, printable, run_text, yes_no
 
 __all__ = ["format_text", "human_size", "printable", "report_renderable", "summary_line", "verdict", "yes_no"]
 
@@ -151,7 +151,7 @@ def _summary(report: Report) -> Panel:
     style = SEVERITY_STYLES[worst] if worst and worst > Severity.INFO else ("yellow" if skipped else "green")
     grid.add_row("Verdict", Text(verdict(report), style=style))
     if report.started_at or report.finished_at:
-        grid.add_row("Run", Text(f"{report.started_at or '?'} -> {report.finished_at or '?'}", style="dim"))
+        grid.add_row("Run", Text(run_text(report.started_at, report.finished_at), style="dim"))
     return Panel(grid, title="mem0-hygiene audit", title_align="left", box=box.ROUNDED)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from contextvars import ContextVar
+from datetime import datetime
 from typing import Any
 
 
@@ -107,6 +108,31 @@ def heading_time(value: object) -> str:
         if not suffix and "+" in text[19:]:
             suffix = " +" + zone
         return text[:10] + " " + text[11:19] + suffix
+    return text
+
+
+def parsed_time(iso: str) -> datetime | None:
+    """An ISO time as a datetime; None when it is not one."""
+    try:
+        return datetime.fromisoformat(iso)
+    except (TypeError, ValueError):
+        return None
+
+
+def run_text(started_at: str, finished_at: str, unit_space: str = " ") -> str:
+    """``"2026-12-01 12:55:01 UTC, took 2.1 s"`` (to the second, as headings show times); the raw values when
+    they are not ISO times. ``unit_space`` goes between the number and its unit (HTML keeps them together)."""
+    start, end = parsed_time(started_at), parsed_time(finished_at)
+    if start is None:
+        return f"{started_at or '?'} -> {finished_at or '?'}"
+    zone = " UTC" if start.utcoffset() is not None and not start.utcoffset() else start.strftime(" %z").rstrip()
+    text = start.strftime("%Y-%m-%d %H:%M:%S") + zone
+    if end is not None:
+        try:
+            took = max((end - start).total_seconds(), 0.0)
+            text += f", took {took:.1f}{unit_space}s" if took >= 1 else f", took {took * 1000:.0f}{unit_space}ms"
+        except TypeError:  # one aware, one naive
+            pass
     return text
 
 

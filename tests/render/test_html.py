@@ -10,8 +10,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from mem0_hygiene.render import format_html, report_html_fragment
-from mem0_hygiene.render.html import run_text
 from mem0_hygiene.render.html_style import REPORT_CSS
+from mem0_hygiene.render.text import run_text
 from mem0_hygiene.report import Finding, Report, Severity, Skipped
 
 KEY = "sk-proj-" + "Zx9Yw8Vu7T" * 4
@@ -108,9 +108,11 @@ def test_the_header_has_the_verdict_counts_per_severity_and_a_bar_per_area():
     assert '<a href="#m0h-area-storage">' in header.group(1) and 'id="m0h-area-storage"' in page
 
 
-def test_run_times_read_as_a_date_and_a_duration():
+def test_run_times_read_as_a_date_to_the_second_and_a_duration():
     assert run_text("2026-12-01T12:00:00.206352+00:00", "2026-12-01T12:00:00.252556+00:00") == \
-        "2026-12-01 12:00:00 UTC, took 46\u00a0ms"
+        "2026-12-01 12:00:00 UTC, took 46 ms"
+    assert run_text("2026-12-01T12:00:00+00:00", "2026-12-01T12:00:02.5+00:00", "\u00a0") == \
+        "2026-12-01 12:00:00 UTC, took 2.5\u00a0s"
     assert run_text("yesterday", "") == "yesterday -> ?"
 
 

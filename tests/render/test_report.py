@@ -203,7 +203,7 @@ def test_small_report_text_exactly():
             "│ Findings  0 errors, 1 warning, 0 info" + " " * 40 + "│",
             "│ Skipped   1 check could not run" + " " * 46 + "│",
             "│ Verdict   warnings found; 1 check could not run" + " " * 30 + "│",
-            "│ Run       2026-11-29T13:30:04Z -> 2026-11-29T13:30:05Z" + " " * 23 + "│",
+            "│ Run       2026-11-29 13:30:04 UTC, took 1.0 s" + " " * 32 + "│",
             "╰" + rule * 78 + "╯",
             "",
             "Storage (1) " + rule * 68,
