@@ -71,3 +71,12 @@ def counted(phase: str, items: Iterable[T], total: int | None = None) -> Iterato
         yield item
         done += 1
         report(phase, done, total)
+
+
+@contextlib.contextmanager
+def step(phase: str) -> Iterator[None]:
+    """A phase of one indivisible step (copying a file, swapping the stores): reported as 0 of 1 when it
+    starts and 1 of 1 when it ends, so a display shows what is under way and how long it took."""
+    report(phase, 0, 1)
+    yield
+    report(phase, 1, 1)

@@ -43,6 +43,7 @@ from typing import Any
 
 from .. import __version__
 from ..errors import BackupError, HygieneError
+from ..progress import report, step
 from ..render.tables import Line, LinesView, counts_text
 from ..render.text import human_size
 from ..stores import qdrant as qdrant_local
@@ -449,12 +450,16 @@ def _build_set(tgt: Target, tmp: str, moment: datetime, history_exists: bool,
             held += files_under(tgt.vector_path)
         with _held_still(held):
             if history_exists:
-                counts["history"], modes["history_db"] = _snapshot_sqlite(
-                    tgt.history_path, os.path.join(tmp, HISTORY_FILE))
+                with step("copying history.db"):
+                    counts["history"], modes["history_db"] = _snapshot_sqlite(
+                        tgt.history_path, os.path.join(tmp, HISTORY_FILE))
             if ledger_exists:
-                counts["ledger"], modes["ledger"] = _snapshot_sqlite(tgt.ledger_path, os.path.join(tmp, LEDGER_FILE))
+                with step("copying the ledger"):
+                    counts["ledger"], modes["ledger"] = _snapshot_sqlite(
+                        tgt.ledger_path, os.path.join(tmp, LEDGER_FILE))
             if _is_local(tgt) and tgt.vector_path:
-                qdrant_local.copy_store(tgt.vector_path, os.path.join(tmp, QDRANT_DIR))
+                with step("copying the vector store"):
+                    qdrant_local.copy_store(tgt.vector_path, os.path.join(tmp, QDRANT_DIR))
             else:
                 for collection in points:
                     try:
@@ -473,7 +478,9 @@ def _build_set(tgt: Target, tmp: str, moment: datetime, history_exists: bool,
         )
     counts["points"] = points
 
-    for role, fname, ok in (("history_db", HISTORY_FILE, history_exists), ("ledger", LEDGER_FILE, ledger_exists)):
+    sqlite_copies = (("history_db", HISTORY_FILE, history_exists), ("ledger", LEDGER_FILE, ledger_exists))
+    for checked, (role, fname, ok) in enumerate(sqlite_copies):
+        report("checking the copies", checked, 3)
         if not ok:
             stores[role] = None
             continue
@@ -493,6 +500,7 @@ def _build_set(tgt: Target, tmp: str, moment: datetime, history_exists: bool,
         stores[role] = {"file": fname, "source": tgt.history_path if role == "history_db" else tgt.ledger_path,
                         "counts": copied, "integrity": result, "journal_mode": modes.get(role, "delete")}
 
+    report("checking the copies", 2, 3)
     if _is_local(tgt):
         taken = _check_qdrant_copy(os.path.join(tmp, QDRANT_DIR), points, integrity)
         stores["vector_store"] = {"kind": "local_qdrant", "folder": QDRANT_DIR, "source": tgt.vector_path,
@@ -517,8 +525,10 @@ def _build_set(tgt: Target, tmp: str, moment: datetime, history_exists: bool,
         "totals": {"points": sum(points.values()), "history_rows": counts["history"].get("history", 0),
                    "ledger_rows": counts["ledger"].get("memories", 0)},
         "integrity": integrity,
-        "files": file_checksums(tmp),
     }
+    report("checking the copies", 3, 3)
+    with step("computing checksums"):
+        manifest["files"] = file_checksums(tmp)
     return manifest, integrity, counts, taken
 
 

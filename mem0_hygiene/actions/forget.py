@@ -37,6 +37,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import BackupError, ConfigError, MemoryNotFound
+from ..progress import counted, report, step
 from ..render.tables import Line, LinesView
 from ..stores.copies import StoreCopy, list_copies
 from ..stores.ledger import connect as ledger_connect
@@ -321,7 +322,7 @@ def forget(
             for c in copies:
                 texts |= copy_texts(c, affected)  # a copy may still hold a text the live store has lost
         if not dry_run:
-            for mid, present, _chain in plan:
+            for mid, present, _chain in counted("deleting memories through mem0", plan):
                 row = m.ledger.get(mid)
                 if not present and (row is None or row.deleted_at):
                     continue  # already deleted: only its text is left to scrub
@@ -352,11 +353,13 @@ def forget(
             m.flush()
             try:
                 if history_path and os.path.isfile(history_path):
+                    report("scrubbing history.db", 0, 1)
                     with m.history_lock():  # mem0's connection waits meanwhile
                         blanked, removed = scrub_history(history_path, affected, ordered)
                         failed[history_path] = vacuum(history_path)
                     vacuumed.append(history_path)
                 if ledger_path and os.path.isfile(ledger_path):
+                    report("scrubbing the ledger", 0, 1)
                     with m.ledger.locked():
                         ledger_blanked = _scrub_ledger(ledger_path, affected, ordered)
                         failed[ledger_path] = vacuum(ledger_path)
@@ -368,11 +371,12 @@ def forget(
                     f"the memories were deleted, but scrubbing their text failed ({exc}); nothing of the scrub "
                     "was half-applied to that file (one transaction). Run forget with scrub again"
                 ) from exc
-            for path in (files_under(qdrant_path) if qdrant_path is not None else []):
+            for path in counted("compacting the vector store's files",
+                                files_under(qdrant_path) if qdrant_path is not None else []):
                 failed[path] = vacuum(path)
                 vacuumed.append(path)
             at = to_iso(tgt.now())
-            for c in copies:
+            for c in counted("scrubbing the copies", copies):
                 if keep_backups and c.kind == "backup_set":
                     erasures[c.path] = CopyErasure(c.kind, c.path, c.roles, scrubbed=False, kept=True)
                     continue
@@ -383,8 +387,9 @@ def forget(
             for c in copies:
                 erasures[c.path] = CopyErasure(c.kind, c.path, c.roles, scrubbed=False,
                                                kept=keep_backups and c.kind == "backup_set")
-        files = _verify(history_path, ledger_path, qdrant_path, affected, ordered, failed, dry_run)
-        copy_files = _verify_copies(copies, erasures, affected, ordered, failed, dry_run)
+        with step("checking that no file still holds the text"):
+            files = _verify(history_path, ledger_path, qdrant_path, affected, ordered, failed, dry_run)
+            copy_files = _verify_copies(copies, erasures, affected, ordered, failed, dry_run)
         files += copy_files
         checked = tuple(replace(erasures[c.path], holds_text=any(f.copy == c.path and not f.clean for f in copy_files))
                         for c in copies)

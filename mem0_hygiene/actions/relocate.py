@@ -33,6 +33,7 @@ from typing import Any
 
 from ..config_loader import read_config_source
 from ..errors import ConfigError, RelocateError
+from ..progress import counted
 from ..render.tables import Line, LinesView, counts_text
 from ..stores import qdrant as qdrant_local
 from ..stores.backup_record import record_path_for
@@ -427,7 +428,7 @@ def _counts(m: _Move, path: str, *, ours: bool = False) -> dict[str, int]:
 def _copy_all(moves: list[_Move], to: str, remove_source: bool, sample_size: int, created_journal: bool) -> None:
     placed: list[_Move] = []
     try:
-        for m in moves:
+        for m in counted("copying and verifying the stores", moves):
             if m.state == RECOPY:
                 remove_path(m.destination)
                 if m.kind == "sqlite":
@@ -544,8 +545,8 @@ def relocate(
     for m in moves:
         if not m.counts_after:  # not copied by this run: the earlier run verified the copy against the source
             m.counts_before = m.counts_after = _counts(m, m.destination, ours=True)
-    for m in moves:  # also when all were moved before: what a crash left of a switch is finished
-        _switch(m)
+    for m in counted("switching to the copies", moves):  # also when all were moved before: a crash's half
+        _switch(m)  # switch is finished
     if rewrite is not None:
         rewrite = _plan_rewrite(rewrite.path, moves)  # read again just before writing: the file may have changed
         write_config_file(rewrite)

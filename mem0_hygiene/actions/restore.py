@@ -25,6 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from ..errors import BackupError, HygieneError, StoreLocked
+from ..progress import step as progress_step
 from ..render.tables import Line, LinesView, counts_text
 from ..stores import qdrant as qdrant_local
 from ..stores.backup_record import update_record
@@ -245,7 +246,8 @@ def restore(
     moment = as_utc(now) if now is not None else tgt.now()
     notes: list[str] = []
     try:
-        doc = _checked_set(src_s)
+        with progress_step("checking the backup set"):
+            doc = _checked_set(src_s)
     except BackupError as exc:
         if pending is None or dry_run or jpath is None:
             raise
@@ -302,13 +304,16 @@ def restore(
     with contextlib.ExitStack() as held:
         journaled = False
         try:
-            _stage(steps, src_s, doc, stamp, held)
+            with progress_step("copying the set beside the stores"):
+                _stage(steps, src_s, doc, stamp, held)
             _refuse_locked(tgt)
             journal["steps"] = [s.to_dict() for s in steps]
             write_journal(jpath, journal)  # from here on a crash is finished or undone by the next run
             journaled = True
-            _swap(steps, src_s, doc, registry, to_iso(moment))
-            verified = _verify_restored(steps)
+            with progress_step("swapping the stores"):
+                _swap(steps, src_s, doc, registry, to_iso(moment))
+            with progress_step("verifying the restored stores"):
+                verified = _verify_restored(steps)
         except BaseException as exc:
             if not journaled:
                 _remove_staged(steps)
