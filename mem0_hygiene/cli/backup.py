@@ -79,7 +79,9 @@ def restore(store: StoreOptions, src: str, dry_run: bool, yes: bool, as_json: bo
     if not yes:  # the plan, headed as what is about to happen (it is no dry run)
         text = render_plain(plan).replace("dry run: would restore", "about to restore", 1)
         click.echo(text.replace("would be moved to", "will be moved to").rstrip("\n"), err=True)
-        click.confirm("Replace the current stores with this backup?", abort=True, err=True)
+        if not click.confirm("Replace the current stores with this backup?", default=False, err=True):
+            click.echo("not restored: nothing was changed", err=True)
+            return
     with progress_shown(as_json):
         result = do_restore(config, src)
     emit(result, as_json)

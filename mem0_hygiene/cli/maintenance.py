@@ -40,6 +40,7 @@ from . import (
     show_secrets_option,
     store_options,
     unexpected_message,
+    write_output,
 )
 from .params import DURATION, INTERVAL, WINDOW
 from .progress import progress_shown
@@ -118,6 +119,7 @@ def _absolute_store_args(store: StoreOptions) -> list[str]:
 @click.option("--unit-dir", default="/etc/systemd/system", show_default=True, type=click.Path(file_okay=False),
               help="Where --install writes the unit files.")
 @json_option("the schedule")
+@output_options
 @hygiene_command
 def schedule(store: StoreOptions, kind: str | None, every: str, at: str, backup_dir: str | None, keep: int | None,
              unused: str | None, name: str, user: str | None, install: bool, unit_dir: str, as_json: bool) -> None:
@@ -152,23 +154,18 @@ def schedule(store: StoreOptions, kind: str | None, every: str, at: str, backup_
     if as_json:
         emit_json(plan.to_dict())
         return
+    lines: list[str] = []
     if install:
-        for path in install_units(plan, unit_dir):
-            click.echo(f"wrote {path}")
-        click.echo("now enable it (as root):")
-        for line in plan.enable:
-            click.echo(f"  {line}")
-        return
-    if kind == "cron":
-        click.echo("# mem0-hygiene maintenance; add with `crontab -e` (as the user that owns the store files)")
-        click.echo(plan.cron_line)
-        return
-    for unit in plan.files:
-        click.echo(f"# ---- {os.path.join(unit_dir, unit.name)}")
-        click.echo(unit.text)
-    click.echo("# ---- then (as root):")
-    for line in plan.enable:
-        click.echo(f"# {line}")
+        lines += [f"wrote {path}" for path in install_units(plan, unit_dir)]
+        lines += ["now enable it (as root):", *(f"  {line}" for line in plan.enable)]
+    elif kind == "cron":
+        lines += ["# mem0-hygiene maintenance; add with `crontab -e` (as the user that owns the store files)",
+                  plan.cron_line]
+    else:
+        for unit in plan.files:
+            lines += [f"# ---- {os.path.join(unit_dir, unit.name)}", unit.text.rstrip("\n")]
+        lines += ["# ---- then (as root):", *(f"# {line}" for line in plan.enable)]
+    write_output("\n".join(lines) + "\n", "schedule")
 
 
 # --------------------------------------------------------------------------------------------- review

@@ -75,7 +75,7 @@ def test_restore_asks_first_and_keeps_the_current_stores_aside(app_config, persi
     qdrant = str(folder / "qdrant")
 
     declined = CliRunner().invoke(cli, ["restore", made["path"], "--config", str(path)], input="n\n")
-    assert declined.exit_code == 1 and "Aborted" in declined.output
+    assert declined.exit_code == 0 and "not restored: nothing was changed" in declined.output
     assert "Replace the current stores with this backup?" in declined.output
     assert collection_counts(qdrant) == {"mem0": 2}
 

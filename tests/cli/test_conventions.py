@@ -156,6 +156,15 @@ def test_output_file_quiet_and_all_on_the_reporting_commands(store, tmp_path):
     assert quiet.exit_code == 0 and quiet.output == ""
 
 
+def test_schedule_writes_to_output_file_and_prints_nothing_with_quiet(store, tmp_path):
+    out = tmp_path / "cron.txt"
+    written = run("schedule", "--cron", "--config", store["path"], "-o", str(out))
+    assert written.exit_code == 0 and "mem0_hygiene prune" not in written.stdout
+    assert "mem0_hygiene prune --config" in out.read_text() and f"wrote the schedule to {out}" in written.stderr
+    quiet = run("schedule", "--cron", "--config", store["path"], "--quiet")
+    assert quiet.exit_code == 0 and quiet.stdout == ""
+
+
 def test_long_lists_show_the_first_rows_and_all_shows_every_one(store):
     m = Memory.from_config(store["config"])
     for i in range(25):
@@ -185,6 +194,32 @@ def test_a_library_caller_gets_the_phases_of_prune_and_audit(store, clock):
     assert "reading the vector store" in phases and "running the checks" in phases
     checks = [(d, t) for p, d, t in seen if p == "running the checks"]
     assert checks[-1][0] == checks[-1][1] and checks[-1][1] > 10  # every check, counted to the end
+
+
+def test_a_library_caller_gets_the_phases_of_backup_restore_forget_and_relocate(store, tmp_path):
+    from mem0_hygiene.actions.backup import backup
+    from mem0_hygiene.actions.forget import forget
+    from mem0_hygiene.actions.relocate import relocate
+    from mem0_hygiene.actions.restore import restore
+
+    m = Memory.from_config(store["config"])
+    mid = m.add("Dana's locker code is 4417", user_id="dana", infer=False, source="chat")["results"][0]["id"]
+    m.close()
+    seen: list[tuple[str, int, int | None]] = []
+    with progress.reporting(lambda phase, done, total: seen.append((phase, done, total))):
+        made = backup(store["config"], tmp_path / "sets")
+        restore(store["config"], made.path)
+        forget(store["config"], [mid], scrub=True)
+        relocate(store["config"], tmp_path / "safe")
+    phases = list(dict.fromkeys(p for p, _, _ in seen))
+    for phase in ("copying the vector store", "checking the copies", "computing checksums",  # backup
+                  "checking the backup set", "swapping the stores", "verifying the restored stores",  # restore
+                  "deleting memories through mem0", "scrubbing history.db",  # forget --scrub
+                  "checking that no file still holds the text",
+                  "copying and verifying the stores", "switching to the copies"):  # relocate
+        assert phase in phases, (phase, phases)
+    assert ("checking the copies", 3, 3) in seen and ("swapping the stores", 1, 1) in seen
+    assert phases.index("copying the vector store") < phases.index("checking the backup set")
 
 
 def test_prune_dry_run_with_unused_says_the_same_in_summary_and_rows(store, clock):
