@@ -31,7 +31,7 @@ def test_migrate_copies_every_row_verifies_it_and_prints_the_config_change(tmp_p
         "postgresql://mem0_hygiene:PASSWORD@127.0.0.1:5432/")
     assert ":mem0_hygiene@" not in out.output  # the password is never printed
     again = CliRunner().invoke(cli, ["ledger", "migrate", "--ledger", str(tmp_path / "hygiene.db"), "--to", pg_url])
-    assert again.exit_code == 1 and "already holds 3 ledger row(s)" in again.output
+    assert again.exit_code == 3 and "already holds 3 ledger row(s)" in again.output  # could not run
     cfg = offline_config(tmp_path, hygiene={"clock": clock, "ledger_url": pg_url})
     on_pg = Memory.from_config(cfg)
     try:
