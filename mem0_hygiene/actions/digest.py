@@ -14,6 +14,7 @@ from typing import Any
 from ..errors import ConfigError, MemoryNotFound
 from ..memory.birth import adoption_row, birth_of
 from ..memory.provenance import kind_from_source
+from ..render.text import plural
 from ..stores.consolidation_log import applied_reasons
 from ..stores.history import HistoryAndLedger, needs_rollback
 from ..stores.ledger import LedgerRow
@@ -245,7 +246,8 @@ def memory_story(target: Any, memory_id: str) -> Story:
                 add(row.expires_at, mid, "expired" if expired else "expires", text,
                     "hidden from reads since" if expired else "will be hidden from reads then", "ledger")
             if row.last_used_at:
-                add(row.last_used_at, mid, "last used", text, f"served {row.use_count} time(s) in all", "ledger")
+                served = plural(row.use_count, "time", "times")
+                add(row.last_used_at, mid, "last used", text, f"served {served} in all", "ledger")
             if row.deleted_at:
                 add(row.deleted_at, mid, "tombstoned", text, "deleted through the wrapper; kept hidden", "ledger")
 

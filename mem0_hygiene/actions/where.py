@@ -14,7 +14,6 @@ from datetime import datetime
 from typing import Any
 
 from rich.console import Group
-from rich.table import Table
 from rich.text import Text
 
 from ..errors import BackupError
@@ -108,13 +107,13 @@ class Where:
         from ..render.terminal import location_lines  # laid out for 80 columns, paths never broken
 
         parts: list[Any] = [Text("mem0 store locations", style="bold"), location_lines(self.to_list())]
-        if self.copies:
-            copies = Table(title="copies of the stores (backups, replaced, relocated)")
-            for column in _COPY_HEADERS:
-                copies.add_column(column, overflow="fold")
-            for row in self._copy_rows():
-                copies.add_row(*(Text(printable(str(c))) for c in row))
-            parts.append(copies)
+        if self.copies:  # like the locations: the facts on one line, the path whole on its own
+            parts.append(Text("copies of the stores (backups, replaced, relocated)", style="bold"))
+            for kind, path, holds, age, size in self._copy_rows():
+                aged = f"  {age} old" if age != "-" else ""
+                parts.append(Text.assemble((printable(str(kind)).ljust(13), "bold"),
+                                           f" holds {printable(str(holds))}{aged}  {size}"))
+                parts.append(Text("  " + printable(str(path)), no_wrap=True, overflow="ignore"))
         lines = [Text.assemble((label, style), f": {printable(message)}") for label, style, message in self.notes()]
         return Group(*parts, *lines)
 

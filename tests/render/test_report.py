@@ -582,3 +582,21 @@ def test_clean_report_html():
     fragment = report_html_fragment(Report())
     assert "No findings." in fragment and "None: every check ran." in fragment
     assert "clean: no findings" in fragment
+
+
+def test_a_long_copy_path_in_where_is_never_broken_at_80_columns():
+    from datetime import datetime, timezone
+
+    from rich.console import Console
+
+    from mem0_hygiene.actions.where import Where
+    from mem0_hygiene.stores.copies import StoreCopy
+
+    long = "/var/backups/mem0/" + "b" * 90 + "/2026-12-01T120000Z"
+    copy = StoreCopy("backup_set", long, ("vector_store", "history_db"), "2026-11-29T12:00:00+00:00", True, 2048)
+    console = Console(width=80, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
+    console.print(Where(locations=(), copies=(copy,), now=datetime(2026, 12, 1, 12, tzinfo=timezone.utc)), crop=False)
+    lines = console.export_text().splitlines()
+    assert "  " + long in lines
+    facts = lines[lines.index("  " + long) - 1]
+    assert facts.split() == ["backup_set", "holds", "vector_store,", "history_db", "2.0", "days", "old", "2.0", "KiB"]
