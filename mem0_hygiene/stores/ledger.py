@@ -324,6 +324,9 @@ class Ledger:
     ``Ledger("postgresql://...")`` opens the ledger on PostgreSQL instead
     (:class:`~mem0_hygiene.stores.ledger_postgres.PostgresLedger`: the same API and queries)."""
 
+    FIND_SQL = "instr"
+    """The SQL function giving a substring's position (1-based, 0 when absent): ``instr`` in SQLite."""
+
     def __new__(cls, path: str, *args: Any, **kwargs: Any) -> Ledger:
         if cls is Ledger and _is_url(path):
             from .ledger_postgres import PostgresLedger
@@ -660,7 +663,7 @@ class Ledger:
             for column in columns:
                 for text in texts:
                     blanked += conn.execute(f"UPDATE memories SET {column} = NULL WHERE memory_id IN ({marks}) "
-                                            f"AND instr({column}, ?) > 0", [*ids, text]).rowcount
+                                            f"AND {self.FIND_SQL}({column}, ?) > 0", [*ids, text]).rowcount
         return blanked
 
     def record_uses(self, uses: dict[str, tuple[int, datetime]]) -> None:

@@ -227,6 +227,8 @@ class PostgresLedger(Ledger):
     """The ledger in a PostgreSQL database (one schema: the connection's ``search_path``). Thread-safe; one
     connection guarded by a lock, plus one for advisory locks while a replica holds one."""
 
+    FIND_SQL = "strpos"
+
     def __init__(self, path: str, *, readonly: bool = False) -> None:  # noqa: D107 - path is the URL
         self.path = path
         self._lock = threading.RLock()
@@ -343,20 +345,12 @@ class PostgresLedger(Ledger):
 
     def scrub_fields(self, memory_ids: Sequence[str], texts: Sequence[str],
                      columns: Sequence[str] = ("source", "invalid_reason", "topic_key")) -> int:
-        """``forget --scrub``: blank every text field of these memories' rows that holds one of ``texts`` (one
-        transaction), then ``VACUUM`` the table so the old row versions go too. Returns the fields blanked."""
-        ids = list(dict.fromkeys(memory_ids))
-        if not ids or not texts:
-            return 0
-        blanked = 0
-        marks = ",".join("?" * len(ids))
-        with self.transaction() as conn:
-            for column in columns:
-                for text in texts:
-                    blanked += conn.execute(f"UPDATE memories SET {column} = NULL WHERE memory_id IN ({marks}) "
-                                            f"AND strpos({column}, ?) > 0", [*ids, text]).rowcount
-        with self._lock:
-            self.pg.script("VACUUM memories")
+        """``forget --scrub``: the fields blanked as on SQLite (one transaction), then ``VACUUM`` the table so
+        the old row versions go too. Returns the fields blanked."""
+        blanked = super().scrub_fields(memory_ids, texts, columns)
+        if memory_ids and texts:  # as before: nothing asked, nothing to vacuum
+            with self._lock:
+                self.pg.script("VACUUM memories")
         return blanked
 
     # -- the server's clock -------------------------------------------------------------------------
