@@ -13,7 +13,10 @@ functions and render the same result objects.
   ones past retention, optionally long-unused ones, then ledger compaction (old tombstones, with
   ``secure_delete``). Every deletion goes through mem0's API.
 - :func:`review_queue` -> :class:`ReviewQueue`; :func:`confirm`, :func:`invalidate`,
-  :func:`supersede` -> :class:`ChangeResult`.
+  :func:`supersede` -> :class:`ChangeResult`. ``confirm`` and ``invalidate`` change only the ledger (one
+  compare-and-set transaction) and, for memories it has rows of, open nothing else but history.db (for the
+  text), so from a config they work while the app holds a local Qdrant folder; so does the review queue (then
+  read from the ledger alone: :func:`queue_from_ledger`). ``supersede`` needs the vector store and the embedder.
 - :func:`consolidate` -> :class:`ConsolidationPlan`: duplicates merged, older facts superseded and contradicted
   ones invalidated among the live memories of each scope, decided over the embeddings already stored (a dry
   run only plans); interrupted runs are finished by the next one.
@@ -39,11 +42,12 @@ from .actions.results import (
     Story,
     StoryEvent,
 )
-from .actions.review import confirm, invalidate, review_queue, supersede
+from .actions.review import confirm, invalidate, queue_from_ledger, review_queue, supersede
 
 __all__ = [
     "ChainLink", "Change", "ChangeResult", "ConsolidationPlan", "Digest", "DigestItem", "EmbedderUnavailable",
     "PlanStep", "ReviewItem", "ReviewQueue", "Story", "StoreMissing", "StoryEvent", "confirm", "consolidate",
-    "digest", "invalidate", "memory_story", "open_memory", "prune", "review_queue", "store_lock_holder", "supersede",
+    "digest", "invalidate", "memory_story", "open_memory", "prune", "queue_from_ledger", "review_queue",
+    "store_lock_holder", "supersede",
     "window_start",
 ]

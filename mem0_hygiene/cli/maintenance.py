@@ -3,16 +3,18 @@
 
 Each is a thin layer over the function of the same name in :mod:`mem0_hygiene.maintenance` (or
 :mod:`mem0_hygiene.actions.schedule`) and prints the result object it returns (a rich table; ``--json`` for
-the same data as JSON). Commands that open the store refuse with exit status 1 and the remedies while
-a running app holds its local Qdrant folder; ``digest`` and ``history`` read only history.db and the
-ledger, so they work while the app runs.
+the same data as JSON). Commands that open the vector store (``prune``, ``supersede``, ``adopt``) refuse
+with exit status 3 and the remedies while a running app holds its local Qdrant folder. ``confirm``,
+``invalidate``, ``review`` (its queue, c and i), ``digest`` and ``history`` need only the ledger and
+history.db, so they work while the app runs; only a memory without a ledger row needs the store (to adopt it).
 
 Every command that prints memory text shows credentials in it redacted unless given ``--show-secrets``.
 
 ``review`` is interactive when stdin and stdout are terminals: for each memory it shows the text,
-source and age and asks c=confirm / s=supersede / i=invalidate / k=skip / q=quit, saving each answer
-at once. ``--list`` (or a pipe) only prints the queue; the hidden ``--interactive`` flag forces the
-prompts where there is no terminal (tests drive them through click's CliRunner input).
+source and age and asks c=confirm / s=supersede / i=invalidate / d=delete / k=skip / q=quit, saving each
+answer at once (s and d are off, saying why, while the app holds the store). ``--list`` (or a pipe) only
+prints the queue; the hidden ``--interactive`` flag forces the prompts where there is no terminal (tests
+drive them through click's CliRunner input).
 """
 
 from __future__ import annotations
@@ -183,14 +185,43 @@ def _show_item(console: Any, index: int, total: int, item: Any) -> None:
     console.print(Text(f"  id: {printable(item.memory_id)}", style="dim"))
 
 
-def _open_for_review(config: dict[str, Any]) -> tuple[Any, str | None]:
-    """The Memory for an interactive review, and why supersede is off (None when it is on)."""
+def _open_for_review(config: dict[str, Any]) -> tuple[Any, Any, dict[str, str]]:
+    """(what the answers go to, the Memory when one is open, why a key is off: {"s": why, "d": why}).
+
+    While another process (the app) holds the local Qdrant folder, nothing opens it: the queue and the c/i
+    answers go through the ledger alone, and s (stores a new fact) and d (deletes through mem0's API) are off."""
     from .. import maintenance
+    from ..errors import StoreLocked
+    from ..target import resolve
 
     try:
-        return maintenance.open_memory(config, for_writing_text=True, action="review"), None
+        m = maintenance.open_memory(config, for_writing_text=True, action="review")
+        return m, m, {}
     except maintenance.EmbedderUnavailable as exc:
-        return maintenance.open_memory(config, action="review"), str(exc)
+        m = maintenance.open_memory(config, action="review")
+        return m, m, {"s": str(exc)}
+    except StoreLocked:
+        target = resolve(config)
+        held = f"the app holds the vector store at {target.lock_holder() or target.vector_path}"
+        return target, None, {
+            "s": f"{held} (the new fact is stored there); stop the app and review again, or in the app: "
+                 "m.supersede(id, 'new fact', source=...)",
+            "d": f"{held} (deletes go through mem0's API); stop the app and review again, or in the app: m.delete(id)",
+        }
+
+
+def _note_ledger_only(config: dict[str, Any]) -> None:
+    """Say so when the queue came from the ledger alone (the app holds the store)."""
+    from .. import maintenance
+
+    holder = maintenance.store_lock_holder(config)
+    if holder:
+        note(f"note: the app holds the vector store at {printable(holder)}, so the queue is read from the ledger "
+             "alone: memories plain mem0 wrote join it once adopted (`mem0-hygiene adopt` while the app is "
+             "stopped, or m.adopt() in the app)")
+
+
+KEY_NAMES = {"s": "supersede", "d": "delete"}
 
 
 @cli.command()
@@ -211,9 +242,10 @@ def review(store: StoreOptions, older_than: str | None, limit: int, answer_sourc
     """Review the memories whose confirmation is oldest: confirm, supersede, invalidate or skip each.
 
     In a terminal it asks, one memory at a time: c=confirm (still true), s=supersede (type the new
-    fact), i=invalidate (type why), k=skip, q=quit. Each answer is saved at once, so quitting halfway
-    loses nothing. Piped, or with --list/--json, it prints the queue. Non-interactive equivalents:
-    confirm ID..., invalidate ID --reason, supersede ID "new fact" --source.
+    fact), i=invalidate (type why), d=delete, k=skip, q=quit. Each answer is saved at once, so quitting
+    halfway loses nothing. Piped, or with --list/--json, it prints the queue. While the app holds a local
+    Qdrant store, the queue, c and i work from the ledger alone; s and d say why they are off.
+    Non-interactive equivalents: confirm ID..., invalidate ID --reason, supersede ID "new fact" --source.
     """
     from .. import maintenance
 
@@ -221,28 +253,29 @@ def review(store: StoreOptions, older_than: str | None, limit: int, answer_sourc
     asking = interactive or (sys.stdin.isatty() and sys.stdout.isatty())
     if list_only or as_json or not asking:
         emit(maintenance.review_queue(config, older_than=older_than, limit=limit), as_json)
+        _note_ledger_only(config)
         return
     console = console_for_output()
-    m, no_supersede = _open_for_review(config)
+    target, m, off = _open_for_review(config)
     source = answer_source or f"review {date.today().isoformat()}"
     done = {"confirmed": 0, "superseded": 0, "invalidated": 0, "deleted": 0, "skipped": 0}
     try:
-        queue = maintenance.review_queue(m, older_than=older_than, limit=limit)
+        queue = maintenance.review_queue(target, older_than=older_than, limit=limit)
+        if m is None:
+            _note_ledger_only(config)
         if not queue.items:
             click.echo(f"nothing to review: no memory has gone unconfirmed for {queue.older_than}")
             return
-        if no_supersede:
-            click.echo(f"note: supersede is off in this session: {no_supersede}", err=True)
+        for key, why in off.items():
+            click.echo(f"note: {KEY_NAMES[key]} is off in this session: {printable(why)}", err=True)
         click.echo(f"{plural(len(queue.items), 'memory', 'memories')} to review, oldest confirmation first; each "
                    "answer is saved at once.")
         seen = 0
         for index, item in enumerate(queue.items, 1):
             _show_item(console, index, len(queue.items), item)
-            answer = _review_one(m, item, source, done, no_supersede)
+            answer = _review_one(target, m, item, source, done, off)
             if answer == "q":
                 break
-            if answer.startswith("off:"):
-                no_supersede = answer[4:]
             seen += 1
         left = len(queue.items) - seen
         answered = done["confirmed"] + done["superseded"] + done["invalidated"] + done["deleted"]
@@ -250,19 +283,24 @@ def review(store: StoreOptions, older_than: str | None, limit: int, answer_sourc
                    f"{done['superseded']} superseded, {done['invalidated']} invalidated, {done['deleted']} deleted), "
                    f"{done['skipped']} skipped, {left} not reached")
     finally:
-        m.close()
+        if m is not None:
+            m.close()
 
 
-def _review_one(m: Any, item: Any, source: str, done: dict[str, int], no_supersede: str | None) -> str:
-    """Ask about one memory until it is answered; "q" to stop, "off:WHY" when supersede broke down."""
+def _review_one(target: Any, m: Any, item: Any, source: str, done: dict[str, int], off: dict[str, str]) -> str:
+    """Ask about one memory until it is answered; "q" to stop. A key that is off (``off``: why) says why and
+    asks again; a supersede that fails in the app's embedder turns s off for the rest of the review."""
     from .. import maintenance
 
     while True:
-        choices = ["c", "i", "d", "k", "q"] if no_supersede else ["c", "s", "i", "d", "k", "q"]
-        menu = ("c=confirm" + ("" if no_supersede else " s=supersede")
-                + " i=invalidate d=delete k=skip q=quit")
+        menu = " ".join(f"{key}={name}" + (" (off)" if key in off else "") for key, name in
+                        (("c", "confirm"), ("s", "supersede"), ("i", "invalidate"), ("d", "delete"), ("k", "skip"),
+                         ("q", "quit")))
         try:
-            answer = click.prompt(menu, type=click.Choice(choices), show_choices=False)
+            answer = click.prompt(menu, type=click.Choice(["c", "s", "i", "d", "k", "q"]), show_choices=False)
+            if answer in off:
+                click.echo(f"  {KEY_NAMES[answer]} is off: {printable(off[answer])}")
+                continue
             if answer == "q":
                 return "q"
             if answer == "k":
@@ -270,7 +308,7 @@ def _review_one(m: Any, item: Any, source: str, done: dict[str, int], no_superse
                 click.echo("  skipped (unchanged; it stays in the queue)")
                 return "k"
             if answer == "c":
-                maintenance.confirm(m, [item.memory_id])
+                maintenance.confirm(target, [item.memory_id])
                 done["confirmed"] += 1
                 click.echo("  confirmed")
             elif answer == "s":
@@ -278,7 +316,7 @@ def _review_one(m: Any, item: Any, source: str, done: dict[str, int], no_superse
                 if not text:
                     click.echo("  cancelled: nothing changed")
                     continue
-                result = maintenance.supersede(m, item.memory_id, text, source=source)
+                result = maintenance.supersede(target, item.memory_id, text, source=source)
                 done["superseded"] += 1
                 click.echo(f"  superseded by {result.changes[0].new_id}")
             elif answer == "i":
@@ -286,7 +324,7 @@ def _review_one(m: Any, item: Any, source: str, done: dict[str, int], no_superse
                 if not reason:
                     click.echo("  cancelled: nothing changed")
                     continue
-                maintenance.invalidate(m, item.memory_id, reason)
+                maintenance.invalidate(target, item.memory_id, reason)
                 done["invalidated"] += 1
                 click.echo("  invalidated")
             else:
@@ -308,7 +346,8 @@ def _review_one(m: Any, item: Any, source: str, done: dict[str, int], no_superse
                 raise
             why = f"the app's embedder failed ({printable(unexpected_message(exc))})"
             click.echo(f"  not saved: {why}; supersede is off for the rest of this review", err=True)
-            return "off:" + why
+            off["s"] = why
+            return answer
 
 
 @cli.command()
@@ -320,7 +359,11 @@ def _review_one(m: Any, item: Any, source: str, done: dict[str, int], no_superse
 @output_options
 @hygiene_command
 def confirm(store: StoreOptions, memory_ids: tuple[str, ...], dry_run: bool, as_json: bool) -> None:
-    """Mark memories as re-checked today (also releases quarantined ones). All ids are checked first."""
+    """Mark memories as re-checked today (also releases quarantined ones). All ids are checked first.
+
+    Changes only the ledger, so it works while the app runs and holds its local Qdrant store; a memory with
+    no ledger row yet (written by plain mem0) must be adopted from the store first.
+    """
     from .. import maintenance
 
     emit(maintenance.confirm(store.load(), list(memory_ids), dry_run=dry_run), as_json)
@@ -336,7 +379,11 @@ def confirm(store: StoreOptions, memory_ids: tuple[str, ...], dry_run: bool, as_
 @output_options
 @hygiene_command
 def invalidate(store: StoreOptions, memory_id: str, reason: str, dry_run: bool, as_json: bool) -> None:
-    """Declare a memory untrue: hidden from reads at once, kept for audit, deleted by a later prune."""
+    """Declare a memory untrue: hidden from reads at once, kept for audit, deleted by a later prune.
+
+    Refused for a memory that is deleted, superseded (invalidate its replacement instead) or already
+    invalidated. Changes only the ledger, so it works while the app runs, as confirm does.
+    """
     from .. import maintenance
 
     emit(maintenance.invalidate(store.load(), memory_id, reason, dry_run=dry_run), as_json)

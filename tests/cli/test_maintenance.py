@@ -268,10 +268,12 @@ def test_supersede_says_when_the_apps_embedder_needs_a_key(store, past, monkeypa
 
 
 @pytest.mark.parametrize("args", [
-    ["review", "--interactive"], ["review", "--list"], ["confirm", "some-id"],
-    ["invalidate", "some-id", "--reason", "x"], ["supersede", "some-id", "new fact"],
+    ["confirm", "some-id"], ["invalidate", "some-id", "--reason", "x"], ["supersede", "some-id", "new fact"],
 ])
 def test_store_commands_explain_the_lock(store, past, start_app, args):
+    """Commands that need the vector store (supersede; confirm/invalidate of a memory the ledger has no row of,
+    to adopt it) while the app holds it. review, and confirm/invalidate of tracked memories, need only the
+    ledger: tests/cli/test_ledger_only.py."""
     write(store, past, ("Uses npm", {}))
     start_app()
     assert_refused(run(*args, "--config", store["path"]), store)
