@@ -119,17 +119,22 @@ def test_the_shown_text_is_read_from_history_and_redacted(deployment, hold_qdran
     assert "[redacted openai_api_key]" in render(done)
 
 
+def written_files(folder):
+    """Every file's modification time, but SQLite's ``-shm`` index, which a read of a WAL database updates too."""
+    return {p: p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file() and not p.name.endswith("-shm")}
+
+
 def test_a_dry_run_writes_nothing_and_says_what_the_change_would_give(deployment, hold_qdrant_lock):
     d, ids = deployment, deployment.planted
     hold_qdrant_lock(d.folder / "qdrant")
     before = ledger_rows(d.folder)
-    files = {p: p.stat().st_mtime_ns for p in d.folder.rglob("*") if p.is_file()}
+    files = written_files(d.folder)
     dry = maintenance.confirm(d.config, [ids["tool"]], dry_run=True)
     assert dry.dry_run and (dry.changes[0].state_before, dry.changes[0].state_after) == ("quarantined", "live")
     inv = maintenance.invalidate(d.config, ids["live"], "back up", dry_run=True)
     assert inv.changes[0].state_after == "invalidated"
     assert ledger_rows(d.folder) == before
-    assert {p: p.stat().st_mtime_ns for p in d.folder.rglob("*") if p.is_file()} == files
+    assert written_files(d.folder) == files
 
 
 # ------------------------------------------------------------------------------------------------ refusals
