@@ -230,3 +230,18 @@ def test_a_set_dumped_from_postgresql_restores_into_a_sqlite_ledger_too(fleet: d
     assert served(on_file) == before
     assert file_rows(str(tmp_path / "app" / "hygiene.db"), "PRAGMA journal_mode")[0][0] == "wal"
     assert file_rows(str(tmp_path / "app" / "hygiene.db"), "SELECT count(*) FROM side_notes")[0][0] == 2
+
+
+def test_forget_scrub_reaches_a_set_of_a_postgresql_deployment_and_the_set_still_verifies(
+        fleet: dict[str, Any]) -> None:
+    from mem0_hygiene.actions.forget import forget
+
+    result = backup(fleet["cfg"], fleet["dest"])
+    gone = forget(fleet["cfg"], [fleet["ids"][2]], scrub=True)
+    erased = [c for c in gone.copies if c.path == result.path]
+    assert erased and erased[0].scrubbed and erased[0].resealed and not erased[0].holds_text
+    assert gone.verified
+    assert check_set(result.path) == []  # the dumped ledger's table checksums were resealed too
+    for path in Path(result.path).rglob("*"):
+        if path.is_file():
+            assert b"Standup is at 9:30" not in path.read_bytes(), path
