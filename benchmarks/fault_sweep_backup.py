@@ -2,7 +2,11 @@
 file operations in turn (rename, replace, unlink, copy, rmtree, ...: ``tests/faults.py``), with every check of
 ``tests/backup_sweep.py`` after each kill. Prints each kill point and the totals: kill points, checks held.
 
-    python benchmarks/fault_sweep_backup.py [--op restore] [--every 1] [--dir DIR] [--quiet]
+    python benchmarks/fault_sweep_backup.py [--op restore] [--every 1] [--dir DIR] [--quiet] [--ledger-url URL]
+
+With ``--ledger-url postgresql://...`` (a database or schema the sweep may empty and fill: every table of it is
+put back before each run) the deployment's ledger is on PostgreSQL, and the commit of the restore's transaction
+on it is a kill point too.
 
 The CI suite (``tests/actions/test_backup_restore_faults.py``) runs every 3rd kill point plus the first and the
 last; this runs them all. Exits 1 when any check failed.
@@ -24,8 +28,8 @@ os.environ.setdefault("MEM0_TELEMETRY", "False")
 os.environ.setdefault("MEM0_DIR", tempfile.mkdtemp(prefix="mem0-hygiene-sweep-"))
 logging.disable(logging.WARNING)
 
-from backup_sweep import KillPoint, Scenario, kill_before_each  # noqa: E402
-from faults import CrashRunner  # noqa: E402
+import faults  # noqa: E402
+from backup_sweep import KillPoint, Scenario, kill_before_each, postgres_runner  # noqa: E402
 
 
 def main() -> int:
@@ -34,6 +38,7 @@ def main() -> int:
     parser.add_argument("--every", type=int, default=1, help="kill before every N-th file operation (default: all)")
     parser.add_argument("--dir", help="work folder (default: a temporary one)")
     parser.add_argument("--quiet", action="store_true", help="print only failed kill points and the totals")
+    parser.add_argument("--ledger-url", help="the ledger on this PostgreSQL database (its tables are overwritten)")
     args = parser.parse_args()
     root = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="fault-sweep-backup-"))
     total_points = total_held = total_run = failed = 0
@@ -46,9 +51,9 @@ def main() -> int:
         elif not args.quiet:
             print(f"    k={point.k:<3} ok ({point.held} checks)  before {point.call}")
 
-    runner = CrashRunner()
+    runner = postgres_runner(faults) if args.ledger_url else faults.CrashRunner()
     try:
-        scenario = Scenario(root / "sweep")
+        scenario = Scenario(root / "sweep", ledger_url=args.ledger_url)
         for op in args.op or ["backup", "restore"]:
             print(f"{op}:")
             sweep = kill_before_each(runner, scenario, op, every=args.every, progress=show)

@@ -51,6 +51,7 @@ from ..stores.backup_record import backup_status_for_paths, record_path_for, upd
 from ..stores.backup_set import (
     FORMAT,
     HISTORY_FILE,
+    LEDGER_CONSISTENCY,
     LEDGER_FILE,
     MANIFEST_VERSION,
     PREFIX,
@@ -61,6 +62,7 @@ from ..stores.backup_set import (
     file_checksums,
     free_name,
     info_of,
+    ledger_digests,
     time_stamp,
     write_manifest,
 )
@@ -74,6 +76,7 @@ from ..stores.copies import (
     temporary_name,
     unregister_copy,
 )
+from ..stores.ledger_postgres import dump_into_file, is_postgres_url, redact, snapshot
 from ..stores.restore_journal import refuse_while_restoring
 from ..stores.sqlite import BUSY_TIMEOUT_MS, connect, files_under, integrity_check, table_counts, vacuum_into
 from ..target import Target, resolve
@@ -141,6 +144,10 @@ class BackupResult(LinesView):
         out: list[Line] = [[("dry run: would back up into ", ""), (self.path, "")] if self.dry_run
                            else [("backed up into ", ""), (self.path, "bold")]]
         out.append([(f"  vector store: {self.vector_store}", "")])
+        if self.source.get("ledger_url"):
+            verb = "would be dumped" if self.dry_run else "dumped"
+            out.append([(f"  ledger: {self.source['ledger_url']} {verb} into hygiene.db from one REPEATABLE READ "
+                         "snapshot taken while history.db and the vector store were held still", "")])
         out.append([(f"  points: {counts_text(c.get('points', {}))}; history.db rows: "
                      f"{counts_text(c.get('history', {}))}; ledger rows: {counts_text(c.get('ledger', {}))}", "")])
         if self.integrity:
@@ -219,7 +226,8 @@ def source_dict(tgt: Target) -> dict[str, Any]:
                          "path": tgt.vector_path, "server": tgt.server_conf.get("remote"),
                          "collection": tgt.collection},
         "history_db_path": tgt.history_path,
-        "ledger_path": tgt.ledger_path,
+        **({"ledger_path": None, "ledger_url": redact(tgt.ledger_path)} if is_postgres_url(tgt.ledger_path)
+           else {"ledger_path": tgt.ledger_path}),
     }
 
 
@@ -271,6 +279,16 @@ def _snapshot_sqlite(path: str, dst: str) -> tuple[dict[str, int], str]:
     finally:
         conn.close()
     return counts, mode
+
+
+def _postgres_counts(url: str) -> dict[str, int]:
+    """Rows per table of a PostgreSQL ledger (a dry run's counts), from one snapshot."""
+    from ..stores.ledger_postgres import postgres_tables
+    from ..stores.ledger_tables import quote
+
+    with snapshot(url) as ledger:
+        return {t.name: int(ledger.query(f"SELECT count(*) FROM {quote(t.name)}")[0][0])
+                for t in postgres_tables(ledger.pg)}
 
 
 def _settle_copy(path: str) -> dict[str, int]:
@@ -353,14 +371,10 @@ def backup(
     name = free_name(dest_s, PREFIX + time_stamp(moment))
     final = os.path.join(dest_s, name)
     history_exists = os.path.isfile(tgt.history_path)
-    ledger_exists = tgt.ledger_path != ":memory:" and os.path.isfile(tgt.ledger_path)
+    on_postgres = is_postgres_url(tgt.ledger_path)  # hygiene.ledger_url: its rows are dumped into the set
+    ledger_exists = on_postgres or (tgt.ledger_path != ":memory:" and os.path.isfile(tgt.ledger_path))
     notes: list[str] = []
-    if tgt.ledger_path.startswith(("postgresql://", "postgres://")):  # hygiene.ledger_url: not a file to copy
-        from ..stores.ledger_postgres import redact
-
-        notes.append(f"the ledger is on PostgreSQL ({redact(tgt.ledger_path)}): back it up with the database's "
-                     "own tools (pg_dump); the set holds history.db and the vector store only")
-    elif not ledger_exists:
+    if not ledger_exists:
         notes.append(f"no ledger at {tgt.ledger_path}: the set holds history.db and the vector store only")
     if not history_exists:
         notes.append(f"no history.db at {tgt.history_path}: the set holds no changelog")
@@ -371,7 +385,8 @@ def backup(
             points = _point_counts(client, tgt)
         counts = {"points": points,
                   "history": table_counts(tgt.history_path) if history_exists else {},
-                  "ledger": table_counts(tgt.ledger_path) if ledger_exists else {}}
+                  "ledger": _postgres_counts(tgt.ledger_path) if on_postgres
+                  else table_counts(tgt.ledger_path) if ledger_exists else {}}
         taken = ("local folder would be copied while locked" if _is_local(tgt)
                  else "a server snapshot would be created")
         return BackupResult(
@@ -421,7 +436,7 @@ def backup(
         if note:
             notes.append(note)
     entry = {"path": final, "created_at": to_iso(moment), "counts": counts,
-             "files": len(manifest["files"]),
+             "files": len(manifest["files"]), "consistency": manifest["consistency"],
              "size_bytes": sum(f["size"] for f in manifest["files"].values()), "vector_store": taken}
     note = update_record(record_path(tgt), add=entry, drop=tuple(rotated))
     if note:
@@ -443,9 +458,12 @@ def _build_set(tgt: Target, tmp: str, moment: datetime, history_exists: bool,
     stores: dict[str, Any] = {}
     snapshots: dict[str, str] = {}
     modes: dict[str, str] = {}
-    with tgt.vector_client("back up", BackupError) as client:
+    on_postgres = is_postgres_url(tgt.ledger_path)
+    dumped: dict[str, Any] = {}
+    with contextlib.ExitStack() as ledger_snapshot, tgt.vector_client("back up", BackupError) as client:
         points = _point_counts(client, tgt)
-        held = [p for p, ok in ((tgt.history_path, history_exists), (tgt.ledger_path, ledger_exists)) if ok]
+        held = [p for p, ok in ((tgt.history_path, history_exists),
+                                (tgt.ledger_path, ledger_exists and not on_postgres)) if ok]
         if _is_local(tgt) and tgt.vector_path:
             held += files_under(tgt.vector_path)
         with _held_still(held):
@@ -453,7 +471,10 @@ def _build_set(tgt: Target, tmp: str, moment: datetime, history_exists: bool,
                 with step("copying history.db"):
                     counts["history"], modes["history_db"] = _snapshot_sqlite(
                         tgt.history_path, os.path.join(tmp, HISTORY_FILE))
-            if ledger_exists:
+            if on_postgres:  # the snapshot is taken now, while the other stores are held still
+                pg = ledger_snapshot.enter_context(snapshot(tgt.ledger_path))
+                dumped["snapshot_at"] = to_iso(pg.now())
+            elif ledger_exists:
                 with step("copying the ledger"):
                     counts["ledger"], modes["ledger"] = _snapshot_sqlite(
                         tgt.ledger_path, os.path.join(tmp, LEDGER_FILE))
@@ -471,6 +492,11 @@ def _build_set(tgt: Target, tmp: str, moment: datetime, history_exists: bool,
                         ) from exc
                     snapshots[collection] = str(getattr(snap, "name", snap))
         after = _point_counts(client, tgt)
+        if on_postgres:  # read from the snapshot taken above, after the other stores were let go
+            with step("copying the ledger"):
+                copies = dump_into_file(pg, os.path.join(tmp, LEDGER_FILE))
+            counts["ledger"] = {c.table: c.rows for c in copies}
+            modes["ledger"] = "wal"  # as a SQLite ledger runs
     if after != points:
         raise BackupError(
             f"the vector store changed while it was being backed up (points {points} before, {after} after); "
@@ -494,11 +520,20 @@ def _build_set(tgt: Target, tmp: str, moment: datetime, history_exists: bool,
                 "removed and earlier backups are untouched"
             )
         key = "history" if role == "history_db" else "ledger"
-        if copied != counts[key]:
+        if role == "ledger" and on_postgres:  # the file may hold empty tables the database has not created
+            if {t: n for t, n in copied.items() if t in counts[key] or n} != counts[key]:
+                raise BackupError(f"the copy of the ledger has rows per table {copied}, the database had "
+                                  f"{counts[key]}; the partial set was removed")
+            counts[key] = copied
+        elif copied != counts[key]:
             raise BackupError(f"the copy of {role} has rows per table {copied}, the source had {counts[key]}; "
                               "the partial set was removed")
         stores[role] = {"file": fname, "source": tgt.history_path if role == "history_db" else tgt.ledger_path,
                         "counts": copied, "integrity": result, "journal_mode": modes.get(role, "delete")}
+        if role == "ledger" and on_postgres:
+            stores[role].update(source=redact(tgt.ledger_path), kind="postgresql_dump",
+                                consistency=LEDGER_CONSISTENCY["postgresql"], **dumped)
+            stores[role]["tables"] = ledger_digests(path)  # every table, as check_set recomputes them
 
     report("checking the copies", 2, 3)
     if _is_local(tgt):
@@ -525,6 +560,7 @@ def _build_set(tgt: Target, tmp: str, moment: datetime, history_exists: bool,
         "totals": {"points": sum(points.values()), "history_rows": counts["history"].get("history", 0),
                    "ledger_rows": counts["ledger"].get("memories", 0)},
         "integrity": integrity,
+        "consistency": LEDGER_CONSISTENCY["postgresql" if on_postgres else "sqlite"],
     }
     report("checking the copies", 3, 3)
     with step("computing checksums"):

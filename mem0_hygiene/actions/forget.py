@@ -403,7 +403,9 @@ def forget(
 
 
 def _abs(path: str | None) -> str | None:
-    return os.path.abspath(os.path.expanduser(path)) if path and path != ":memory:" else None
+    """A store file's absolute path; None in memory or for a ledger on PostgreSQL (no file: its copies are
+    registered beside history.db)."""
+    return os.path.abspath(os.path.expanduser(path)) if path and path != ":memory:" and "://" not in path else None
 
 
 def _local_qdrant_path(m: Any) -> str | None:

@@ -1,10 +1,11 @@
 """Copying a SQLite ledger into PostgreSQL (``mem0-hygiene ledger migrate --to postgresql://...``): every row
-of ``memories`` and of the ``pending`` journal in one transaction, verified before it commits by the row count
-and a checksum of each table on both sides, then the config change to make."""
+of every table of the file (enumerated: ``memories``, the ``pending`` journal and whatever else the file holds)
+in one transaction, verified before it commits by the row count and a checksum of each table on both sides
+(:mod:`mem0_hygiene.stores.ledger_tables`, shared with the backup and restore of a PostgreSQL ledger), then the
+config change to make."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -12,14 +13,10 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ..errors import ConfigError, LedgerError
 from ..render.tables import Line, LinesView
-from ..stores.ledger import COLUMNS, Ledger
-from ..stores.ledger_postgres import is_postgres_url
+from ..stores.ledger import Ledger
+from ..stores.ledger_postgres import PostgresLedger, held_for_load, is_postgres_url, load_rows
+from ..stores.ledger_tables import TableCopy
 from ..target import resolve
-
-TABLES: dict[str, tuple[tuple[str, ...], str]] = {
-    "memories": (COLUMNS, "memory_id"),
-    "pending": (("memory_id", "action", "since"), "memory_id, action"),
-}
 
 
 def config_url(url: str) -> str:
@@ -36,20 +33,6 @@ def config_url(url: str) -> str:
 
 
 @dataclass(frozen=True)
-class TableCopy:
-    """One table copied: its rows and sha256 checksum on each side."""
-
-    table: str
-    rows: int
-    source_sha256: str
-    copied_sha256: str
-
-    @property
-    def verified(self) -> bool:
-        return self.source_sha256 == self.copied_sha256
-
-
-@dataclass(frozen=True)
 class LedgerMigration(LinesView):
     """What ``ledger migrate`` did: from which file to which database, each table's count and checksums, and
     the config change (``hygiene.ledger_url`` instead of ``hygiene.ledger_path``)."""
@@ -61,7 +44,7 @@ class LedgerMigration(LinesView):
 
     def to_dict(self) -> dict[str, Any]:
         return {"source": self.source, "destination": self.destination, "verified": True,
-                "tables": [{"table": t.table, "rows": t.rows, "sha256": t.copied_sha256} for t in self.tables],
+                "tables": [t.to_dict() for t in self.tables],
                 "config_change": self.config_change}
 
     def _lines(self) -> list[Line]:
@@ -75,16 +58,6 @@ class LedgerMigration(LinesView):
                     (f'"hygiene": {{"ledger_url": "{url}"}}', "bold")])
         out.append([("The SQLite file is left as it was; keep it until the replicas run on the new ledger.", "")])
         return out
-
-
-def _digest(ledger: Ledger, table: str) -> tuple[int, str]:
-    columns, key = TABLES[table]
-    digest = hashlib.sha256()
-    count = 0
-    for values in ledger.query(f"SELECT {', '.join(columns)} FROM {table} ORDER BY {key}"):
-        digest.update(repr(tuple(int(v) if isinstance(v, bool) else v for v in values)).encode())
-        count += 1
-    return count, digest.hexdigest()
 
 
 def migrate_ledger(target: Any, to_url: str) -> LedgerMigration:
@@ -102,28 +75,14 @@ def migrate_ledger(target: Any, to_url: str) -> LedgerMigration:
         raise LedgerError(f"no ledger at {source_path} to migrate; pass the app's --config or --ledger FILE")
     source = Ledger.open_readonly(source_path)
     try:
-        dest = Ledger(to_url)
+        dest = PostgresLedger(to_url)
         try:
             existing = dest.query("SELECT count(*) FROM memories")[0][0]
             if existing:
                 raise LedgerError(f"{dest.shown} already holds {existing} ledger row(s); migrate into an empty "
                                   "database or schema (options=-csearch_path%3DNAME in the URL)")
-            copies = []
-            with dest.transaction() as conn:
-                conn.execute("SET CONSTRAINTS ALL DEFERRED")  # a row may point at one copied after it
-                for table, (columns, _key) in TABLES.items():
-                    rows = source.query(f"SELECT {', '.join(columns)} FROM {table}")
-                    if rows:
-                        conn.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
-                                         f"({','.join('?' * len(columns))})", rows)
-                for table in TABLES:  # verified inside the transaction: a mismatch commits nothing
-                    count, theirs = _digest(source, table)
-                    copied, ours = _digest(dest, table)
-                    if (count, theirs) != (copied, ours):
-                        raise LedgerError(f"the copy of table {table} does not verify ({count} row(s) read, "
-                                          f"{copied} written, checksums {theirs[:12]} / {ours[:12]}); nothing "
-                                          "was committed")
-                    copies.append(TableCopy(table, count, theirs, ours))
+            with held_for_load(dest) as conn:  # verified inside the transaction: a mismatch commits nothing
+                copies = load_rows(dest, conn, source, replace=False)
             shown = dest.shown
         finally:
             dest.close()

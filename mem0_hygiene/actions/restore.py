@@ -27,6 +27,7 @@ from typing import Any
 from ..errors import BackupError, HygieneError, StoreLocked
 from ..progress import step as progress_step
 from ..render.tables import Line, LinesView, counts_text
+from ..stores import ledger_postgres as pg
 from ..stores import qdrant as qdrant_local
 from ..stores.backup_record import update_record
 from ..stores.backup_set import (
@@ -49,6 +50,9 @@ from ..stores.copies import (
     temporary_name,
     unregister_copy,
 )
+from ..stores.ledger import Ledger
+from ..stores.ledger_postgres import is_postgres_url, redact
+from ..stores.ledger_tables import quote
 from ..stores.restore_journal import (
     finish_command,
     journal_path_for,
@@ -130,7 +134,10 @@ class RestoreResult(LinesView):
                              f"({self.checked_files} files checked against their sha256)", "")]]
         for s in self.stores:
             line = f"  {s.role}: {s.source or '(none in the backup)'} -> {s.target} ({counts_text(s.counts)})"
-            if s.replaced_to:
+            if s.replaced_to and is_postgres_url(s.target):
+                line += (f"; {'its rows would be' if self.dry_run else 'its rows were'} replaced in one verified "
+                         f"transaction, the replaced rows {'kept' if self.dry_run else 'are kept'} in {s.replaced_to}")
+            elif s.replaced_to:
                 line += f"; the current one {'would be' if self.dry_run else 'was'} moved to {s.replaced_to}"
             out.append([(line, "")])
         for old in self.leftovers:
@@ -166,9 +173,10 @@ class _Step:
     role: str
     target: str
     source: str | None  # absolute path in the backup
-    kind: str  # "folder" | "sqlite"
+    kind: str  # "folder" | "sqlite" | "postgres" (target: the ledger's URL, redacted)
     counts: dict[str, int]
     journal_mode: str = "delete"
+    local: str | None = None  # postgres: the file the staged copy and the dump of the replaced rows are named after
     staged: str | None = None
     aside: str | None = None
     placed: bool = False
@@ -177,13 +185,18 @@ class _Step:
     def to_dict(self) -> dict[str, Any]:
         return {"role": self.role, "target": self.target, "source": self.source, "kind": self.kind,
                 "counts": dict(self.counts), "journal_mode": self.journal_mode, "staged": self.staged,
-                "aside": self.aside}
+                "aside": self.aside, "local": self.local}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> _Step:
         return cls(role=str(d["role"]), target=str(d["target"]), source=d.get("source"), kind=str(d["kind"]),
                    counts=dict(d.get("counts") or {}), journal_mode=str(d.get("journal_mode") or "delete"),
-                   staged=d.get("staged"), aside=d.get("aside"))
+                   staged=d.get("staged"), aside=d.get("aside"), local=d.get("local"))
+
+    @property
+    def path(self) -> str:
+        """The file or folder on this machine the step's staged copy and aside copy are named after."""
+        return self.local or self.target
 
     def originals(self) -> list[str]:
         """The suffixes of the files the current store is made of: sidecars first, the database (or folder) last."""
@@ -219,6 +232,7 @@ def restore(
     *,
     dry_run: bool = False,
     now: datetime | None = None,
+    config_source: str | None = None,
 ) -> RestoreResult:
     """Put a backup set made by :func:`backup` back in place of the stores of ``target_config``.
 
@@ -234,6 +248,15 @@ def restore(
     was. A restore killed midway (the journal is there) is finished by running it again with the same set,
     or rolled back first by a restore of another set. Backups of a Qdrant server (a server-side snapshot)
     cannot be restored from here. ``dry_run`` checks the set and returns the plan.
+
+    A ledger on PostgreSQL (``hygiene.ledger_url``) gets the set's ledger rows (its ``hygiene.db``, dumped by a
+    backup of a PostgreSQL ledger or copied from a SQLite one) in one transaction, as one step of the journal:
+    under the ledger's advisory locks (no replica migrates or prunes meanwhile; its tables are locked against
+    writes), the rows it replaces are first dumped to ``ledger-postgresql.db.replaced-STAMP`` beside the journal
+    (registered as a copy), then every table is emptied and loaded, and the counts and sha256 of every table are
+    compared before it commits. A set whose ledger came from a SQLite file that still exists is refused: it is
+    unclear whether it belongs in that file or in PostgreSQL. ``config_source`` (the CLI's ``--config``) is
+    what the command that finishes an interrupted restore names, since the ledger's URL is never written down.
     """
     if is_memory(target_config):
         raise BackupError("restore replaces the stores under the app: pass the app's config dict (not a live "
@@ -241,6 +264,7 @@ def restore(
     src_s = os.path.realpath(os.path.abspath(os.path.expanduser(os.fspath(src))))
     tgt = backup_target(target_config)
     jpath = journal_path(tgt)
+    ledger_url = tgt.ledger_path if is_postgres_url(tgt.ledger_path) else None
     pending = read_journal(jpath)
     registry = copies_path(tgt)
     moment = as_utc(now) if now is not None else tgt.now()
@@ -252,7 +276,7 @@ def restore(
         if pending is None or dry_run or jpath is None:
             raise
         _refuse_locked(tgt)
-        _roll_back(pending, jpath, registry)
+        _roll_back(pending, jpath, registry, ledger_url)
         raise BackupError(f"{exc}. The interrupted restore of {pending['src']} was rolled back: the stores are the "
                           "ones it had replaced, as they were") from exc
     vs = doc["stores"].get("vector_store") or {}
@@ -279,27 +303,28 @@ def restore(
         elif resume:
             return _roll_forward(pending, jpath, src_s, doc, tgt, moment, registry, notes)
         else:
-            _roll_back(pending, jpath, registry)
+            _roll_back(pending, jpath, registry, ledger_url)
             notes.append(f"the interrupted restore of {pending['src']} was rolled back first (the stores it had "
                          "replaced were put back)")
 
     stamp = time_stamp(moment)
-    steps = _plan(tgt, src_s, doc, vs, notes)
+    assert jpath is not None  # the vector store is a local folder
+    steps = _plan(tgt, src_s, doc, vs, notes, jpath)
     for step in steps:
-        if os.path.lexists(step.target) or sidecars(step.target):
-            step.aside = _aside_name(step.target, stamp)
+        if step.kind == "postgres" or os.path.lexists(step.target) or sidecars(step.target):
+            step.aside = _aside_name(step.path, stamp)
 
     if dry_run:
         return _result(src_s, doc, moment, steps, True, registry, notes,
-                       leftovers=tuple(p for s in steps for p in _leftovers(s.target, remove=False)))
+                       leftovers=tuple(p for s in steps for p in _leftovers(s.path, remove=False)))
 
     leftovers: list[str] = []
     for step in steps:  # staging copies a crashed restore left behind
-        leftovers += _leftovers(step.target, remove=True, notes=notes)
-    assert jpath is not None  # the vector store is a local folder
+        leftovers += _leftovers(step.path, remove=True, notes=notes)
     journal: dict[str, Any] = {"src": src_s, "state": "swapping", "started_at": to_iso(moment), "stamp": stamp,
                "backup_created_at": doc.get("created_at"),
-               "command": finish_command(src_s, tgt.vector_path, tgt.collection, tgt.history_path, tgt.ledger_path),
+               "command": finish_command(src_s, tgt.vector_path, tgt.collection, tgt.history_path, tgt.ledger_path,
+                                         config=config_source),
                "steps": []}
     with contextlib.ExitStack() as held:
         journaled = False
@@ -311,14 +336,14 @@ def restore(
             write_journal(jpath, journal)  # from here on a crash is finished or undone by the next run
             journaled = True
             with progress_step("swapping the stores"):
-                _swap(steps, src_s, doc, registry, to_iso(moment))
+                _swap(steps, src_s, doc, registry, to_iso(moment), held=held, stamp=stamp, ledger_url=ledger_url)
             with progress_step("verifying the restored stores"):
-                verified = _verify_restored(steps)
+                verified = _verify_restored(steps, ledger_url)
         except BaseException as exc:
             if not journaled:
                 _remove_staged(steps)
                 raise
-            _fail(exc, journal, jpath, registry, stamp)
+            _fail(exc, journal, jpath, registry, stamp, ledger_url)
             raise  # pragma: no cover - _fail always raises
     return _finish(src_s, doc, tgt, moment, steps, verified, jpath, registry, notes, tuple(leftovers))
 
@@ -355,7 +380,8 @@ def _checked_set(src: str) -> dict[str, Any]:
     return doc
 
 
-def _plan(tgt: Target, src: str, doc: dict[str, Any], vs: dict[str, Any], notes: list[str]) -> list[_Step]:
+def _plan(tgt: Target, src: str, doc: dict[str, Any], vs: dict[str, Any], notes: list[str],
+          jpath: str) -> list[_Step]:
     """One step per store to put back (targets through links: a relocated store is restored where it points)."""
     assert tgt.vector_path is not None
     steps = [_Step("vector_store", os.path.realpath(tgt.vector_path), os.path.join(src, vs["folder"]), "folder",
@@ -366,6 +392,11 @@ def _plan(tgt: Target, src: str, doc: dict[str, Any], vs: dict[str, Any], notes:
         if path == ":memory:":
             notes.append(f"{role} is in memory in the target config: not restored")
             continue
+        if is_postgres_url(path):
+            step = _postgres_step(path, src, doc, notes, jpath)
+            if step is not None:
+                steps.append(step)
+            continue
         path = os.path.realpath(path)
         store = doc["stores"].get(role)
         if store is None:
@@ -374,6 +405,37 @@ def _plan(tgt: Target, src: str, doc: dict[str, Any], vs: dict[str, Any], notes:
                            dict((store or {}).get("counts") or {}),
                            journal_mode=str((store or {}).get("journal_mode") or "delete").lower()))
     return steps
+
+
+LOCAL_NAME = "ledger-postgresql.db"
+"""Beside the restore journal: what the staged copy of a set's ledger and the dump of the PostgreSQL rows a
+restore replaced are named after (``.ledger-postgresql.db.restoring-*``, ``ledger-postgresql.db.replaced-STAMP``)."""
+
+
+def _postgres_step(url: str, src: str, doc: dict[str, Any], notes: list[str], jpath: str) -> _Step | None:
+    """The step that loads the set's ledger into the PostgreSQL ledger; None (with a note) when the set has none.
+    Refuses a set whose ledger was copied from a SQLite file that still exists (which ledger is meant?)."""
+    store = doc["stores"].get("ledger")
+    if not isinstance(store, dict):
+        notes.append(f"the backup has no ledger: the PostgreSQL ledger at {redact(url)} is left as it is")
+        return None
+    if store.get("kind") != "postgresql_dump":
+        origin = (doc.get("source") or {}).get("ledger_path")
+        if isinstance(origin, str) and origin != ":memory:" and os.path.isfile(origin):
+            raise BackupError(
+                f"{src} holds the ledger copied from the SQLite file {origin}, which is still there, and the config's "
+                f"ledger is on PostgreSQL ({redact(url)}): which one it belongs in is unclear. To put it into "
+                f"PostgreSQL, move {origin} away first (ledger migrate leaves it); to put it back into the file, "
+                "restore with hygiene.ledger_path (--ledger FILE) instead of hygiene.ledger_url. Nothing was changed"
+            )
+    return _Step("ledger", redact(url), os.path.join(src, store["file"]), "postgres", dict(store.get("counts") or {}),
+                 local=os.path.join(os.path.dirname(jpath), LOCAL_NAME))
+
+
+def _mark(src: str, stamp: str) -> str:
+    """What the PostgreSQL ledger keeps (:data:`~mem0_hygiene.stores.ledger_postgres.RESTORE_MARK`) in the
+    transaction that loads this restore's rows."""
+    return f"{stamp} {src}"
 
 
 def _result(src: str, doc: dict[str, Any], moment: datetime, steps: list[_Step], dry_run: bool,
@@ -402,17 +464,21 @@ def _finish(src: str, doc: dict[str, Any], tgt: Target, moment: datetime, steps:
                                                     "backup_created_at": doc.get("created_at")})
     if note:
         notes.append(note.replace("this backup", "this restore"))
+    for step in steps:  # the PostgreSQL ledger's staged copy was loaded, not moved into place
+        if step.kind == "postgres" and step.staged and os.path.lexists(step.staged):
+            _remove(step.staged)
     remove_journal(jpath)
     return _result(src, doc, moment, steps, False, registry, notes, verified=verified, leftovers=leftovers,
                    resumed=resumed)
 
 
-def _fail(exc: BaseException, journal: dict[str, Any], jpath: str, registry: str | None, stamp: str) -> None:
+def _fail(exc: BaseException, journal: dict[str, Any], jpath: str, registry: str | None, stamp: str,
+          ledger_url: str | None) -> None:
     """A step failed after the journal was written: undo everything (journaled as ``undoing``), then raise."""
     try:
         journal["state"] = "undoing"
         write_journal(jpath, journal)
-        _roll_back(journal, jpath, registry)
+        _roll_back(journal, jpath, registry, ledger_url)
     except Exception as undo_exc:
         raise BackupError(
             f"the restore failed ({exc}) and putting the replaced stores back also failed ({undo_exc}). The "
@@ -431,21 +497,22 @@ def _roll_forward(pending: dict[str, Any], jpath: str, src: str, doc: dict[str, 
     stamp = str(pending.get("stamp") or time_stamp(moment))
     started = str(pending.get("started_at") or to_iso(moment))
     notes.append(f"finished the restore of {src} started {started}, which was interrupted")
+    ledger_url = tgt.ledger_path if is_postgres_url(tgt.ledger_path) else None
     with contextlib.ExitStack() as held:
         try:
-            _swap(steps, src, doc, registry, started, held=held, stamp=stamp)
-            verified = _verify_restored(steps)
+            _swap(steps, src, doc, registry, started, held=held, stamp=stamp, ledger_url=ledger_url)
+            verified = _verify_restored(steps, ledger_url)
         except BaseException as exc:
-            _fail(exc, pending, jpath, registry, stamp)
+            _fail(exc, pending, jpath, registry, stamp, ledger_url)
             raise  # pragma: no cover - _fail always raises
     removed: list[str] = []
     for step in steps:  # staging copies of other interrupted runs
-        removed += _leftovers(step.target, remove=True, notes=notes)
+        removed += _leftovers(step.path, remove=True, notes=notes)
     return _finish(src, doc, tgt, parse_backup_time(started) or moment, steps, verified, jpath, registry, notes,
                    tuple(removed), resumed="finished")
 
 
-def _roll_back(pending: dict[str, Any], jpath: str, registry: str | None) -> None:
+def _roll_back(pending: dict[str, Any], jpath: str, registry: str | None, ledger_url: str | None) -> None:
     """Undo an interrupted (or failed) restore from its journal: the staged copies and the restored stores are
     removed, the stores moved aside go back; then the journal is removed. Works from any point a crash left."""
     if pending.get("state") != "undoing":
@@ -453,6 +520,9 @@ def _roll_back(pending: dict[str, Any], jpath: str, registry: str | None) -> Non
         write_journal(jpath, pending)
     steps = [_Step.from_dict(d) for d in pending["steps"]]
     for step in reversed(steps):
+        if step.kind == "postgres":
+            _roll_back_postgres(step, ledger_url, _mark(str(pending["src"]), str(pending.get("stamp"))))
+            continue
         if step.staged and os.path.lexists(step.staged):
             _remove(step.staged)
         if step.aside and os.path.lexists(step.aside):
@@ -472,6 +542,84 @@ def _roll_back(pending: dict[str, Any], jpath: str, registry: str | None) -> Non
                     os.rename(step.aside + suffix, step.target + suffix)
     unregister_copy(registry, [s.aside for s in steps if s.aside and not _moved(s)])
     remove_journal(jpath)
+
+
+def _postgres(url: str | None, step: _Step) -> pg.PostgresLedger:
+    if url is None or redact(url) != step.target:
+        raise BackupError(f"the interrupted restore loaded the ledger at {step.target}, and this config's ledger is "
+                          f"{redact(url) if url else 'not on PostgreSQL'}; run the restore with the config it was "
+                          "started with")
+    return pg.PostgresLedger(url)
+
+
+def _roll_back_postgres(step: _Step, url: str | None, mark: str) -> None:
+    """Undo the PostgreSQL step: when its transaction committed (the ledger holds this restore's mark), load the
+    rows it replaced back from their dump; then remove the staged copy and the dump (its rows are back)."""
+    if step.aside and os.path.lexists(step.aside):
+        ledger = _postgres(url, step)
+        try:
+            with ledger.exclusive("prune"), pg.held_for_load(ledger) as conn:
+                if pg.restore_mark(ledger) == mark:
+                    source = Ledger.open_readonly(step.aside)
+                    try:
+                        pg.load_rows(ledger, conn, source, replace=True)
+                    finally:
+                        source.close()
+                    pg.set_restore_mark(conn, None)
+        finally:
+            ledger.close()
+    for path in (step.staged, step.aside):
+        if path and os.path.lexists(path):
+            _remove(path)
+
+
+def _swap_postgres(step: _Step, url: str | None, src: str, doc: dict[str, Any], registry: str | None, at: str,
+                   mark: str, held: contextlib.ExitStack | None, stamp: str) -> None:
+    """The PostgreSQL step, in one transaction under the ledger's locks: unless it already committed (the mark),
+    dump the rows it replaces aside (registered first), empty every table, load the staged copy, verify every
+    table's count and sha256, set the mark, commit."""
+    ledger = _postgres(url, step)
+    try:
+        with ledger.exclusive("prune"), pg.held_for_load(ledger) as conn:
+            if pg.restore_mark(ledger) == mark:
+                return  # the interrupted run committed it
+            if step.staged is None or not os.path.lexists(step.staged):  # the staged copy is gone: make it again
+                assert held is not None
+                _stage_one(step, src, doc, stamp, held)
+            assert step.staged is not None and step.aside is not None
+            _dump_aside(ledger, step, registry, at, src)
+            source = Ledger.open_readonly(step.staged)
+            try:
+                pg.load_rows(ledger, conn, source, replace=True)
+            finally:
+                source.close()
+            pg.set_restore_mark(conn, mark)
+    finally:
+        ledger.close()
+
+
+def _dump_aside(ledger: pg.PostgresLedger, step: _Step, registry: str | None, at: str, src: str) -> None:
+    """The rows the restore replaces, as a SQLite ledger file at ``step.aside`` (a fresh dump on every attempt:
+    nothing was committed before it), listed in the registry of copies before it appears. The dump is made under
+    a staging name (``.ledger-postgresql.db.restoring-dump*``), which the next restore removes if a crash left it."""
+    assert step.aside is not None
+    parent = os.path.dirname(step.aside)
+    tmp = os.path.join(parent, free_name(parent, temporary_name(os.path.basename(step.path), "restore") + "dump"))
+    try:
+        pg.dump_into_file(ledger, tmp)
+        conn = connect(tmp)
+        try:
+            conn.execute("PRAGMA journal_mode = DELETE")  # one self-contained file
+        finally:
+            conn.close()
+        if not os.path.lexists(step.aside):
+            step.register_note = register_copy(registry, "replaced_aside", step.aside, roles=[step.role],
+                                               created_at=at, note=f"the ledger rows replaced by the restore of {src}",
+                                               size_bytes=size_of(tmp))
+        os.replace(tmp, step.aside)
+    finally:
+        if os.path.lexists(tmp):
+            _remove(tmp)
 
 
 def _remove(path: str) -> None:
@@ -509,9 +657,9 @@ def _stage(steps: list[_Step], src: str, doc: dict[str, Any], stamp: str, held: 
 
 def _stage_one(step: _Step, src: str, doc: dict[str, Any], stamp: str, held: contextlib.ExitStack) -> None:
     assert step.source is not None
-    parent = os.path.dirname(step.target)
+    parent = os.path.dirname(step.path)
     os.makedirs(parent, exist_ok=True)
-    step.staged = os.path.join(parent, free_name(parent, temporary_name(os.path.basename(step.target), "restore")
+    step.staged = os.path.join(parent, free_name(parent, temporary_name(os.path.basename(step.path), "restore")
                                                  + stamp))
     if step.kind == "folder":
         shutil.copytree(step.source, step.staged, symlinks=True)
@@ -521,14 +669,21 @@ def _stage_one(step: _Step, src: str, doc: dict[str, Any], stamp: str, held: con
     _check_staged(step, src, doc)
     if step.kind == "sqlite" and step.journal_mode == "wal":
         _set_wal(step.staged)
+    if step.kind == "postgres":  # an older set's ledger gets the current schema first, as a ledger file would
+        Ledger(step.staged).close()
+        step.counts = table_counts(step.staged)
 
 
 def _swap(steps: list[_Step], src: str, doc: dict[str, Any], registry: str | None, at: str, *,
-          held: contextlib.ExitStack | None = None, stamp: str = "") -> None:
+          held: contextlib.ExitStack | None = None, stamp: str = "", ledger_url: str | None = None) -> None:
     """Move each current store aside (registered as a copy first; SQLite sidecars before their database) and
     each staged copy in. Done from the state on disk, so it also finishes a swap a crash interrupted (a staged
     copy that went missing is made again from the set)."""
     for step in steps:
+        if step.kind == "postgres":
+            _swap_postgres(step, ledger_url, src, doc, registry, at, _mark(src, stamp), held, stamp)
+            step.placed = True
+            continue
         if step.aside is not None and not os.path.lexists(step.aside):
             if os.path.lexists(step.target) or sidecars(step.target):
                 # listed before it moves: a crash right after the rename leaves it accounted for
@@ -578,14 +733,22 @@ def _set_wal(path: str) -> None:
         conn.close()
 
 
-def _verify_restored(steps: list[_Step]) -> dict[str, dict[str, int]]:
+def _verify_restored(steps: list[_Step], ledger_url: str | None = None) -> dict[str, dict[str, int]]:
     """Open every restored store and compare its counts with the manifest's."""
     got: dict[str, dict[str, int]] = {}
     for step in steps:
         if not step.placed:
             got[step.role] = {}
             continue
-        if step.kind == "folder":
+        if step.kind == "postgres":
+            ledger = _postgres(ledger_url, step)
+            try:
+                counts = {t.name: int(ledger.query(f"SELECT count(*) FROM {quote(t.name)}")[0][0])
+                          for t in pg.postgres_tables(ledger.pg)}
+            finally:
+                ledger.close()
+            counts = {t: n for t, n in counts.items() if n or t in step.counts}
+        elif step.kind == "folder":
             try:
                 with qdrant_local.opened(step.target, "verify the restored") as client:
                     counts = qdrant_local.client_counts(client)

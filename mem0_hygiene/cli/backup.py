@@ -40,8 +40,10 @@ def backup(store: StoreOptions, dest: str, keep: int | None, dry_run: bool, as_j
     """Back up the vector store, history.db and the ledger together into DEST/mem0-backup-STAMP/.
 
     SQLite files are copied with VACUUM INTO and checked with PRAGMA integrity_check; a local Qdrant
-    folder is copied while its lock is held, then opened and its points counted; every file's sha256
-    goes into manifest.json. A failed check removes the new set and leaves earlier backups alone.
+    folder is copied while its lock is held, then opened and its points counted; a ledger on PostgreSQL
+    is dumped into hygiene.db from one REPEATABLE READ snapshot taken meanwhile; every file's sha256
+    (and every dumped ledger table's) goes into manifest.json. A failed check removes the new set and
+    leaves earlier backups alone.
     While the app runs (it holds the local Qdrant lock), call m.backup(DEST) inside the app instead.
     """
     from ..actions.backup import backup as do_backup
@@ -66,11 +68,16 @@ def restore(store: StoreOptions, src: str, dry_run: bool, yes: bool, as_json: bo
     Checks the manifest and every file's sha256 first and refuses a partial or damaged set. Refuses
     while the app holds the local Qdrant store (stop the app first: a restore has no in-process route).
     The current stores are moved aside to <store>.replaced-STAMP, never deleted; if any step fails,
-    they are put back. Asks for confirmation unless --yes.
+    they are put back. A ledger on PostgreSQL (named by --config) gets the set's ledger rows in one
+    transaction, verified per table before it commits; the rows it replaces are kept in
+    ledger-postgresql.db.replaced-STAMP beside the journal. Asks for confirmation unless --yes.
     """
+    import os
+
     from ..actions.restore import restore as do_restore
 
     config = store.load()
+    source = os.path.abspath(store.config) if store.config and os.path.isfile(store.config) else store.config
     with progress_shown(as_json):
         plan = do_restore(config, src, dry_run=True)
     if dry_run:
@@ -83,7 +90,7 @@ def restore(store: StoreOptions, src: str, dry_run: bool, yes: bool, as_json: bo
             click.echo("not restored: nothing was changed", err=True)
             return
     with progress_shown(as_json):
-        result = do_restore(config, src)
+        result = do_restore(config, src, config_source=source)
     emit(result, as_json)
 
 

@@ -4,7 +4,9 @@ A set is one dated folder, ``DEST/mem0-backup-YYYYMMDDTHHMMSSZ/`` (:data:`PREFIX
 holding ``history.db``, ``hygiene.db`` (the ledger, when there is one), ``qdrant/`` (a local Qdrant
 folder) and ``manifest.json`` (:data:`MANIFEST`): format and version (:data:`FORMAT`,
 :data:`MANIFEST_VERSION`), times, counts per store, the integrity results, the paths the set came from,
-and the sha256 and size of every other file (``changes`` lists what was done to the set since, e.g. an
+the sha256 and size of every other file, ``consistency`` (how the stores were taken together:
+:data:`LEDGER_CONSISTENCY`) and, for a PostgreSQL ledger dumped into ``hygiene.db``, the rows and sha256 of each
+of its tables, which :func:`check_set` recomputes (``changes`` lists what was done to the set since, e.g. an
 erasure, after which :func:`reseal` rewrote the checksums). Writing a set is :func:`mem0_hygiene.actions.backup.backup`;
 restoring one is :func:`mem0_hygiene.actions.restore.restore`.
 """
@@ -17,11 +19,13 @@ import hashlib
 import json
 import os
 import re
+import sqlite3
 import stat
 import tempfile
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+from urllib.parse import quote
 
 from ..errors import BackupError, ConfigError
 from ..timeutil import as_utc, parse_time
@@ -34,6 +38,15 @@ STAMP_FORMAT = "%Y%m%dT%H%M%SZ"
 HISTORY_FILE = "history.db"
 LEDGER_FILE = "hygiene.db"
 QDRANT_DIR = "qdrant"
+LEDGER_CONSISTENCY = {
+    "sqlite": "one moment: every SQLite file (history.db, the ledger, local Qdrant's storage) held with BEGIN "
+              "IMMEDIATE while the copies were made",
+    "postgresql": "one moment: the PostgreSQL ledger read from one REPEATABLE READ snapshot taken while history.db "
+                  "and the vector store were held still; ledger writes committed after that snapshot are not in the "
+                  "set",
+}
+"""How the stores of a set were taken together (the manifest's and the backup record's ``consistency``), by
+where the ledger was: a SQLite file, or PostgreSQL (``hygiene.ledger_url``, dumped into ``hygiene.db``)."""
 _NAME_RE = re.compile(r"^" + re.escape(PREFIX) + r"\d{8}T\d{6}Z(-\d+)?$")
 
 
@@ -165,6 +178,38 @@ def file_checksums(folder: str) -> dict[str, dict[str, Any]]:
             for rel, full in sorted(set_files(folder).items())}
 
 
+def ledger_digests(path: str) -> dict[str, dict[str, Any]]:
+    """Rows and sha256 of every table of a ledger file in a set (:mod:`mem0_hygiene.stores.ledger_tables`): the
+    manifest of a dumped PostgreSQL ledger keeps them, and :func:`check_set` recomputes them. The file is opened
+    read-only and immutable, so nothing is written beside it."""
+    from .ledger_tables import sqlite_tables, table_digest
+
+    conn = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=ro&immutable=1", uri=True)
+    try:
+        def query(sql: str) -> list[Any]:
+            return conn.execute(sql).fetchall()
+
+        out = {}
+        for shape in sqlite_tables(query):
+            rows, digest = table_digest(query, shape)
+            out[shape.name] = {"rows": rows, "sha256": digest}
+        return out
+    finally:
+        conn.close()
+
+
+def _ledger_problems(folder: str, store: dict[str, Any]) -> list[str]:
+    """The dumped ledger's tables against the digests its manifest keeps."""
+    try:
+        got = ledger_digests(os.path.join(folder, str(store["file"])))
+    except (sqlite3.Error, BackupError) as exc:
+        return [f"the ledger {store['file']} cannot be read: {exc}"]
+    want = store.get("tables") or {}
+    return [f"ledger table {name} differs from the manifest ({(got.get(name) or {}).get('rows', 0)} row(s), "
+            f"manifest {(want.get(name) or {}).get('rows', 0)})"
+            for name in sorted(set(got) | set(want)) if got.get(name) != want.get(name)]
+
+
 def time_stamp(moment: datetime) -> str:
     """The UTC time stamp in set names (and in the names restore moves replaced stores to)."""
     return as_utc(moment).strftime(STAMP_FORMAT)
@@ -230,6 +275,9 @@ def reseal(folder: str, manifest: dict[str, Any], *, counts: dict[str, dict[str,
                      "ledger_rows": (c.get("ledger") or {}).get("memories", 0)}
     doc["integrity"] = {**(doc.get("integrity") or {}), **integrity}
     doc["changes"] = [*(doc.get("changes") or []), change]
+    ledger = doc["stores"].get("ledger")
+    if isinstance(ledger, dict) and ledger.get("tables"):
+        ledger["tables"] = ledger_digests(os.path.join(folder, str(ledger["file"])))
     doc["files"] = file_checksums(folder)
     write_manifest(folder, doc)
     return doc
@@ -287,6 +335,9 @@ def check_set(folder: str | os.PathLike[str], manifest: dict[str, Any] | None = 
             problems.append(f"the manifest names {role} ({store['file']}) but does not list its file")
         if store.get("folder") and not any(r.startswith(store["folder"] + "/") for r in listed):
             problems.append(f"the manifest names {role} ({store['folder']}/) but lists none of its files")
+    ledger = doc["stores"].get("ledger")
+    if checksums and not problems and isinstance(ledger, dict) and ledger.get("tables"):
+        problems += _ledger_problems(folder, ledger)  # a dumped PostgreSQL ledger: every table's rows too
     return problems
 
 

@@ -3,14 +3,19 @@
 A restore moves the current vector store, history.db and ledger aside and puts the backup's copies in their
 place, one rename at a time. Before the first of those renames it writes this journal: a small JSON file beside
 the ledger, named after it (``hygiene.db`` -> ``hygiene.restore-journal.json``; beside history.db when the ledger
-is in memory, beside the vector-store folder when both are; :func:`journal_path_for`), written atomically (temp
-file, fsync, ``os.replace``). It cannot live in the ledger: the ledger is one of the files being swapped.
+is in memory or on PostgreSQL, beside the vector-store folder when both are; :func:`journal_path_for`), written
+atomically (temp file, fsync, ``os.replace``). It cannot live in the ledger: the ledger is one of the files being
+swapped (on PostgreSQL, one of the stores being replaced).
 
 It names the backup set, the exact command that finishes the restore, and per store its target, the staged copy
-that goes in and the ``<store>.replaced-STAMP`` path the current one goes to. Its ``state`` is ``swapping``
-(the next ``restore`` of the same set rolls it forward; another set, or a set that no longer checks out, rolls
-it back first) or ``undoing`` (a failed restore was putting everything back: the next run finishes that). The
-restore removes the journal as its last step. While it is there, nothing opens the stores:
+that goes in and the ``<store>.replaced-STAMP`` path the current one goes to. A ledger on PostgreSQL is one step
+too (its target the URL without credentials, which the command names through ``--config``): the rows it replaces
+are dumped to ``ledger-postgresql.db.replaced-STAMP`` and the set's rows loaded in one transaction that also sets
+a mark in the ledger's ``hygiene_meta``, so a rerun knows whether that transaction committed.
+
+Its ``state`` is ``swapping`` (the next ``restore`` of the same set rolls it forward; another set, or a set that no
+longer checks out, rolls it back first) or ``undoing`` (a failed restore was putting everything back: the next run
+finishes that). The restore removes the journal as its last step. While it is there, nothing opens the stores:
 :func:`refuse_while_restoring` raises (the drop-in ``Memory``, backup, digest and history, the audit), so no
 process creates a fresh, empty ledger beside a store whose ledger the restore moved aside.
 """
@@ -35,7 +40,7 @@ def journal_path_for(ledger_path: str | None, history_path: str | None, vector_p
     """Where the restore journal of a deployment lives (see the module docstring); None when every store is
     in memory or on a server."""
     for base in (ledger_path, history_path):
-        if base and base != ":memory:":
+        if base and base != ":memory:" and "://" not in base:  # a ledger_url: the journal goes beside history.db
             root, _ext = os.path.splitext(os.path.abspath(os.path.expanduser(base)))
             return root + JOURNAL_SUFFIX
     if vector_path:
@@ -43,10 +48,20 @@ def journal_path_for(ledger_path: str | None, history_path: str | None, vector_p
     return None
 
 
+CONFIG_PLACEHOLDER = "APP_CONFIG"
+"""Stands for the app's config file in a finish command when the restore was not given it (a PostgreSQL ledger's
+URL, password and all, is never written into the journal: the config names it)."""
+
+
 def finish_command(src: str, vector_path: str | None, collection: str | None, history_path: str | None,
-                   ledger_path: str | None) -> str:
-    """The CLI command that finishes (rolls forward) an interrupted restore of ``src`` into these stores."""
+                   ledger_path: str | None, config: str | None = None) -> str:
+    """The CLI command that finishes (rolls forward) an interrupted restore of ``src`` into these stores. A
+    ledger on PostgreSQL is named through ``--config`` (``config``, else :data:`CONFIG_PLACEHOLDER`), never by
+    its URL."""
     parts = ["mem0-hygiene", "restore", src]
+    if ledger_path and "://" in ledger_path:
+        parts += ["--config", config or CONFIG_PLACEHOLDER]
+        ledger_path = None
     if vector_path:
         parts += ["--qdrant-path", vector_path]
     if collection:
@@ -114,9 +129,11 @@ def _sync_folder(folder: str) -> None:
 def unfinished_message(path: str, doc: dict[str, Any], action: str = "open the stores") -> str:
     """One line: which restore is unfinished, why nothing opens the stores, and the command that finishes it."""
     command = doc.get("command") or f"mem0-hygiene restore {shlex.quote(str(doc['src']))} --yes"
+    config = (f" ({CONFIG_PLACEHOLDER}: the app's config file, which names hygiene.ledger_url)"
+              if f"--config {CONFIG_PLACEHOLDER}" in command else "")
     return (f"cannot {action}: a restore of {doc['src']} into them was interrupted (started {doc.get('started_at')}; "
             f"journal {path}) and the stores may be half swapped, so nothing opens them until it is finished; run "
-            f"`{command}` to finish it (restoring another set instead rolls it back first)")
+            f"`{command}`{config} to finish it (restoring another set instead rolls it back first)")
 
 
 def refuse_while_restoring(ledger_path: str | None, history_path: str | None, vector_path: str | None = None,

@@ -72,12 +72,15 @@ def test_the_audit_runs_the_ledger_checks_on_a_postgres_ledger(fleet_config: tup
     assert ledger["provider"] == "postgresql" and ledger["remote"].startswith("postgresql://127.0.0.1:5432/")
 
 
-def test_backup_says_where_a_postgres_ledger_is_without_its_password(fleet_config: tuple[Path, dict[str, str]],
-                                                                   tmp_path: Path) -> None:
+def test_backup_dumps_a_postgres_ledger_into_the_set_without_its_password(fleet_config: tuple[Path, dict[str, str]],
+                                                                        tmp_path: Path) -> None:
     cfg, _ids = fleet_config
     out = run("backup", tmp_path / "sets", "--config", cfg)
     assert out.exit_code == 0, out.output
-    assert "the ledger is on PostgreSQL" in out.output and "pg_dump" in out.output
+    assert "hygiene.db ok" in out.output and "ledger rows: memories=3" in out.output
+    assert "ledger: postgresql://127.0.0.1:5432/mem0_hygiene_test dumped into hygiene.db from one REPEATABLE READ" \
+        in out.output
+    assert "pg_dump" not in out.output
 
 
 def test_forget_scrub_blanks_the_text_in_postgres_ledger_rows(tmp_path: Path, pg_url: str) -> None:

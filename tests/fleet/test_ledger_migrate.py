@@ -45,3 +45,28 @@ def test_migrate_copies_every_row_verifies_it_and_prints_the_config_change(tmp_p
 def test_migrate_refuses_a_url_that_is_not_postgresql(tmp_path: Path) -> None:
     out = CliRunner().invoke(cli, ["ledger", "migrate", "--ledger", str(tmp_path / "x.db"), "--to", "mysql://h/db"])
     assert out.exit_code == 2 and "postgresql://" in out.output
+
+
+def test_migrate_copies_every_table_of_the_file_not_a_fixed_list(tmp_path: Path, pg_url: str, clock: Any) -> None:
+    import sqlite3
+
+    import psycopg
+
+    m = Memory.from_config(offline_config(tmp_path, hygiene={"clock": clock}))
+    m.add("Uses Postgres 15", user_id="dana", infer=False, source="chat")
+    m.close()
+    conn = sqlite3.connect(tmp_path / "hygiene.db")  # a table a feature creates in the ledger file when first used
+    conn.execute("CREATE TABLE side_notes (id INTEGER PRIMARY KEY, note TEXT NOT NULL, score REAL)")
+    conn.executemany("INSERT INTO side_notes (id, note, score) VALUES (?, ?, ?)", [(4, "a", 0.25), (9, "b", None)])
+    conn.commit()
+    conn.close()
+    out = CliRunner().invoke(cli, ["ledger", "migrate", "--ledger", str(tmp_path / "hygiene.db"), "--to", pg_url,
+                                   "--json"])
+    assert out.exit_code == 0, out.output
+    assert {t["table"]: t["rows"] for t in json.loads(out.output)["tables"]} == {"memories": 1, "pending": 0,
+                                                                                 "side_notes": 2}
+    with psycopg.connect(pg_url, autocommit=True) as pg:
+        assert pg.execute("SELECT id, note, score FROM side_notes ORDER BY id").fetchall() == [(4, "a", 0.25),
+                                                                                              (9, "b", None)]
+        pg.execute("INSERT INTO side_notes (note) VALUES ('numbered by the database')")
+        assert pg.execute("SELECT max(id) FROM side_notes").fetchone()[0] == 10  # numbering goes on past the rows
