@@ -50,7 +50,7 @@ def audit(
     extra: dict[str, Any] = {"stats": {}}
     with ScratchDB() as db:
         db.attach_history(tgt.history_path)
-        db.attach_ledger(tgt.ledger_path)
+        db.open_ledger(tgt.ledger_path, to_iso(moment))
         report("reading the vector store")
         load_vector_points(db, tgt, extra, page_size)
         try:  # the backup record beside the ledger (see mem0_hygiene.actions.backup); absent = no backup yet

@@ -13,7 +13,7 @@ import os
 import sqlite3
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +22,7 @@ from ..scan import find_secrets, instruction_reason, normalize_for_duplicates
 from ..stores.history import RecoveredCopy, needs_rollback
 from ..stores.ledger import APPLICATION_ID
 from ..stores.sqlite import connect, is_wal_file, uri
+from .ledger_sql import AttachedLedger, LedgerSQL, ServerLedger
 
 _SCRATCH_SCHEMA = """
 CREATE TABLE points (
@@ -95,6 +96,7 @@ class ScratchDB:
         self._summary: threading.Thread | None = None
         self._summary_error: BaseException | None = None
         self._copies: list[RecoveredCopy] = []
+        self.ledger: LedgerSQL | None = None  # the ledger's queries (see open_ledger)
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -113,6 +115,9 @@ class ScratchDB:
         if self._summary is not None:
             self._summary.join()
             self._summary = None
+        if self.ledger is not None:
+            self.ledger.close()
+            self.ledger = None
         self._conn.close()
         for copy in self._copies:
             copy.close()
@@ -190,7 +195,32 @@ class ScratchDB:
         finally:
             self._conn.execute("DETACH DATABASE hs")
 
+    def open_ledger(self, path: str | None, now_iso: str) -> None:
+        """The audit's ledger: a SQLite file attached as ``l``; a PostgreSQL ledger (``hygiene.ledger_url``) read
+        on the server through one read-only snapshot, with each row's id and facts at ``now_iso`` in
+        ``ledger_ids`` here for the joins with the points and history.db (see
+        :mod:`mem0_hygiene.auditing.ledger_sql`)."""
+        if not (path and path.startswith(("postgresql://", "postgres://"))):
+            self.attach_ledger(path)
+            return
+        from ..stores.ledger_postgres import ReadSnapshot
+
+        try:
+            server = ServerLedger(ReadSnapshot(path))
+        except HygieneError as exc:
+            self.sources.missing["ledger"] = str(exc)
+            return
+        self.ledger = server
+        try:
+            server.fill(self._conn, now_iso)
+        except HygieneError as exc:
+            self.sources.missing["ledger"] = str(exc)
+            return
+        self.sources.ledger = True
+
     def attach_ledger(self, path: str | None) -> None:
+        """The ledger attached as ``l`` (a PostgreSQL ledger: a SQLite copy of it here, for readers that want every
+        row anyway, such as :func:`~mem0_hygiene.auditing.inspection.inspect`)."""
         if path and path.startswith(("postgresql://", "postgres://")):  # hygiene.ledger_url: a SQLite copy here
             from ..stores.ledger_postgres import copy_to_file
 
@@ -218,6 +248,7 @@ class ScratchDB:
             return
         self.sources.ledger = True
         self.sources.ledger_wal = is_wal_file(path)
+        self.ledger = AttachedLedger(self.rows)
 
     def _detach(self, name: str) -> None:
         try:
@@ -261,9 +292,9 @@ class ScratchDB:
         self.sources.point_count = count
 
     # -- queries ----------------------------------------------------------------------------
-    def one(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> Any:
+    def one(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> Any:
         row = self.conn.execute(sql, params).fetchone()
         return row[0] if row else None
 
-    def rows(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> list[tuple[Any, ...]]:
+    def rows(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[tuple[Any, ...]]:
         return self.conn.execute(sql, params).fetchall()

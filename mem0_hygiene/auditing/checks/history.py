@@ -72,10 +72,11 @@ def missing_timestamps(ctx: Context) -> CheckResult:
 
 def _lost_where(ctx: Context) -> str:
     where = "hist.last_event IS NOT 'DELETE' AND hist.memory_id NOT IN (SELECT id FROM points)"
-    if ctx.db.sources.ledger:
+    led = ctx.db.ledger
+    if ctx.db.sources.ledger and led is not None:
         # mem0 deletes the point first and writes the DELETE row second: a crash in between leaves history
         # saying "exists" about a memory the ledger tombstoned on purpose. That one was deleted, not lost.
-        where += " AND hist.memory_id NOT IN (SELECT memory_id FROM l.memories WHERE deleted_at IS NOT NULL)"
+        where += f" AND hist.memory_id NOT IN (SELECT m.memory_id FROM {led.keys} m WHERE {led.deleted_key('m')})"
     return where
 
 
