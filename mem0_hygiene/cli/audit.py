@@ -36,7 +36,9 @@ def _config_hint(store: StoreOptions) -> str:
     parts = []
     for name in STORE_OPTION_NAMES:
         value = getattr(store, name)
-        if value:
+        if name == "history_db" and store.history_dbs:
+            parts += [f" --history-db {entry}" for entry in store.history_dbs]
+        elif value:
             parts.append(f" --{name.replace('_', '-')} {value}")
     return "".join(parts)
 
@@ -114,12 +116,15 @@ def audit_options(func: F) -> F:
 
 
 @cli.command()
-@store_options
+@store_options(many_histories=True)
 @audit_options
 @show_secrets_option
 @hygiene_command
 def audit(store: StoreOptions, as_json: bool, html: str | None, fail_on: str, strict: bool, examples: int) -> None:
     """Diagnose a mem0 deployment: storage, history.db vs. the vector store, the ledger, content.
+
+    A fleet of replicas keeps one history.db per host: give each with --history-db [LABEL=]PATH (repeated), or
+    list them in hygiene.history_dbs; a memory in any host's history is not "missing from history".
 
     Only reads. Exit status: 0 nothing at or above --fail-on, 1 findings at or above it, 2 bad input
     (a bad option, or a config or setting that cannot be read or used), 3 the audit could not run (or,
