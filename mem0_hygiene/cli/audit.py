@@ -33,12 +33,12 @@ EXIT_CLEAN, EXIT_USAGE = 0, EXIT_BAD_INPUT
 
 
 def _config_hint(store: StoreOptions) -> str:
+    """The store options of the fix commands: the other commands take one --history-db, this host's own (the
+    first given, without its label)."""
     parts = []
     for name in STORE_OPTION_NAMES:
         value = getattr(store, name)
-        if name == "history_db" and store.history_dbs:
-            parts += [f" --history-db {entry}" for entry in store.history_dbs]
-        elif value:
+        if value:
             parts.append(f" --{name.replace('_', '-')} {value}")
     return "".join(parts)
 

@@ -458,8 +458,12 @@ class ReadSnapshot:
         self._ledger = open_readonly(url)  # checks it is a ledger this version can read
         self.shown = self._ledger.shown
         self._raw = self._ledger.pg._raw
-        self._run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        self._run("SAVEPOINT mem0_hygiene_read")
+        try:
+            self._run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            self._run("SAVEPOINT mem0_hygiene_read")
+        except BaseException:
+            self._ledger.close()
+            raise
 
     def _run(self, sql: str, params: Any = None) -> Any:
         psycopg = _psycopg()
