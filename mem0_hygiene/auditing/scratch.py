@@ -1,10 +1,11 @@
 """The audit's working database: one scratch SQLite file that sees every store at once, read-only.
 
-mem0's history.db is attached as ``h`` and the ledger as ``l`` (both ``mode=ro``); the vector store's
-points are streamed in pages (:func:`mem0_hygiene.stores.vectors.qdrant_pages`) into ``points`` (with
-the text scanners' hits in ``hits``), so every cross-store check is a SQL join and nothing is held in
-Python memory. The scratch file lives in a temporary folder and is removed afterwards; the stores
-themselves are never written.
+mem0's history.db is attached as ``h`` (a fleet's other hosts' files one at a time, when a check reads them) and
+a SQLite ledger as ``l`` (all ``mode=ro``); a PostgreSQL ledger is queried on its server, with each row's id
+and state copied here for the joins (:mod:`mem0_hygiene.auditing.ledger_sql`). The vector store's points are
+streamed in pages (:func:`mem0_hygiene.stores.vectors.qdrant_pages`) into ``points`` (with the text scanners'
+hits in ``hits``), so every cross-store check is a SQL join and nothing is held in Python memory. The scratch
+file lives in a temporary folder and is removed afterwards; the stores themselves are never written.
 """
 
 from __future__ import annotations
