@@ -191,6 +191,8 @@ class HygieneSettings:
             ``":memory:"`` keeps it in memory (tests).
         ledger_url: ``postgresql://...``: the ledger on PostgreSQL instead (shared by every replica of the
             app; needs ``mem0-hygiene[postgres]``). Exclusive with ``ledger_path``.
+        history_dbs: the other hosts' history.db files (``PATH`` or ``LABEL=PATH``), one per replica: the audit
+            reads them with this deployment's own (mem0's ``history_db_path``) and ``where`` lists them.
         clock: a zero-argument callable returning the current UTC datetime (tests move it).
         trust_tool_output: store and extract from ``tool``/``function`` messages (quarantined).
         require_source: a write without ``source=`` is an error.
@@ -215,6 +217,7 @@ class HygieneSettings:
 
     ledger_path: str | None = None
     ledger_url: str | None = None
+    history_dbs: tuple[str, ...] = ()
     clock: Clock = system_clock
     trust_tool_output: bool = False
     require_source: bool = False
@@ -236,6 +239,10 @@ class HygieneSettings:
                 setattr(self, name, parse_duration(value, what=f"hygiene.{name}"))
         self.write_decision = WriteDecisionSettings.parse(self.write_decision)
         self.rank = RankSettings.parse(self.rank)
+        entries = [self.history_dbs] if isinstance(self.history_dbs, str) else self.history_dbs
+        if not isinstance(entries, (list, tuple)) or not all(isinstance(e, str) and e for e in entries):
+            raise ConfigError("hygiene.history_dbs must be a list of history.db paths (PATH or LABEL=PATH)")
+        self.history_dbs = tuple(entries)
         if self.ledger_url is not None:
             if not isinstance(self.ledger_url, str) or not self.ledger_url.startswith(LEDGER_URL_SCHEMES):
                 raise ConfigError("hygiene.ledger_url must be a postgresql://USER:PASSWORD@HOST/DATABASE URL; "

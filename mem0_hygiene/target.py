@@ -15,6 +15,7 @@ Nothing here opens a store until asked, and nothing prints.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -23,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from .config import ConfigFacts, HygieneSettings, default_ledger_path, split_config
 from .errors import ConfigError, EmbedderUnavailable, HygieneError, StoreLocked, StoreMissing
-from .stores.locations import StoreLocation, location_of, resolve_locations
+from .stores.history import HistoryFile, history_files
+from .stores.locations import StoreLocation, history_location, location_of, resolve_locations
 from .timeutil import Clock, as_utc
 
 if TYPE_CHECKING:
@@ -134,6 +136,28 @@ class Target:
     @property
     def history_path(self) -> str:
         return self.location("history_db").path or ""
+
+    @property
+    def history_files(self) -> list[HistoryFile]:
+        """Every host's history.db the audit reads: this deployment's own first, then ``hygiene.history_dbs``
+        (each labelled; see :func:`~mem0_hygiene.stores.history.history_files`)."""
+        return history_files(self.history_path, self.settings.history_dbs)
+
+    @property
+    def every_location(self) -> tuple[StoreLocation, ...]:
+        """:attr:`locations`, with each other host's history.db after this deployment's own (all of them named
+        by their label in ``note`` when there are several)."""
+        files = self.history_files
+        if len(files) < 2:
+            return self.locations
+        out: list[StoreLocation] = []
+        for loc in self.locations:
+            if loc.role != "history_db":
+                out.append(loc)
+                continue
+            out.append(dataclasses.replace(loc, note=f"host {files[0].label}" + (f"; {loc.note}" if loc.note else "")))
+            out += [history_location(f.path, note=f"host {f.label}") for f in files[1:]]
+        return tuple(out)
 
     @property
     def ledger_path(self) -> str:

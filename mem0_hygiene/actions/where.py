@@ -145,4 +145,4 @@ def where(target: Any = None) -> Where:
         copies, problem = list_copies(tgt.ledger_path, tgt.history_path), ""
     except BackupError as exc:
         copies, problem = (), str(exc)
-    return Where(locations=tgt.locations, copies=copies, now=tgt.now(), copies_problem=problem)
+    return Where(locations=tgt.every_location, copies=copies, now=tgt.now(), copies_problem=problem)

@@ -49,8 +49,8 @@ def audit(
     moment = as_utc(now) if now is not None else tgt.now()
     extra: dict[str, Any] = {"stats": {}}
     with ScratchDB() as db:
-        db.attach_history(tgt.history_path)
-        db.attach_ledger(tgt.ledger_path)
+        db.attach_histories(tgt.history_files)
+        db.open_ledger(tgt.ledger_path, to_iso(moment))
         report("reading the vector store")
         load_vector_points(db, tgt, extra, page_size)
         try:  # the backup record beside the ledger (see mem0_hygiene.actions.backup); absent = no backup yet
@@ -66,7 +66,7 @@ def audit(
                 + "; ".join(db.sources.missing[k] for k in ("points", "history", "ledger") if k in db.sources.missing)
                 + ". Pass the app's config with --config FILE (or --qdrant-path/--history-db)"
             )
-        ctx = Context(db=db, now=moment, locations=list(tgt.locations), examples=examples,
+        ctx = Context(db=db, now=moment, locations=list(tgt.every_location), examples=examples,
                       review_older_than=tgt.settings.review_older_than,
                       retain_superseded=tgt.settings.retain_superseded,
                       target=tgt.description, config_hint=config_hint, extra=extra)
@@ -88,7 +88,7 @@ def audit(
     return Report(
         findings=tuple(sorted(findings, key=_order)),
         skipped=tuple(skips),
-        locations=tuple(loc.to_dict() for loc in tgt.locations),
+        locations=tuple(loc.to_dict() for loc in tgt.every_location),
         stats=stats,
         started_at=to_iso(moment),
         finished_at=to_iso(as_utc(system_clock())) if now is None and tgt.settings.clock is system_clock

@@ -142,13 +142,17 @@ class StoreOptions:
     collection: str | None = None
     history_db: str | None = None
     ledger: str | None = None
+    history_dbs: tuple[str, ...] = ()  # audit: every --history-db [LABEL=]PATH given (one per host)
 
     def load(self) -> dict[str, Any]:
         """The app's mem0 config dict with the shortcuts applied ({} = mem0's defaults)."""
         from ..config_loader import load_config
 
-        return load_config(self.config, qdrant_path=self.qdrant_path, collection=self.collection,
-                           history_db=self.history_db, ledger=self.ledger)
+        config = load_config(self.config, qdrant_path=self.qdrant_path, collection=self.collection,
+                             history_db=self.history_db, ledger=self.ledger)
+        if self.history_dbs:  # the files given replace the config's hygiene.history_dbs
+            config["hygiene"] = {**dict(config.get("hygiene") or {}), "history_dbs": list(self.history_dbs)}
+        return config
 
     def load_for_maintenance(self) -> dict[str, Any]:
         """The same, with the offline embedder and LLM: for commands that only read or delete."""
@@ -160,12 +164,21 @@ class StoreOptions:
 STORE_OPTION_NAMES = ("config", "qdrant_path", "collection", "history_db", "ledger")
 
 
-def store_options(func: F) -> F:
-    """Add --config, --qdrant-path, --collection, --history-db, --ledger; pass them as ``store``."""
+def store_options(func: F | None = None, *, many_histories: bool = False) -> Any:
+    """Add --config, --qdrant-path, --collection, --history-db, --ledger; pass them as ``store``.
+    ``many_histories``: --history-db may repeat, as ``[LABEL=]PATH`` (one per host; ``StoreOptions.history_dbs``)."""
+    if func is None:
+        return functools.partial(store_options, many_histories=many_histories)
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         values = {name: kwargs.pop(name, None) for name in STORE_OPTION_NAMES}
+        if many_histories:
+            from ..stores.history import split_label
+
+            entries = tuple(values["history_db"] or ())
+            values["history_db"] = split_label(entries[0])[1] if entries else None
+            values["history_dbs"] = entries
         kwargs["store"] = StoreOptions(**values)
         return func(*args, **kwargs)
 
@@ -175,7 +188,10 @@ def store_options(func: F) -> F:
                           "(or a function returning one). Default: mem0's defaults."),
         click.option("--qdrant-path", type=click.Path(), help="Local Qdrant folder (vector_store.config.path)."),
         click.option("--collection", help="Vector-store collection (vector_store.config.collection_name)."),
-        click.option("--history-db", type=click.Path(dir_okay=False), help="mem0's history database."),
+        click.option("--history-db", type=click.Path(dir_okay=False), multiple=many_histories,
+                     metavar="[LABEL=]PATH" if many_histories else None,
+                     help="mem0's history database; repeat it for each host's, LABEL=PATH to name the host "
+                          "(default: the file's folder name)." if many_histories else "mem0's history database."),
         click.option("--ledger", type=click.Path(dir_okay=False), help="The hygiene ledger (hygiene.ledger_path)."),
     ]
     decorated: Any = wrapper

@@ -33,6 +33,8 @@ EXIT_CLEAN, EXIT_USAGE = 0, EXIT_BAD_INPUT
 
 
 def _config_hint(store: StoreOptions) -> str:
+    """The store options of the fix commands: the other commands take one --history-db, this host's own (the
+    first given, without its label)."""
     parts = []
     for name in STORE_OPTION_NAMES:
         value = getattr(store, name)
@@ -114,12 +116,15 @@ def audit_options(func: F) -> F:
 
 
 @cli.command()
-@store_options
+@store_options(many_histories=True)
 @audit_options
 @show_secrets_option
 @hygiene_command
 def audit(store: StoreOptions, as_json: bool, html: str | None, fail_on: str, strict: bool, examples: int) -> None:
     """Diagnose a mem0 deployment: storage, history.db vs. the vector store, the ledger, content.
+
+    A fleet of replicas keeps one history.db per host: give each with --history-db [LABEL=]PATH (repeated), or
+    list them in hygiene.history_dbs; a memory in any host's history is not "missing from history".
 
     Only reads. Exit status: 0 nothing at or above --fail-on, 1 findings at or above it, 2 bad input
     (a bad option, or a config or setting that cannot be read or used), 3 the audit could not run (or,

@@ -22,6 +22,7 @@ import shutil
 import sqlite3
 import tempfile
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -31,6 +32,60 @@ from .restore_journal import refuse_while_restoring
 from .sqlite import connect
 
 HISTORY_COLUMNS = "memory_id, event, old_memory, new_memory, created_at, updated_at"
+_LABEL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-@:")
+
+
+@dataclass(frozen=True)
+class HistoryFile:
+    """One host's history.db, as the audit reads it: ``label`` names the host in findings (``LABEL=PATH`` as
+    given, else the file's folder name), ``path`` is absolute."""
+
+    label: str
+    path: str
+
+
+def split_label(entry: str) -> tuple[str | None, str]:
+    """``"LABEL=PATH"`` -> (LABEL, PATH); a plain path (or an existing file whose name holds "=") -> (None,
+    path). A label is letters, digits and ``_.-@:``."""
+    label, sep, rest = entry.partition("=")
+    if not sep or not label or not rest or not set(label) <= _LABEL_CHARS or os.path.isfile(entry):
+        return None, entry
+    return label, rest
+
+
+def history_files(own: str, entries: Iterable[str] = ()) -> list[HistoryFile]:
+    """The deployment's own history.db (``own``, mem0's ``history_db_path``) and every other host's
+    (``entries``: ``PATH`` or ``LABEL=PATH``, e.g. ``hygiene.history_dbs``), each file once, the own first. A
+    file's label is the one an entry gives it, else its folder's name; labels that would repeat get the folder
+    above too, then a number."""
+    paths: list[str] = []
+    given: dict[str, str] = {}
+    for label, path in [(None, own), *(split_label(e) for e in entries)]:
+        if not path:
+            continue
+        path = path if path == ":memory:" else os.path.abspath(os.path.expanduser(path))
+        key = path if path == ":memory:" else os.path.realpath(path)
+        if key not in given:
+            paths.append(path)
+            given[key] = ""
+        if label and not given[key]:
+            given[key] = label
+    out: list[HistoryFile] = []
+    taken: set[str] = set()
+    for path in paths:
+        key = path if path == ":memory:" else os.path.realpath(path)
+        folder = os.path.dirname(path)
+        candidates = [given[key]] if given[key] else [os.path.basename(folder) or path,
+                                                      os.path.join(os.path.basename(os.path.dirname(folder)),
+                                                                   os.path.basename(folder))]
+        label = next((c for c in candidates if c not in taken), "")
+        n = 2
+        while not label:
+            label = f"{candidates[0]}-{n}" if f"{candidates[0]}-{n}" not in taken else ""
+            n += 1
+        taken.add(label)
+        out.append(HistoryFile(label, path))
+    return out
 
 logger = logging.getLogger(__name__)
 

@@ -628,3 +628,75 @@ def load_rows(ledger: PostgresLedger, conn: Any, source: Ledger, *, replace: boo
                          f"FROM {quote(name)}", (quote(name), col))
     return verify_tables(source.query, lambda sql: [tuple(_plain(v) for v in r) for r in ledger.query(sql)],
                          shapes, f"{source.path} -> {ledger.shown}", common)
+
+
+_NAMED = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
+
+
+def translate_named(sql: str) -> str:
+    """A read written for SQLite with ``:name`` (or ``?``) placeholders, in psycopg's form (``%(name)s``,
+    ``%s``); quoted literals are left as they are."""
+    parts = translate(sql).split("'")
+    for i in range(0, len(parts), 2):  # outside the quotes only
+        parts[i] = _NAMED.sub(r"%(\1)s", parts[i])
+    return "'".join(parts)
+
+
+class ReadSnapshot:
+    """One consistent, read-only view of a PostgreSQL ledger: a ``REPEATABLE READ READ ONLY`` transaction held
+    open from the first query to :meth:`close`, so every read sees the same committed state while replicas go
+    on writing. Queries are written for SQLite (``?`` or ``:name`` placeholders; :func:`translate_named`)."""
+
+    def __init__(self, url: str) -> None:
+        self._ledger = open_readonly(url)  # checks it is a ledger this version can read
+        self.shown = self._ledger.shown
+        self._raw = self._ledger.pg._raw
+        try:
+            self._run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            self._run("SAVEPOINT mem0_hygiene_read")
+        except BaseException:
+            self._ledger.close()
+            raise
+
+    def _run(self, sql: str, params: Any = None) -> Any:
+        psycopg = _psycopg()
+        try:
+            return self._raw.execute(sql, params)
+        except psycopg.Error as exc:
+            self._recover()
+            raise LedgerError(self._ledger.pg.explain(exc)) from None
+
+    def _recover(self) -> None:
+        """After a failed read, the transaction goes on (same snapshot) for the next one."""
+        try:
+            self._raw.execute("ROLLBACK TO SAVEPOINT mem0_hygiene_read")
+        except Exception:  # the connection itself is gone: the next read says so
+            pass
+
+    def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[tuple[Any, ...]]:
+        """Every row of a read."""
+        return list(self._run(translate_named(sql), params or None).fetchall())
+
+    def stream(self, sql: str, params: Sequence[Any] | dict[str, Any] = (), size: int = 10_000
+               ) -> Iterator[list[tuple[Any, ...]]]:
+        """The rows of a read in pages of ``size``, through a server-side cursor (memory stays flat)."""
+        psycopg = _psycopg()
+        try:
+            with self._raw.cursor(name="mem0_hygiene_audit") as cur:
+                cur.execute(translate_named(sql), params or None)
+                while True:
+                    page = cur.fetchmany(size)
+                    if not page:
+                        return
+                    yield page
+        except psycopg.Error as exc:
+            self._recover()
+            raise LedgerError(self._ledger.pg.explain(exc)) from None
+
+    def close(self) -> None:
+        try:
+            if not self._raw.closed and not self._raw.broken:
+                self._raw.execute("ROLLBACK")
+        except Exception:  # the connection is going anyway
+            pass
+        self._ledger.close()

@@ -282,6 +282,12 @@ def _sqlite_locations(
                             mount_options=mount_options)]
 
 
+def history_location(path: str, *, note: str = "") -> StoreLocation:
+    """Another host's history.db (``hygiene.history_dbs``), located like the deployment's own."""
+    return _local("history_db", "sqlite", path, defaulted=False, sqlite=True, note=note,
+                  mount_options={"findmnt": "findmnt", "mountinfo": "/proc/self/mountinfo"})
+
+
 def _mem0_dir(mount_options: dict[str, Any]) -> StoreLocation:
     return _local("mem0_dir", "mem0", current_mem0_dir(), defaulted=not os.environ.get("MEM0_DIR"),
                   mount_options=mount_options)

@@ -130,3 +130,36 @@ def test_demo_refuses_a_folder_it_did_not_create(tmp_path):
     assert result.exit_code == 2  # bad input: the folder given with --dir
     assert "not a mem0-hygiene demo folder" in result.output
     assert (tmp_path / "mine" / "notes.txt").read_text() == "keep me"
+
+
+def test_history_db_repeats_one_per_host_and_the_union_knows_every_hosts_memories(tmp_path):
+    """Two hosts write one vector store, each keeping its own history.db: given both, a memory only host1's
+    history knows is not "without history"; one path alone reads as before."""
+    from mem0 import Memory as Mem0Memory
+
+    from mem0_hygiene import offline_config
+    from mem0_hygiene.config import build_mem0_config, split_config
+
+    host0, host1 = tmp_path / "host0", tmp_path / "host1"
+    cfg = offline_config(host0)
+    m = Memory.from_config(cfg)
+    m.add("Dana works on billing", user_id="dana", infer=False, source="chat")
+    m.close()
+    host1.mkdir()
+    other = offline_config(host1)
+    other["vector_store"]["config"]["path"] = cfg["vector_store"]["config"]["path"]
+    plain = Mem0Memory(build_mem0_config(split_config(other)[0]))  # host1's replica, plain mem0
+    plain.add("Dana deploys on Fridays", user_id="dana", infer=False)
+    plain.close()
+    plain.vector_store.client.close()
+    (tmp_path / "mem0.json").write_text(json.dumps(cfg))
+    base = ["audit", "--config", str(tmp_path / "mem0.json"), "--json"]
+    alone = json.loads(invoke(*base, "--history-db", str(host0 / "history.db")).stdout)
+    assert "POINTS_WITHOUT_HISTORY" in {f["code"] for f in alone["findings"]}
+    assert [loc["note"] for loc in alone["locations"] if loc["role"] == "history_db"] == [""]
+    both = json.loads(invoke(*base, "--history-db", str(host0 / "history.db"),
+                             "--history-db", str(host1 / "history.db")).stdout)
+    found = {f["code"]: f for f in both["findings"]}
+    assert "POINTS_WITHOUT_HISTORY" not in found and both["skipped"] == []
+    assert found["HISTORY_ACTIVITY"]["details"]["rows_by_host"] == {"host0": 1, "host1": 1}
+    assert [loc["note"] for loc in both["locations"] if loc["role"] == "history_db"] == ["host host0", "host host1"]

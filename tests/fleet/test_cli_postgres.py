@@ -1,5 +1,5 @@
 """The CLI over a deployment whose ledger is on PostgreSQL: digest, history and the audit read it (the audit
-from a SQLite copy in its scratch folder), confirm/invalidate/prune write it, and no output shows the
+on the server), confirm/invalidate/prune write it, and no output shows the
 password of the URL."""
 
 from __future__ import annotations

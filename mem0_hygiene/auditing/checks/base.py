@@ -21,7 +21,9 @@ class Context:
     """Everything a check may read.
 
     Fields:
-        db: the scratch database (``points``, ``hits``, ``hist``; ``h`` = history.db, ``l`` = ledger).
+        db: the scratch database (``points``, ``hits``, ``hist``; ``h`` = history.db, ``l`` = a SQLite ledger);
+            ``db.ledger`` runs the ledger's own queries, on SQLite or on PostgreSQL
+            (:mod:`mem0_hygiene.auditing.ledger_sql`).
         now: the audit's time (UTC).
         locations: every store location of the deployment.
         examples: how many example ids/texts a finding shows.
@@ -88,13 +90,13 @@ def skipped(chk: Check, reason: str) -> Skipped:
     return Skipped(code=chk.code, area=chk.area, reason=reason)
 
 
-def counted(ctx: Context, where: str, columns: str, width: int = 60) -> tuple[int, list[str]]:
+def counted(ctx: Context, where: str, columns: str, width: int = 60, order: str = "") -> tuple[int, list[str]]:
     """How many rows ``FROM ... WHERE ...`` selects, and up to ``ctx.examples`` of them as "id: text"
-    (``columns`` names the id and the text, in that order)."""
+    (``columns`` names the id and the text, in that order; ``order``, when given, picks which)."""
     n = ctx.db.one(f"SELECT COUNT(*) {where}") or 0
     if not n:
         return 0, []
-    rows = ctx.db.rows(f"SELECT {columns} {where} LIMIT ?", (ctx.examples,))
+    rows = ctx.db.rows(f"SELECT {columns} {where}{' ORDER BY ' + order if order else ''} LIMIT ?", (ctx.examples,))
     return n, [f"{ident}: {clip(text, width)}" for ident, text in rows]
 
 
@@ -112,7 +114,8 @@ def live_points(ctx: Context) -> tuple[str, str, dict[str, Any]]:
     """(FROM, WHERE, params) selecting the points reads would serve (``p`` = points, ``m`` = ledger row)."""
     params = {"now": ctx.now_iso, "today": ctx.now.date().isoformat()}
     unexpired = "(p.expiration_date IS NULL OR p.expiration_date = '' OR p.expiration_date >= :today)"
-    if ctx.db.sources.ledger:
-        return ("points p LEFT JOIN l.memories m ON m.memory_id = p.id",
-                f"((m.memory_id IS NULL AND {unexpired}) OR ({LEDGER_LIVE}))", params)
+    led = ctx.db.ledger
+    if ctx.db.sources.ledger and led is not None:
+        return (f"points p LEFT JOIN {led.keys} m ON m.memory_id = p.id",
+                f"((m.memory_id IS NULL AND {unexpired}) OR ({led.live_key('m')}))", params)
     return "points p", unexpired, params

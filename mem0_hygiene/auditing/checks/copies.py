@@ -24,7 +24,9 @@ _WHY = ("A copy of the stores holds every memory they held when it was made, sup
 
 
 def _paths(ctx: Context) -> tuple[str | None, str | None]:
-    by_role = {loc.role: loc.path for loc in ctx.locations}
+    by_role: dict[str, str | None] = {}
+    for loc in ctx.locations:  # the deployment's own history.db comes before the other hosts'
+        by_role.setdefault(loc.role, loc.path)
     return by_role.get("ledger"), by_role.get("history_db")
 
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from ...render.text import plural
 from ...report import Severity
+from ..scratch import ReadHistory
 from .base import CheckResult, Context, check, clip, counted, finding
 
 MESSAGE_SAMPLE = 200
@@ -27,41 +29,73 @@ def _was(count: int) -> str:
     return "was" if count == 1 else "were"
 
 
-def _events(ctx: Context) -> list[tuple[str, int, int, int]]:
-    """(event, rows, rows changed in the last 7 days, rows with no timestamp), from ONE scan of history.db
-    shared by the checks that need it (each scan of a 1M-row history costs about half a second)."""
+def _label(ctx: Context, h: ReadHistory) -> str:
+    """"LABEL: " before an example from one host's history.db, when there are several."""
+    return f"{h.label}: " if len(ctx.db.histories) > 1 else ""
+
+
+def _text_at(ctx: Context, src: int, rowid: int, column: str = "COALESCE(new_memory, old_memory)") -> Any:
+    with ctx.db.attached(ctx.db.histories[src]) as alias:
+        return ctx.db.one(f"SELECT {column} FROM {alias}.history WHERE rowid = ?", (rowid,))
+
+
+def _events(ctx: Context) -> list[tuple[ReadHistory, list[tuple[str, int, int, int]]]]:
+    """Per history.db, (event, rows, rows changed in the last 7 days, rows with no timestamp), from ONE scan of
+    each file shared by the checks that need it (each scan of a 1M-row history costs about half a second)."""
     if "_history_events" not in ctx.extra:
         since = (ctx.now - timedelta(days=7)).isoformat()
-        rows = ctx.db.rows(
-            """SELECT COALESCE(event, '?'), COUNT(*), SUM(created_at >= :since OR updated_at >= :since),
-                      SUM(created_at IS NULL OR created_at = '')
-               FROM h.history GROUP BY 1 ORDER BY 2 DESC""", {"since": since})
-        ctx.extra["_history_events"] = [(event, n, recent or 0, missing or 0) for event, n, recent, missing in rows]
+        found = []
+        for h in ctx.db.histories:
+            with ctx.db.attached(h) as alias:
+                rows = ctx.db.rows(
+                    f"""SELECT COALESCE(event, '?'), COUNT(*), SUM(created_at >= :since OR updated_at >= :since),
+                              SUM(created_at IS NULL OR created_at = '')
+                       FROM {alias}.history GROUP BY 1 ORDER BY 2 DESC""", {"since": since})
+            found.append((h, [(event, n, recent or 0, missing or 0) for event, n, recent, missing in rows]))
+        ctx.extra["_history_events"] = found
     return list(ctx.extra["_history_events"])
 
 
 @check("HISTORY_ACTIVITY", "history", needs=("history",))
 def activity(ctx: Context) -> CheckResult:
-    events = _events(ctx)
-    by_event = {event: n for event, n, _, _ in events}
-    recent = sum(r for _, _, r, _ in events)
+    per_file = _events(ctx)
+    by_event: dict[str, int] = {}
+    for _h, events in per_file:
+        for event, n, _, _ in events:
+            by_event[event] = by_event.get(event, 0) + n
+    by_event = dict(sorted(by_event.items(), key=lambda item: -item[1]))  # the most frequent first, as one file's
+    recent = sum(r for _h, events in per_file for _, _, r, _ in events)
     total = sum(by_event.values())
     ctx.extra.setdefault("stats", {})["history_rows_by_event"] = by_event
     ctx.extra["stats"]["history_rows_last_7_days"] = recent
+    details: dict[str, Any] = {"summary": True}
+    examples = [f"{event}: {n}" for event, n in by_event.items()]
+    if len(per_file) > 1:
+        rows = {h.label: sum(n for _, n, _, _ in events) for h, events in per_file}
+        details["rows_by_host"] = rows
+        ctx.extra["stats"]["history_rows_by_host"] = rows
+        examples += [f"{label}: {n} rows ({h.shown})" for (label, n), (h, _e) in zip(rows.items(), per_file)]
     yield finding(
         "HISTORY_ACTIVITY", Severity.INFO, "history",
-        f"history.db holds {total} change rows; {recent} in the last 7 days",
-        count=total, examples=[f"{event}: {n}" for event, n in by_event.items()], summary=True,
+        (f"{len(per_file)} history.db files hold {total} change rows" if len(per_file) > 1
+         else f"history.db holds {total} change rows") + f"; {recent} in the last 7 days",
+        count=total, examples=examples, **details,
         why="The changelog is mem0's only record of what was added, updated and deleted, and when.",
     )
 
 
 @check("HISTORY_MISSING_TIMESTAMPS", "history", needs=("history",))
 def missing_timestamps(ctx: Context) -> CheckResult:
-    n = sum(m for _, _, _, m in _events(ctx))
+    n = sum(m for _h, events in _events(ctx) for _, _, _, m in events)
     if n:
-        ids = [r[0] for r in ctx.db.rows(
-            "SELECT memory_id FROM h.history WHERE created_at IS NULL OR created_at = '' LIMIT ?", (ctx.examples,))]
+        ids: list[str] = []
+        for h, events in _events(ctx):
+            if not sum(m for _, _, _, m in events) or len(ids) >= ctx.examples:
+                continue
+            with ctx.db.attached(h) as alias:
+                ids += [_label(ctx, h) + str(r[0]) for r in ctx.db.rows(
+                    f"SELECT memory_id FROM {alias}.history WHERE created_at IS NULL OR created_at = '' LIMIT ?",
+                    (ctx.examples - len(ids),))]
         yield finding(
             "HISTORY_MISSING_TIMESTAMPS", Severity.WARNING, "history",
             f"{n} history rows have no timestamp", count=n, examples=ids,
@@ -72,25 +106,30 @@ def missing_timestamps(ctx: Context) -> CheckResult:
 
 def _lost_where(ctx: Context) -> str:
     where = "hist.last_event IS NOT 'DELETE' AND hist.memory_id NOT IN (SELECT id FROM points)"
-    if ctx.db.sources.ledger:
+    led = ctx.db.ledger
+    if ctx.db.sources.ledger and led is not None:
         # mem0 deletes the point first and writes the DELETE row second: a crash in between leaves history
         # saying "exists" about a memory the ledger tombstoned on purpose. That one was deleted, not lost.
-        where += " AND hist.memory_id NOT IN (SELECT memory_id FROM l.memories WHERE deleted_at IS NOT NULL)"
+        where += f" AND hist.memory_id NOT IN (SELECT m.memory_id FROM {led.keys} m WHERE {led.deleted_key('m')})"
     return where
 
 
-@check("MEMORIES_LOST", "history", needs=("history", "points"))
+def _hosts(ctx: Context) -> dict[str, Any]:
+    """The hosts whose history.db files a finding over all of them read (when there are several)."""
+    return {"hosts": [h.label for h in ctx.db.histories]} if len(ctx.db.histories) > 1 else {}
+
+
+@check("MEMORIES_LOST", "history", needs=("histories", "points"))
 def lost(ctx: Context) -> CheckResult:
     where = _lost_where(ctx)
     n = ctx.db.one(f"SELECT COUNT(*) FROM hist WHERE {where}")
     if n:
-        examples = [f"{mid}: {clip(text, 60)}" for mid, text in ctx.db.rows(
-            "SELECT hist.memory_id, COALESCE(hh.new_memory, hh.old_memory) FROM hist "
-            f"JOIN h.history hh ON hh.rowid = hist.last_rowid WHERE {where} LIMIT ?", (ctx.examples,))]
+        examples = [f"{mid}: {clip(_text_at(ctx, src, rowid), 60)}" for mid, src, rowid in ctx.db.rows(
+            f"SELECT hist.memory_id, hist.src, hist.last_rowid FROM hist WHERE {where} LIMIT ?", (ctx.examples,))]
         yield finding(
             "MEMORIES_LOST", Severity.ERROR, "history",
             f"{_n(n)} that history.db says exist {_be(n)} missing from the vector store",
-            count=n, examples=examples,
+            count=n, examples=examples, **_hosts(ctx),
             why="The vector store lost data that was never deleted through mem0, typically a /tmp wipe at reboot "
                 "or a vector store restored from an older snapshot than history.db.",
             fix="Restore the vector store and history.db from the same backup, together; then move the store off "
@@ -98,21 +137,21 @@ def lost(ctx: Context) -> CheckResult:
         )
 
 
-@check("POINTS_WITHOUT_HISTORY", "history", needs=("history", "points"))
+@check("POINTS_WITHOUT_HISTORY", "history", needs=("histories", "points"))
 def without_history(ctx: Context) -> CheckResult:
     n, examples = counted(ctx, "FROM points WHERE id NOT IN (SELECT memory_id FROM hist)", "id, text")
     if n:
         yield finding(
             "POINTS_WITHOUT_HISTORY", Severity.WARNING, "history",
             f"{_n(n)} in the vector store {_have(n)} no history at all",
-            count=n, examples=examples,
+            count=n, examples=examples, **_hosts(ctx),
             why="Something wrote to the vector store around mem0 (a script, a migration), so nothing records where "
                 "these came from or when.",
             fix="Review them (" + ctx.cmd("review") + "); write only through mem0's API from now on.",
         )
 
 
-@check("MEMORIES_RESURRECTED", "history", needs=("history", "points"))
+@check("MEMORIES_RESURRECTED", "history", needs=("histories", "points"))
 def resurrected(ctx: Context) -> CheckResult:
     n, examples = counted(ctx, "FROM hist JOIN points p ON p.id = hist.memory_id WHERE hist.last_event = 'DELETE'",
                           "p.id, p.text")
@@ -120,7 +159,7 @@ def resurrected(ctx: Context) -> CheckResult:
         yield finding(
             "MEMORIES_RESURRECTED", Severity.ERROR, "history",
             f"{_n(n)} that {_was(n)} deleted {_be(n)} back in the vector store",
-            count=n, examples=examples,
+            count=n, examples=examples, **_hosts(ctx),
             why="A vector-store snapshot older than history.db was restored on its own, so deleted (often wrong or "
                 "private) facts are served again.",
             fix=ctx.cmd("forget ID...") + "  # the ids listed: deleted again through mem0's API; back up and restore "
@@ -128,44 +167,62 @@ def resurrected(ctx: Context) -> CheckResult:
         )
 
 
+_DELETED_TEXT = ("FROM hist_files f JOIN hist u ON u.memory_id = f.memory_id "
+                 "WHERE u.last_event = 'DELETE' AND f.text_rows > 0")
+
+
 @check("DELETED_TEXT_IN_HISTORY", "history", needs=("history",))
 def deleted_text(ctx: Context) -> CheckResult:
-    # hist counts each memory's rows that still hold text and keeps the last one (see auditdb): no scan here.
+    # each file's summary counts each memory's rows that still hold text and keeps the last one: no scan here.
+    # A memory deleted on one host keeps its text in every host's history.db that wrote it down.
     memories, rows = ctx.db.conn.execute(
-        "SELECT COUNT(*), COALESCE(SUM(text_rows), 0) FROM hist WHERE last_event = 'DELETE' AND text_rows > 0"
-    ).fetchone()
+        f"SELECT COUNT(DISTINCT f.memory_id), COALESCE(SUM(f.text_rows), 0) {_DELETED_TEXT}").fetchone()
     if rows:
-        examples = [f"{mid}: {clip(text, 40)}" for mid, text in ctx.db.rows(
-            "SELECT hist.memory_id, CASE WHEN COALESCE(hh.old_memory, '') <> '' THEN hh.old_memory "
-            "ELSE hh.new_memory END FROM hist JOIN h.history hh ON hh.rowid = hist.text_rowid "
-            "WHERE hist.last_event = 'DELETE' AND hist.text_rows > 0 ORDER BY hist.memory_id LIMIT ?",
-            (ctx.examples,))]
+        text = "CASE WHEN COALESCE(old_memory, '') <> '' THEN old_memory ELSE new_memory END"
+        examples = [f"{_label(ctx, ctx.db.histories[src])}{mid}: {clip(_text_at(ctx, src, rowid, text), 40)}"
+                    for mid, src, rowid in ctx.db.rows(
+                        f"SELECT f.memory_id, f.src, f.text_rowid {_DELETED_TEXT} ORDER BY f.memory_id, f.src LIMIT ?",
+                        (ctx.examples,))]
+        details: dict[str, Any] = {}
+        if len(ctx.db.histories) > 1:
+            details["rows_by_host"] = {ctx.db.histories[src].label: n for src, n in ctx.db.rows(
+                f"SELECT f.src, SUM(f.text_rows) {_DELETED_TEXT} GROUP BY f.src ORDER BY f.src")}
         yield finding(
             "DELETED_TEXT_IN_HISTORY", Severity.WARNING, "history",
             f"The text of {_n(memories, 'deleted memory', 'deleted memories')} is still readable in history.db "
-            f"({_n(rows, 'row', 'rows')})",
-            count=memories, examples=examples,
+            f"({_n(rows, 'row', 'rows')}{' in ' + str(len(details['rows_by_host'])) + ' files' if details else ''})",
+            count=memories, examples=examples, **details,
             why="mem0 keeps a deleted memory's text in history.old_memory; deleting a memory does not erase what "
                 "it said, which matters for private data and erasure requests.",
-            fix=ctx.cmd("forget MEMORY_ID --scrub") + "  # blanks the text, keeps the event rows",
+            fix=ctx.cmd("forget MEMORY_ID --scrub") + "  # blanks the text, keeps the event rows"
+                + ("; on each host named, with its own --history-db" if details else ""),
         )
 
 
 @check("DELETED_TEXT_IN_MESSAGES", "history", needs=("history", "messages"))
 def deleted_in_messages(ctx: Context) -> CheckResult:
-    sample = ctx.db.rows(
-        "SELECT hh.memory_id, hh.old_memory FROM h.history hh JOIN hist ON hist.memory_id = hh.memory_id "
-        "WHERE hist.last_event = 'DELETE' AND hh.event = 'DELETE' AND length(hh.old_memory) >= 12 "
-        "ORDER BY hh.rowid DESC LIMIT ?", (MESSAGE_SAMPLE,))
     found = []
-    for mid, text in sample:
-        if ctx.db.one("SELECT 1 FROM h.messages WHERE instr(content, ?) > 0 LIMIT 1", (text,)):
-            found.append(f"{mid}: {clip(text, 40)}")
+    checked = 0
+    for h in ctx.db.histories:
+        with ctx.db.attached(h) as alias:
+            sample = ctx.db.rows(
+                f"SELECT hh.memory_id, hh.old_memory FROM {alias}.history hh "
+                "JOIN hist ON hist.memory_id = hh.memory_id WHERE hist.last_event = 'DELETE' AND hh.event = 'DELETE' "
+                "AND length(hh.old_memory) >= 12 "
+                "ORDER BY hh.rowid DESC LIMIT ?", (MESSAGE_SAMPLE,))
+        checked += len(sample)
+        for mid, text in sample:
+            for m in ctx.db.histories:  # the raw turns are on the host that extracted the memory
+                if not m.messages:
+                    continue
+                with ctx.db.attached(m) as alias:
+                    if ctx.db.one(f"SELECT 1 FROM {alias}.messages WHERE instr(content, ?) > 0 LIMIT 1", (text,)):
+                        found.append(f"{_label(ctx, m)}{mid}: {clip(text, 40)}")
     if found:
         yield finding(
             "DELETED_TEXT_IN_MESSAGES", Severity.WARNING, "history",
             f"The text of {len(found)} deleted memories is still in mem0's raw messages table",
-            count=len(found), examples=found[: ctx.examples], checked=len(sample),
+            count=len(found), examples=found[: ctx.examples], checked=checked,
             why="mem0 stores the raw conversation turns it extracted from; deleting the memory leaves them.",
             fix=ctx.cmd("forget MEMORY_ID --scrub") + "  # also removes it from the messages table",
         )
@@ -173,25 +230,32 @@ def deleted_in_messages(ctx: Context) -> CheckResult:
 
 @check("HISTORY_FREE_PAGES", "history", needs=("history",))
 def free_pages(ctx: Context) -> CheckResult:
-    free = ctx.db.one("PRAGMA h.freelist_count") or 0
-    page = ctx.db.one("PRAGMA h.page_size") or 4096
     deletes = ctx.db.one("SELECT COUNT(*) FROM hist WHERE last_event = 'DELETE'")
-    if free and deletes:
-        yield finding(
-            "HISTORY_FREE_PAGES", Severity.INFO, "history",
-            f"history.db has {free} free pages ({free * page // 1024} KiB) that may still hold deleted text",
-            count=free, examples=[],
-            why="SQLite leaves deleted rows' bytes in free pages until they are reused; `strings history.db` "
-                "shows them.",
-            fix="sqlite3 history.db 'VACUUM'  # with the app stopped; or " + ctx.cmd("forget ID --scrub"),
-        )
+    if not deletes:
+        return
+    for h in ctx.db.histories:
+        with ctx.db.attached(h) as alias:
+            free = ctx.db.one(f"PRAGMA {alias}.freelist_count") or 0
+            page = ctx.db.one(f"PRAGMA {alias}.page_size") or 4096
+        if free:
+            many = len(ctx.db.histories) > 1
+            yield finding(
+                "HISTORY_FREE_PAGES", Severity.INFO, "history",
+                f"history.db{' of ' + h.label if many else ''} has {free} free pages ({free * page // 1024} KiB) "
+                "that may still hold deleted text",
+                count=free, examples=[h.shown] if many else [], **({"host": h.label} if many else {}),
+                why="SQLite leaves deleted rows' bytes in free pages until they are reused; `strings history.db` "
+                    "shows them.",
+                fix="sqlite3 history.db 'VACUUM'  # with the app stopped; or " + ctx.cmd("forget ID --scrub"),
+            )
 
 
 @check("HOT_JOURNAL", "history")
 def hot_journal(ctx: Context) -> CheckResult:
     recovered = ctx.db.sources.recovered
     if recovered:
-        names = " and ".join("history.db" if s == "history" else "the ledger" for s in recovered)
+        names = " and ".join("the ledger" if s == "ledger" else "history.db" if s == "history"
+                             else f"history.db of {s.split(' ', 1)[1]}" for s in recovered)
         yield finding(
             "HOT_JOURNAL", Severity.WARNING, "history",
             f"{names} {'was' if len(recovered) == 1 else 'were'} left in the middle of a commit; audited from a "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ...render.text import plural
 from ...report import Severity
+from ..ledger_sql import LedgerSQL
 from .base import LEDGER_LIVE, CheckResult, Context, check, clip, counted, finding
 
 WEEKLY_REVIEW = 20
@@ -26,6 +27,12 @@ def _was(count: int) -> str:
     return "was" if count == 1 else "were"
 
 
+def _ledger(ctx: Context) -> LedgerSQL:
+    """The ledger's queries run here: on the scratch database (SQLite, attached) or on the server (PostgreSQL)."""
+    assert ctx.db.ledger is not None
+    return ctx.db.ledger
+
+
 @check("LEDGER_MISSING", "ledger")
 def ledger_missing(ctx: Context) -> CheckResult:
     reason = ctx.db.sources.missing.get("ledger")
@@ -42,17 +49,19 @@ def ledger_missing(ctx: Context) -> CheckResult:
 
 @check("LEDGER_BACKLOG", "ledger", needs=("ledger",))
 def backlog(ctx: Context) -> CheckResult:
-    by_state = dict(ctx.db.rows(
-        """SELECT CASE WHEN deleted_at IS NOT NULL THEN 'deleted' WHEN superseded_by IS NOT NULL THEN 'superseded'
+    led = _ledger(ctx)
+    by_state = dict(led.rows(
+        f"""SELECT CASE WHEN deleted_at IS NOT NULL THEN 'deleted' WHEN superseded_by IS NOT NULL THEN 'superseded'
                   WHEN invalid_at IS NOT NULL THEN 'invalidated' WHEN quarantined = 1 THEN 'quarantined'
                   WHEN expires_at IS NOT NULL AND expires_at <= :now THEN 'expired' ELSE 'live' END, COUNT(*)
-           FROM l.memories GROUP BY 1""", {"now": ctx.now_iso}))
+           FROM {led.memories} GROUP BY 1""", {"now": ctx.now_iso}))
     total = sum(by_state.values())
     ctx.extra.setdefault("stats", {})["ledger_rows_by_state"] = by_state
     cutoff = (ctx.now - ctx.retain_superseded).isoformat(timespec="microseconds")
-    prunable = ctx.db.one(
-        """SELECT COUNT(*) FROM l.memories WHERE deleted_at IS NULL AND ((expires_at IS NOT NULL AND expires_at <= ?)
-           OR superseded_at <= ? OR invalid_at <= ?)""", (ctx.now_iso, cutoff, cutoff))
+    prunable = led.one(
+        f"""SELECT COUNT(*) FROM {led.memories} WHERE deleted_at IS NULL
+           AND ((expires_at IS NOT NULL AND expires_at <= ?) OR superseded_at <= ? OR invalid_at <= ?)""",
+        (ctx.now_iso, cutoff, cutoff))
     live = by_state.get("live", 0)
     if not total:
         return
@@ -69,11 +78,13 @@ def backlog(ctx: Context) -> CheckResult:
 
 @check("EXPIRED_NOT_PRUNED", "ledger", needs=("ledger",))
 def expired(ctx: Context) -> CheckResult:
-    where = "FROM l.memories WHERE deleted_at IS NULL AND expires_at IS NOT NULL AND expires_at <= ?"
-    n = ctx.db.one(f"SELECT COUNT(*) {where}", (ctx.now_iso,))
+    led = _ledger(ctx)
+    where = f"FROM {led.memories} WHERE deleted_at IS NULL AND expires_at IS NOT NULL AND expires_at <= ?"
+    n = led.one(f"SELECT COUNT(*) {where}", (ctx.now_iso,))
     if n:
-        ids = [f"{mid} (expired {exp[:10]})" for mid, exp in ctx.db.rows(
-            f"SELECT memory_id, expires_at {where} ORDER BY expires_at LIMIT ?", (ctx.now_iso, ctx.examples))]
+        ids = [f"{mid} (expired {exp[:10]})" for mid, exp in led.rows(
+            f"SELECT memory_id, expires_at {where} ORDER BY expires_at{led.collate}, memory_id{led.collate} LIMIT ?",
+            (ctx.now_iso, ctx.examples))]
         yield finding(
             "EXPIRED_NOT_PRUNED", Severity.WARNING, "ledger",
             f"{_n(n)} {_have(n)} expired but {_be(n)} still stored", count=n, examples=ids,
@@ -85,13 +96,16 @@ def expired(ctx: Context) -> CheckResult:
 
 @check("CHAIN_BROKEN", "ledger", needs=("ledger",))
 def chain_broken(ctx: Context) -> CheckResult:
-    dangling = ctx.db.rows(
-        """SELECT m.memory_id, m.superseded_by FROM l.memories m LEFT JOIN l.memories n
-           ON n.memory_id = m.superseded_by WHERE m.superseded_by IS NOT NULL AND n.memory_id IS NULL""")
-    orphaned = ctx.db.rows(
-        """SELECT m.memory_id, m.superseded_by FROM l.memories m JOIN l.memories n ON n.memory_id = m.superseded_by
-           WHERE m.deleted_at IS NULL AND n.deleted_at IS NOT NULL""")
-    fk_rows = len(ctx.db.rows("PRAGMA l.foreign_key_check(memories)"))
+    led = _ledger(ctx)
+    dangling = led.rows(
+        f"""SELECT m.memory_id, m.superseded_by FROM {led.memories} m LEFT JOIN {led.memories} n
+           ON n.memory_id = m.superseded_by WHERE m.superseded_by IS NOT NULL AND n.memory_id IS NULL
+           ORDER BY m.memory_id{led.collate}""")
+    orphaned = led.rows(
+        f"""SELECT m.memory_id, m.superseded_by FROM {led.memories} m JOIN {led.memories} n
+           ON n.memory_id = m.superseded_by WHERE m.deleted_at IS NULL AND n.deleted_at IS NOT NULL
+           ORDER BY m.memory_id{led.collate}""")
+    fk_rows = led.foreign_key_rows()
     n = len(dangling) + len(orphaned)
     if n or fk_rows:
         examples = [f"{a} -> {b} (missing)" for a, b in dangling] + [f"{a} -> {b} (deleted)" for a, b in orphaned]
@@ -108,13 +122,14 @@ def chain_broken(ctx: Context) -> CheckResult:
 
 @check("CHAIN_CYCLE", "ledger", needs=("ledger",))
 def chain_cycle(ctx: Context) -> CheckResult:
-    rows = ctx.db.rows(
-        """WITH RECURSIVE walk(start, cur, depth) AS (
-               SELECT memory_id, superseded_by, 1 FROM l.memories WHERE superseded_by IS NOT NULL
+    led = _ledger(ctx)
+    rows = led.rows(
+        f"""WITH RECURSIVE walk(start, cur, depth) AS (
+               SELECT memory_id, superseded_by, 1 FROM {led.memories} WHERE superseded_by IS NOT NULL
                UNION ALL
-               SELECT w.start, m.superseded_by, w.depth + 1 FROM walk w JOIN l.memories m ON m.memory_id = w.cur
+               SELECT w.start, m.superseded_by, w.depth + 1 FROM walk w JOIN {led.memories} m ON m.memory_id = w.cur
                WHERE m.superseded_by IS NOT NULL AND w.cur <> w.start AND w.depth < 64)
-           SELECT DISTINCT start FROM walk WHERE cur = start""")
+           SELECT start FROM (SELECT DISTINCT start FROM walk WHERE cur = start) c ORDER BY start{led.collate}""")
     if rows:
         yield finding(
             "CHAIN_CYCLE", Severity.ERROR, "ledger",
@@ -129,14 +144,7 @@ def chain_cycle(ctx: Context) -> CheckResult:
 
 @check("LEDGER_PRAGMAS", "ledger", needs=("ledger",))
 def pragmas(ctx: Context) -> CheckResult:
-    # the file's own header: a read-only reader may open it immutable, which reports no journal mode
-    mode = "wal" if ctx.db.sources.ledger_wal else str(ctx.db.one("PRAGMA l.journal_mode") or "").lower()
-    schema = ctx.db.one("SELECT sql FROM l.sqlite_master WHERE name = 'memories'") or ""
-    problems = []
-    if mode != "wal":
-        problems.append(f"journal_mode is {mode}, not wal")
-    if "REFERENCES" not in schema.upper():
-        problems.append("the supersede column has no foreign key")
+    problems = _ledger(ctx).setup_problems(ctx.db.sources.ledger_wal)
     if problems:
         yield finding(
             "LEDGER_PRAGMAS", Severity.WARNING, "ledger", "The ledger is not set up for safe concurrent use",
@@ -148,7 +156,8 @@ def pragmas(ctx: Context) -> CheckResult:
 
 @check("UNTRACKED_MEMORIES", "ledger", needs=("ledger", "points"))
 def untracked(ctx: Context) -> CheckResult:
-    n, examples = counted(ctx, "FROM points p WHERE NOT EXISTS (SELECT 1 FROM l.memories m WHERE m.memory_id = p.id)",
+    keys = _ledger(ctx).keys
+    n, examples = counted(ctx, f"FROM points p WHERE NOT EXISTS (SELECT 1 FROM {keys} m WHERE m.memory_id = p.id)",
                           "p.id, p.text", 50)
     if n:
         yield finding(
@@ -162,11 +171,12 @@ def untracked(ctx: Context) -> CheckResult:
 
 @check("LEDGER_ORPHANS", "ledger", needs=("ledger", "points"))
 def orphans(ctx: Context) -> CheckResult:
-    where = ("FROM l.memories m WHERE m.deleted_at IS NULL AND NOT EXISTS (SELECT 1 FROM points p "
+    led = _ledger(ctx)
+    where = (f"FROM {led.keys} m WHERE NOT ({led.deleted_key('m')}) AND NOT EXISTS (SELECT 1 FROM points p "
              "WHERE p.id = m.memory_id)")
     n = ctx.db.one(f"SELECT COUNT(*) {where}")
     if n:
-        ids = [r[0] for r in ctx.db.rows(f"SELECT m.memory_id {where} LIMIT ?", (ctx.examples,))]
+        ids = [r[0] for r in ctx.db.rows(f"SELECT m.memory_id {where} ORDER BY m.memory_id LIMIT ?", (ctx.examples,))]
         yield finding(
             "LEDGER_ORPHANS", Severity.WARNING, "ledger",
             f"{n} ledger rows describe memories that are not in the vector store", count=n, examples=ids,
@@ -177,18 +187,21 @@ def orphans(ctx: Context) -> CheckResult:
 
 def _journal(ctx: Context) -> bool:
     """The ledger has the journal of operations under way (schema version 2 and later)."""
-    return bool(ctx.db.one("SELECT COUNT(*) FROM l.sqlite_master WHERE type = 'table' AND name = 'pending'"))
+    return _ledger(ctx).has_journal()
 
 
-_PENDING_DELETE = "EXISTS (SELECT 1 FROM l.pending q WHERE q.memory_id = m.memory_id AND q.action = 'delete')"
+def _pending_delete(ctx: Context) -> str:
+    pending = _ledger(ctx).keys_pending
+    return f"EXISTS (SELECT 1 FROM {pending} q WHERE q.memory_id = m.memory_id AND q.action = 'delete')"
 
 
 @check("TOMBSTONED_PRESENT", "ledger", needs=("ledger", "points"))
 def tombstoned(ctx: Context) -> CheckResult:
-    where = "FROM l.memories m JOIN points p ON p.id = m.memory_id WHERE m.deleted_at IS NOT NULL"
+    led = _ledger(ctx)
+    where = f"FROM {led.keys} m JOIN points p ON p.id = m.memory_id WHERE {led.deleted_key('m')}"
     if _journal(ctx):
-        where += f" AND NOT {_PENDING_DELETE}"  # a delete still under way: UNFINISHED_OPERATIONS says so
-    n, examples = counted(ctx, where, "m.memory_id, p.text", 50)
+        where += f" AND NOT {_pending_delete(ctx)}"  # a delete still under way: UNFINISHED_OPERATIONS says so
+    n, examples = counted(ctx, where, "m.memory_id, p.text", 50, order="m.memory_id")
     if n:
         yield finding(
             "TOMBSTONED_PRESENT", Severity.ERROR, "ledger",
@@ -205,18 +218,19 @@ def tombstoned(ctx: Context) -> CheckResult:
 def unfinished(ctx: Context) -> CheckResult:
     if not _journal(ctx):
         return
-    deletes = "FROM l.pending q WHERE q.action = 'delete'"
+    pending = _ledger(ctx).keys_pending  # in the scratch database: it is compared with the points
+    deletes = f"FROM {pending} q WHERE q.action = 'delete'"
     if ctx.db.sources.points:
         deletes += " AND q.memory_id IN (SELECT id FROM points)"  # the point went: nothing left to do
     n_deletes = ctx.db.one(f"SELECT COUNT(*) {deletes}") or 0
-    replacing = "FROM l.pending q WHERE q.action IN ('supersede', 'invalidate')"
+    replacing = f"FROM {pending} q WHERE q.action IN ('supersede', 'invalidate')"
     n_replacing = ctx.db.one(f"SELECT COUNT(*) {replacing}") or 0
     if not n_deletes and not n_replacing:
         return
     examples = [f"{mid} (delete since {since[:19]})" for mid, since in ctx.db.rows(
-        f"SELECT q.memory_id, q.since {deletes} ORDER BY q.since LIMIT ?", (ctx.examples,))]
+        f"SELECT q.memory_id, q.since {deletes} ORDER BY q.since, q.memory_id LIMIT ?", (ctx.examples,))]
     examples += [f"{mid} ({action} since {since[:19]})" for mid, action, since in ctx.db.rows(
-        f"SELECT q.memory_id, q.action, q.since {replacing} ORDER BY q.since LIMIT ?", (ctx.examples,))]
+        f"SELECT q.memory_id, q.action, q.since {replacing} ORDER BY q.since, q.memory_id LIMIT ?", (ctx.examples,))]
     yield finding(
         "UNFINISHED_OPERATIONS", Severity.WARNING, "ledger",
         f"{n_deletes + n_replacing} operations were interrupted midway: {n_deletes} deletes whose points are "
@@ -233,14 +247,16 @@ def unfinished(ctx: Context) -> CheckResult:
 @check("REVIEW_BACKLOG", "ledger", needs=("ledger",))
 def review(ctx: Context) -> CheckResult:
     cutoff = (ctx.now - ctx.review_older_than).isoformat(timespec="microseconds")
-    where = (f"FROM l.memories m WHERE {LEDGER_LIVE} AND m.expires_at IS NULL "
+    led = _ledger(ctx)
+    where = (f"FROM {led.memories} m WHERE {LEDGER_LIVE} AND m.expires_at IS NULL "
              "AND COALESCE(m.confirmed_at, m.created_at) < :cutoff")
     params = {"now": ctx.now_iso, "cutoff": cutoff}
-    n = ctx.db.one(f"SELECT COUNT(*) {where}", params)
+    n = led.one(f"SELECT COUNT(*) {where}", params)
     if n:
         weeks = -(-n // WEEKLY_REVIEW)
-        oldest = ctx.db.rows(f"SELECT m.memory_id, COALESCE(m.confirmed_at, m.created_at) {where} "
-                             "ORDER BY 2 LIMIT :lim", {**params, "lim": ctx.examples})
+        oldest = led.rows(f"SELECT m.memory_id, COALESCE(m.confirmed_at, m.created_at) {where} "
+                          f"ORDER BY COALESCE(m.confirmed_at, m.created_at){led.collate}, m.memory_id{led.collate} "
+                          "LIMIT :lim", {**params, "lim": ctx.examples})
         yield finding(
             "REVIEW_BACKLOG", Severity.WARNING if n > WEEKLY_REVIEW else Severity.INFO, "ledger",
             f"{_n(n)} {_was(n)} last confirmed over {ctx.review_older_than.days} days ago "
@@ -254,10 +270,11 @@ def review(ctx: Context) -> CheckResult:
 
 @check("UNSOURCED", "ledger", needs=("ledger",))
 def unsourced(ctx: Context) -> CheckResult:
-    where = f"FROM l.memories m WHERE {LEDGER_LIVE} AND (m.source IS NULL OR m.source IN ('', 'unknown'))"
-    n = ctx.db.one(f"SELECT COUNT(*) {where}", {"now": ctx.now_iso})
+    led = _ledger(ctx)
+    where = f"FROM {led.memories} m WHERE {LEDGER_LIVE} AND (m.source IS NULL OR m.source IN ('', 'unknown'))"
+    n = led.one(f"SELECT COUNT(*) {where}", {"now": ctx.now_iso})
     if n:
-        ids = [r[0] for r in ctx.db.rows(f"SELECT m.memory_id {where} LIMIT :lim",
+        ids = [r[0] for r in led.rows(f"SELECT m.memory_id {where} ORDER BY m.memory_id{led.collate} LIMIT :lim",
                                          {"now": ctx.now_iso, "lim": ctx.examples})]
         yield finding(
             "UNSOURCED", Severity.WARNING, "ledger", f"{n} live memories have no source",
@@ -274,16 +291,19 @@ TOOL_ROLES_SQL = "('tool', 'function')"
 def tool_sourced(ctx: Context) -> CheckResult:
     n = live = 0
     examples: list[str] = []
-    if ctx.db.sources.ledger:
-        where = "FROM l.memories m WHERE m.deleted_at IS NULL AND m.source_kind = 'tool'"
-        n = ctx.db.one(f"SELECT COUNT(*) {where}") or 0
+    led = ctx.db.ledger
+    if ctx.db.sources.ledger and led is not None:
+        where = f"FROM {led.memories} m WHERE m.deleted_at IS NULL AND m.source_kind = 'tool'"
+        n = led.one(f"SELECT COUNT(*) {where}") or 0
         if n:
-            live = ctx.db.one(f"SELECT COUNT(*) {where} AND m.quarantined = 0") or 0
-            rows = ctx.db.rows(f"SELECT m.memory_id, m.source, m.quarantined {where} LIMIT ?", (ctx.examples,))
+            live = led.one(f"SELECT COUNT(*) {where} AND m.quarantined = 0") or 0
+            rows = led.rows(f"SELECT m.memory_id, m.source, m.quarantined {where} ORDER BY m.memory_id{led.collate} "
+                            "LIMIT ?", (ctx.examples,))
             examples = [f"{mid} from {clip(src, 50)}{' (quarantined)' if q else ''}" for mid, src, q in rows]
     if ctx.db.sources.points:  # written by plain mem0 (or before adoption): mem0 keeps each message's role
-        untracked = ("FROM points p LEFT JOIN l.memories m ON m.memory_id = p.id WHERE m.memory_id IS NULL AND "
-                     if ctx.db.sources.ledger else "FROM points p WHERE ") + f"p.role IN {TOOL_ROLES_SQL}"
+        untracked = (f"FROM points p LEFT JOIN {led.keys} m ON m.memory_id = p.id WHERE m.memory_id IS NULL AND "
+                     if ctx.db.sources.ledger and led is not None else "FROM points p WHERE ") \
+            + f"p.role IN {TOOL_ROLES_SQL}"
         k = ctx.db.one(f"SELECT COUNT(*) {untracked}") or 0
         if k:
             n, live = n + k, live + k  # untracked: plain mem0 serves them
