@@ -1,7 +1,8 @@
 """How well the write-time decision labels old/new fact pairs, per embedder, next to mem0's own behaviour.
 
 Reads the training pairs (``train_decision.TRAIN_FILES``: the hand-written ``staleness_pairs.jsonl`` and
-``staleness_more.jsonl``, the slot-template ``staleness_templates.jsonl``) and the held-out
+``staleness_more.jsonl``, the slot-template ``staleness_templates.jsonl``, the opposite-predicate
+``staleness_opposites.jsonl``) and the held-out
 ``staleness_heldout.jsonl`` (never trained or tuned on), each pair an existing fact, a new fact, a label
 (duplicate / update / contradiction / unrelated) and a kind (paraphrase, value change, negation, antonym, near
 miss, other topic). For each embedder available:

@@ -12,7 +12,7 @@ with a verb of change, and a *near miss* (another fact that shares words or the 
 * unrelated / other topic: a fact of another frame.
 
 Deterministic (a fixed seed picks the values). Run ``python benchmarks/make_template_pairs.py`` to rewrite the
-file; ``benchmarks/eval_staleness.py`` reads it with the hand-written pairs (``--data``).
+file; ``benchmarks/train_decision.py`` trains on it with the other training files.
 """
 
 from __future__ import annotations

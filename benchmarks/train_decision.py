@@ -4,11 +4,14 @@ it, and with ``--write`` rewrite ``mem0_hygiene/memory/decision_weights.py`` wit
 Only all-MiniLM-L6-v2's model is shipped (:data:`SHIPPED`); the offline embedder keeps its threshold rules
 (its model is fitted and cross-validated here for comparison only).
 
-Training data: :data:`TRAIN_FILES` (the hand-written ``staleness_pairs.jsonl`` and ``staleness_more.jsonl``, and
-``staleness_templates.jsonl`` built by ``make_template_pairs.py``). ``staleness_heldout.jsonl`` is never read
-here: ``eval_staleness.py`` measures the shipped numbers on it.
+Training data: :data:`TRAIN_FILES` (the hand-written ``staleness_pairs.jsonl`` and ``staleness_more.jsonl``,
+``staleness_templates.jsonl`` built by ``make_template_pairs.py`` and ``staleness_opposites.jsonl`` built by
+``make_opposite_pairs.py``). ``staleness_heldout.jsonl`` is never read here: ``eval_staleness.py`` measures the
+shipped numbers on it. Besides 5-fold cross-validation it reports each training file decided by a model fitted on
+the other files (pairs written by another procedure: the nearer guess of how the model does on new wording);
+``--errors`` lists the pairs cross-validation gets wrong.
 
-    python benchmarks/train_decision.py [--embedder offline|minilm|all] [--write]
+    python benchmarks/train_decision.py [--embedder offline|minilm|all] [--errors] [--write]
 """
 
 from __future__ import annotations
@@ -30,10 +33,14 @@ from mem0_hygiene.memory.decision_features import pair_features  # noqa: E402
 from mem0_hygiene.memory.decision_model import CLASSES, DecisionModel, feature_vector  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
-TRAIN_FILES = ("staleness_pairs.jsonl", "staleness_more.jsonl", "staleness_templates.jsonl")
+TRAIN_FILES = (
+    "staleness_pairs.jsonl", "staleness_more.jsonl", "staleness_templates.jsonl", "staleness_opposites.jsonl")
 WEIGHTS = Path(__file__).resolve().parent.parent / "mem0_hygiene" / "memory" / "decision_weights.py"
-L2 = 0.01  # ridge penalty on the standardised weights
-HIDE_COST = 3.0  # hiding a true fact costs three plain mistakes (chosen under cross-validation)
+# Ridge penalty on the standardised weights and the cost of hiding a true fact (in plain mistakes), chosen on
+# the training pairs only: of the settings that meet the goal (>= 85%, <= 2% hidden) under 5-fold
+# cross-validation, the one most accurate leaving one training file out (trained on the others).
+L2 = 0.05
+HIDE_COST = 2.0
 FOLDS = 5
 SEED = 0
 SHIPPED = (MINILM_FAMILY,)
@@ -98,6 +105,24 @@ def cross_validated(pairs: Sequence[dict[str, Any]], x: np.ndarray, **kw: Any) -
     return out
 
 
+def file_of_each(pairs: Sequence[dict[str, Any]]) -> list[str]:
+    """The training file each pair comes from (:data:`TRAIN_FILES` order)."""
+    return [name for name in TRAIN_FILES for _ in ev.load_pairs(DATA / name)][: len(pairs)]
+
+
+def leave_file_out(pairs: Sequence[dict[str, Any]], x: np.ndarray, **kw: Any) -> list[str]:
+    """Each pair decided by a model fitted on the pairs of the other training files."""
+    labels = [p["label"] for p in pairs]
+    files = np.array(file_of_each(pairs))
+    out = [""] * len(pairs)
+    for name in TRAIN_FILES:
+        train = np.flatnonzero(files != name)
+        model = fit(x[train], [labels[i] for i in train], "file", **kw)
+        for i, label in zip(np.flatnonzero(files == name), predict(model, x[files == name])):
+            out[i] = label
+    return out
+
+
 def wrapped(values: Sequence[float], indent: str) -> list[str]:
     """A tuple literal over several lines of at most 120 characters."""
     lines, line = [], ""
@@ -143,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--embedder", choices=("offline", "minilm", "all"), default="all")
     parser.add_argument("--write", action="store_true", help=f"rewrite {WEIGHTS.name} with the fitted numbers")
+    parser.add_argument("--errors", action="store_true", help="list the pairs cross-validation gets wrong")
     args = parser.parse_args(argv)
     pairs = training_pairs()
     labels = [p["label"] for p in pairs]
@@ -164,6 +190,19 @@ def main(argv: list[str] | None = None) -> int:
         hidden = ev.hidden_rate(labels, cv)
         print(f"{family}: {len(pairs)} training pairs, 5-fold cross-validated accuracy {acc:.1%}, "
               f"true facts hidden {hidden:.1%}")
+        by_file = leave_file_out(pairs, x)
+        files = file_of_each(pairs)
+        for name in TRAIN_FILES:
+            idx = [i for i, f in enumerate(files) if f == name]
+            print(f"  {name} decided by a model of the other files: "
+                  f"{ev.accuracy([labels[i] for i in idx], [by_file[i] for i in idx]):.1%}, "
+                  f"hidden {ev.hidden_rate([labels[i] for i in idx], [by_file[i] for i in idx]):.1%}")
+        print(f"  every file by the others: {ev.accuracy(labels, by_file):.1%}, "
+              f"hidden {ev.hidden_rate(labels, by_file):.1%}")
+        if args.errors:
+            for p, decided in zip(pairs, cv):
+                if decided != p["label"]:
+                    print(f"    {p['id']:>5} {p['kind']:<13} {p['label']} -> {decided}: {p['old']!r} / {p['new']!r}")
         if family in SHIPPED:
             models[family] = fit(x, labels, f"{family}, {len(pairs)} pairs")
     if args.write:

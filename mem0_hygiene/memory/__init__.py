@@ -7,8 +7,9 @@
   paging), :mod:`.write_decision` (``hygiene.write_decision`` at ``add``), :mod:`.pruning` (``prune``,
   ``hygiene.auto_prune``, and the prune results);
 - plain rules and codecs: :mod:`.birth` (a memory's birth facts in its payload), :mod:`.scope`,
-  :mod:`.provenance`, :mod:`.decision` (with its text features :mod:`.decision_features`, the fitted model
-  :mod:`.decision_model` and its numbers :mod:`.decision_weights`, and the LLM :mod:`.judge`), :mod:`.ranking`,
+  :mod:`.provenance`, :mod:`.decision` (with its text features :mod:`.decision_features` and their lexicon
+  :mod:`.decision_lexicon`, the fitted model :mod:`.decision_model` and its numbers :mod:`.decision_weights`, and
+  the LLM :mod:`.judge`), :mod:`.ranking`,
   :mod:`.timetravel`, :mod:`.prompt`.
 
 Imports: this package uses ``stores/``, ``config``, ``errors`` and ``timeutil`` (and mem0). It never

@@ -4,8 +4,10 @@ A fact is read as a *frame* with *values* in it: "The daily standup is at 09:30"
 ___" with the value "09:30". Values are numbers, versions, times and dates, number words, and capitalised
 words inside the sentence (names, places, products). Comparing the frames and the values separately tells
 "same frame, another value" (an update) from "another frame" (unrelated) where one similarity score cannot.
-Besides: negation and retraction cues, verbs of change ("moved to", "switched to", "now"), and opposite
-predicates without a negation word ("allowed" / "forbidden").
+Values have one spelling ("three" and "3"), frame words one per synonym group ("kids" and "children"). Besides:
+negation and retraction cues, verbs of change ("moved to", "switched to", "now"), opposite predicates without a
+negation word ("allowed" / "forbidden", from :mod:`.decision_lexicon`), and what a one-word edit swapped (a
+value, or a frame word).
 
 Everything here is plain string work: no embedder, no network, the same for every embedder.
 """
@@ -14,13 +16,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+
+from .decision_lexicon import prefixed_opposites, sides_in, synonym_key, word_key
 
 _TOKEN_RE = re.compile(r"\d+(?:[.:/-]\d+)*%?|[^\W\d_]+(?:['’][^\W\d_]+)?", re.UNICODE)
 _STOP = frozenset(
     """a an the is are was were be been being am to of in on at for and or it its this that with as by from
     we i you they them their theirs he she his her my me our us your has have had do does did will would
     can could should shall may might there here so than then also too very just still only all any each
-    every some into onto over under about after before up down out off s""".split()
+    every some into onto over under about after before up down out off s currently really actually entirely
+    honest honestly i'm i've i'd i'll we're we've we'd
+    we'll they're they've they'd you're you've it's he's she's that's there's st nd rd th percent""".split()
 )
 # "off"/"up"/"down" are kept apart from the stop words below when they carry meaning (antonyms).
 _NUMBER_WORDS = frozenset(
@@ -68,44 +75,44 @@ _CHANGE_RE = re.compile(
     r"new|newly|anew|latest|just turned|turned|transferred|relocated|re-?assigned|handed over|joined)\b",
     re.IGNORECASE,
 )
-# Opposite predicates that contradict without a negation word; each side is a set of word stems.
-_OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
-    (frozenset(a.split()), frozenset(b.split()))
-    for a, b in (
-        ("like likes liked love loves loved enjoy enjoys enjoyed prefer prefers fond",
-         "dislike dislikes disliked hate hates hated dread dreads detest detests avoid avoids loathe loathes stand"),
-        ("allowed permitted enabled on open opened active available allow allows permit permits",
-         "forbidden prohibited banned blocked disabled off closed shut inactive unavailable lifted revoked "
-         "forbid forbids ban bans block blocks"),
-        ("working fine healthy up", "broken down failing dead"),
-        ("friendly kind calm", "aggressive hostile nervous"),
-        ("married engaged together", "divorced separated single"),
-        ("well good", "badly poorly insomnia"),
-        ("early", "late"),
-        ("along", "estranged"),
-        ("physical offline", "online"),
-        ("required mandatory", "optional"),
-        ("public", "private"),
-        ("increase increased more", "decrease decreased fewer less"),
-    )
-)
-
-
 def tokens(text: str) -> list[tuple[str, bool]]:
     """The words of a text, lower-cased, each with whether it was capitalised mid-sentence."""
+    return list(_tokens(text))
+
+
+@lru_cache(maxsize=4096)
+def _tokens(text: str) -> tuple[tuple[str, bool], ...]:
     out = []
     for i, match in enumerate(_TOKEN_RE.finditer(text)):
         word = match.group(0)
         capital = i > 0 and word[:1].isupper() and text[max(0, match.start() - 2):match.start()].strip() not in (
             ".", ":", ";", "!", "?")
         out.append((word.lower().replace("’", "'"), capital))
-    return out
+    return tuple(out)
 
 
 def _stem(word: str) -> str:
     for suffix in ("ing", "ed", "es", "s"):
         if len(word) > len(suffix) + 2 and word.endswith(suffix):
             return word[: -len(suffix)]
+    return word
+
+
+_AS_DIGITS = {w: str(n) for n, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())} | {
+    "fifteen": "15", "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "hundred": "100",
+    "thousand": "1000", "first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5"}
+
+
+def value_key(word: str) -> str:
+    """One spelling per value: number words as digits ("three" -> "3"), "15%" -> "15", "Thursdays" ->
+    "thursday", so "three times a week" and "3 times per week" carry the same value."""
+    if word in _AS_DIGITS:
+        return _AS_DIGITS[word]
+    if word.endswith("%"):
+        return word[:-1]
+    if word in _MONTHS_DAYS and word.endswith("s") and word[:-1] in _MONTHS_DAYS:
+        return word[:-1]
     return word
 
 
@@ -119,9 +126,9 @@ def split_frame(text: str) -> tuple[frozenset[str], frozenset[str]]:
     frame, values = set(), set()
     for word, capital in tokens(text):
         if is_value(word, capital):
-            values.add(word)
+            values.add(value_key(word))
         elif word not in _STOP and not word.endswith("n't"):
-            frame.add(_stem(word))
+            frame.add(synonym_key(word))
     return frozenset(frame), frozenset(values)
 
 
@@ -148,11 +155,18 @@ def change_cue(text: str) -> bool:
 
 
 def opposite(new_text: str, old_text: str) -> bool:
-    """Whether one text has a word of a predicate and the other a word of its opposite ("on" / "off")."""
-    new = {w for w, _ in tokens(new_text)}
-    old = {w for w, _ in tokens(old_text)}
-    return any((a & old and b & new and not b & old) or (b & old and a & new and not a & old)
-               for a, b in _OPPOSITES)
+    """Whether one text has a word of a predicate and the other a word of its opposite ("on" / "off",
+    "introvert" / "extrovert": :data:`~.decision_lexicon.OPPOSITES`), or a word and its negating prefix
+    ("available" / "unavailable")."""
+    new_words = [w for w, _ in tokens(new_text)]
+    old_words = [w for w, _ in tokens(old_text)]
+    new = sides_in([word_key(w) for w in new_words])
+    old = sides_in([word_key(w) for w in old_words])
+    for i in {i for i, _ in new | old}:
+        if ((i, 0) in old and (i, 1) in new and (i, 1) not in old) or (
+                (i, 1) in old and (i, 0) in new and (i, 0) not in old):
+            return True
+    return prefixed_opposites(set(new_words) - set(old_words), set(old_words) - set(new_words))
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -188,27 +202,54 @@ class PairFeatures:
     edit_position: float
     """Where that span is, from 0 (the start, usually the subject) to 1 (the end, usually the value);
     0.5 when the texts are not an edit of each other."""
+    swapped: str | None = None
+    """What a one-span edit swapped: "values", "words" or "mixed" (:func:`swapped`), None if no such edit."""
 
 
 def possessives(text: str) -> frozenset[str]:
     """The possessive words of a text ("brother's", "neighbours'")."""
-    return frozenset(_stem(w[:-2]) for w, _ in tokens(text) if w.endswith("'s")) | frozenset(
+    return frozenset(_stem(w[:-2]) for w, _ in tokens(text) if w.endswith("'s") and w not in _STOP) | frozenset(
         _stem(m.lower()) for m in re.findall(r"(\w+)s['’](?:\s|$)", text))
+
+
+def content(text: str) -> list[tuple[str, bool]]:
+    """The tokens of a text without the stop words (pronouns, articles, "is", "currently"): what :func:`swapped`
+    compares, so "I'm introverted" and "Is introverted" swap nothing."""
+    return [(w, c) for w, c in tokens(text) if w not in _STOP]
+
+
+def _differing(a: list[tuple[str, bool]], b: list[tuple[str, bool]]) -> tuple[int, int]:
+    """(length of the common prefix, length of the common suffix after it) of two token lists."""
+    p = 0
+    while p < min(len(a), len(b)) and a[p][0] == b[p][0]:
+        p += 1
+    q = 0
+    while q < min(len(a), len(b)) - p and a[-1 - q][0] == b[-1 - q][0]:
+        q += 1
+    return p, q
 
 
 def edit_span(new_text: str, old_text: str) -> tuple[bool, float]:
     """(whether the texts differ in one short span only, where that span is: 0 start .. 1 end)."""
-    a = [w for w, _ in tokens(new_text)]
-    b = [w for w, _ in tokens(old_text)]
-    p = 0
-    while p < min(len(a), len(b)) and a[p] == b[p]:
-        p += 1
-    q = 0
-    while q < min(len(a), len(b)) - p and a[-1 - q] == b[-1 - q]:
-        q += 1
-    if a == b or len(a) - p - q > 2 or len(b) - p - q > 2 or p + q == 0:
+    a, b = tokens(new_text), tokens(old_text)
+    p, q = _differing(a, b)
+    if [w for w, _ in a] == [w for w, _ in b] or len(a) - p - q > 2 or len(b) - p - q > 2 or p + q == 0:
         return False, 0.5
     return True, p / (p + q)
+
+
+def swapped(new_text: str, old_text: str) -> str | None:
+    """What one short span that differs holds, when the texts are an edit of each other (:func:`edit_span`) and
+    both sides of the span are non-empty: ``"values"`` when every word of it is a value ("Kofi" -> "Sven",
+    "15" -> "16"), ``"words"`` when none is ("aisle" -> "window"), ``"mixed"`` otherwise ("dentist" -> "GP");
+    None when they are not such an edit. A name as the first word is not told from any other first word."""
+    a, b = content(new_text), content(old_text)
+    p, q = _differing(a, b)
+    span = a[p:len(a) - q] + b[p:len(b) - q]
+    if len(a) - p - q not in (1, 2) or len(b) - p - q not in (1, 2) or p + q == 0:
+        return None
+    kinds = {is_value(word, capital) for word, capital in span}
+    return "values" if kinds == {True} else "words" if kinds == {False} else "mixed"
 
 
 def pair_features(new_text: str, old_text: str) -> PairFeatures:
@@ -228,4 +269,5 @@ def pair_features(new_text: str, old_text: str) -> PairFeatures:
         possessive=possessives(new_text) != possessives(old_text),
         edit=edit,
         edit_position=position,
+        swapped=swapped(new_text, old_text),
     )

@@ -23,7 +23,8 @@ FEATURE_NAMES = (
     "similarity", "similarity^2", "frame_overlap", "value_overlap", "values_differ", "new_words",
     "negation_cue", "plain_negation", "change_verb", "opposite", "similarity*frame_overlap",
     "values_differ*frame_overlap", "same_values", "edit", "edit*edit_position", "same_values*(1-frame_overlap)",
-    "negation_cue*values_differ", "plain_negation*frame_overlap", "possessive",
+    "negation_cue*values_differ", "plain_negation*frame_overlap", "possessive", "opposite*frame_overlap",
+    "negation_cue*frame_overlap", "swapped_values", "swapped_words",
 )
 
 
@@ -35,7 +36,9 @@ def feature_vector(similarity: float, features: PairFeatures) -> list[float]:
             neg, float(f.plain_negation), float(f.change), float(f.opposite), s * f.frame_overlap,
             float(f.values_differ) * f.frame_overlap, float(f.same_values), float(f.edit),
             float(f.edit) * f.edit_position, float(f.same_values) * (1 - f.frame_overlap),
-            neg * float(f.values_differ), float(f.plain_negation) * f.frame_overlap, float(f.possessive)]
+            neg * float(f.values_differ), float(f.plain_negation) * f.frame_overlap, float(f.possessive),
+            float(f.opposite) * f.frame_overlap, neg * f.frame_overlap, float(f.swapped == "values"),
+            float(f.swapped == "words")]
 
 
 def hides(truth: str, decided: str) -> bool:

@@ -24,7 +24,14 @@ from mem0_hygiene.memory.decision import (
     ambiguous,
     classify,
 )
-from mem0_hygiene.memory.decision_features import edit_span, negates, opposite, pair_features, split_frame
+from mem0_hygiene.memory.decision_features import (
+    edit_span,
+    negates,
+    opposite,
+    pair_features,
+    split_frame,
+    swapped,
+)
 from mem0_hygiene.memory.decision_model import CLASSES, FEATURE_NAMES, hides
 from mem0_hygiene.memory.decision_weights import MODELS
 
@@ -34,10 +41,43 @@ BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 def test_values_are_numbers_dates_number_words_and_names_the_frame_is_the_rest():
     frame, values = split_frame("The daily standup moved to 09:30 on Mondays with Priyanka")
-    assert values == {"09:30", "mondays", "priyanka"}
-    assert frame == {"daily", "standup", "mov"}
-    assert split_frame("Has two children")[1] == {"two"}
+    assert values == {"09:30", "monday", "priyanka"}
+    assert frame == {"day", "standup", "mov"}  # "daily" is of the group of "day"
+    assert split_frame("Has two children")[1] == {"2"}
     assert split_frame("Ingrid lives in Oslo")[1] == {"oslo"}  # the first word's capital says nothing
+
+
+def test_one_spelling_per_value_and_per_synonym_group():
+    assert split_frame("Goes to the gym three times a week")[1] == split_frame("Gym 3 times per week")[1] == {"3"}
+    assert split_frame("Saves 15% of each paycheck")[1] == split_frame("Saves fifteen percent")[1] == {"15"}
+    assert split_frame("Pays rent on the 1st")[1] == split_frame("Pays rent on the first")[1]
+    assert split_frame("Has two kids")[0] == split_frame("Has two children")[0]
+    assert split_frame("Releases ship on Thursdays")[1] == {"thursday"}
+    # a pronoun's contraction is no frame word, and "it's" is no possessive
+    assert split_frame("I'm an introvert")[0] == split_frame("Is an introvert")[0]
+    assert not pair_features("It's an early start", "An early start").possessive
+
+
+def test_opposites_come_from_a_lexicon_in_any_inflection_and_from_negating_prefixes():
+    assert opposite("I'm an extrovert", "I'm an introvert")
+    assert opposite("Describes themselves as a night owl", "Is a morning person")
+    assert opposite("Backups are stored in plain text", "Backups are encrypted")
+    assert opposite("Says they disagree with the reorg", "Agrees with the reorg")
+    assert opposite("Is terrified of flying", "Loves flying")
+    assert opposite("The room is unavailable on Fridays", "The room is available on Fridays")
+    assert opposite("Was careless with the keys", "Is careful with the keys")
+    assert not opposite("Prefers the window seat", "Likes the window seat")  # one side twice
+    assert not opposite("The staging server is up to date", "The build server uses Python 3.12")
+    assert not opposite("Installs updates weekly", "Stalls the car often")  # "in" + "stall" is no opposite
+
+
+def test_a_one_span_edit_says_whether_it_swapped_values_or_words():
+    assert swapped("The mobile team is led by Sven", "The mobile team is led by Kofi") == "values"
+    assert swapped("Runs Postgres 16", "Runs Postgres 15") == "values"
+    assert swapped("Likes window seats on long flights", "Likes aisle seats on long flights") == "words"
+    assert swapped("Their GP is Dr. Okafor", "Their dentist is Dr. Okafor") == "mixed"  # "GP" reads as a name
+    assert swapped("Walks to work", "Cycles to the office every day") is None
+    assert pair_features("Sven leads the mobile team", "Kofi leads the mobile team").swapped == "words"  # first word
 
 
 def test_features_of_a_value_change_a_near_miss_and_a_retraction():
@@ -126,3 +166,23 @@ def test_the_shipped_numbers_are_the_fit_of_the_labelled_files(monkeypatch):
     for got, want in ((fitted.mean, shipped.mean), (fitted.scale, shipped.scale), (fitted.bias, shipped.bias),
                       *zip(fitted.weights, shipped.weights)):
         assert got == pytest.approx(want, abs=2e-3)  # float noise of the embedder across machines
+
+
+def test_the_opposite_pairs_file_is_what_its_generator_writes(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import eval_staleness as ev
+    import make_opposite_pairs
+
+    try:
+        written = ev.load_pairs(make_opposite_pairs.OUT)
+        generated = make_opposite_pairs.pairs()
+    finally:
+        sys.modules.pop("make_opposite_pairs", None)
+        sys.modules.pop("eval_staleness", None)
+    assert written == generated
+    assert {p["kind"] for p in generated} <= set(ev.KIND_GROUP)
+    antonyms = [p for p in generated if p["kind"] == "antonym"]
+    assert antonyms and all(p["label"] == CONTRADICTION for p in antonyms)
+    # the generator's opposites are ones the features know, in both directions
+    assert sum(opposite(p["new"], p["old"]) for p in antonyms) >= 0.9 * len(antonyms)
+    assert len({p["id"] for p in generated}) == len(generated)
