@@ -2,7 +2,9 @@
 of every table of the file (enumerated: ``memories``, the ``pending`` journal and whatever else the file holds)
 in one transaction, verified before it commits by the row count and a checksum of each table on both sides
 (:mod:`mem0_hygiene.stores.ledger_tables`, shared with the backup and restore of a PostgreSQL ledger), then the
-config change to make."""
+config change to make. A file older than the current schema is read through an upgraded copy in memory (the
+file is left as it was), so rows sharing a topic key arrive chained to the newest instead of meeting the
+database's unique index."""
 
 from __future__ import annotations
 
@@ -41,11 +43,12 @@ class LedgerMigration(LinesView):
     destination: str  # redacted
     tables: tuple[TableCopy, ...]
     config_change: dict[str, Any]
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"source": self.source, "destination": self.destination, "verified": True,
                 "tables": [t.to_dict() for t in self.tables],
-                "config_change": self.config_change}
+                "config_change": self.config_change, "notes": list(self.notes)}
 
     def _lines(self) -> list[Line]:
         out: list[Line] = [[("Copied the ledger ", ""), (self.source, "bold"), (" into ", ""),
@@ -53,6 +56,7 @@ class LedgerMigration(LinesView):
         for t in self.tables:
             out.append([(f"  {t.table}: {t.rows} row(s), sha256 {t.copied_sha256[:16]}... ", ""),
                         ("verified", "bold green")])
+        out += [[(f"  note: {note}", "")] for note in self.notes]
         url = self.config_change["hygiene"]["ledger_url"]
         out.append([("Set in every replica's config (and remove hygiene.ledger_path): ", ""),
                     (f'"hygiene": {{"ledger_url": "{url}"}}', "bold")])
@@ -73,7 +77,14 @@ def migrate_ledger(target: Any, to_url: str) -> LedgerMigration:
                           "SQLite ledger (hygiene.ledger_path or --ledger)")
     if source_path == ":memory:" or not os.path.isfile(source_path):
         raise LedgerError(f"no ledger at {source_path} to migrate; pass the app's --config or --ledger FILE")
-    source = Ledger.open_readonly(source_path)
+    Ledger.open_readonly(source_path).close()  # refuses what is not a ledger, or a newer one, first
+    source = Ledger.scratch_copy(source_path)  # read-only; an older schema is upgraded in the copy only
+    source.path = source_path  # what its messages name (the copy is only read)
+    notes = []
+    if source.chained_on_upgrade:
+        notes.append(f"{source_path} is older than schema version 4: {source.chained_on_upgrade} row(s) sharing a "
+                     "topic_key and scope with a newer row were copied chained to it (superseded, not deleted), "
+                     "as its own upgrade will do")
     try:
         dest = PostgresLedger(to_url)
         try:
@@ -89,4 +100,4 @@ def migrate_ledger(target: Any, to_url: str) -> LedgerMigration:
     finally:
         source.close()
     return LedgerMigration(source=source_path, destination=shown, tables=tuple(copies),
-                           config_change={"hygiene": {"ledger_url": config_url(to_url)}})
+                           config_change={"hygiene": {"ledger_url": config_url(to_url)}}, notes=tuple(notes))

@@ -588,7 +588,8 @@ def _swap_postgres(step: _Step, url: str | None, src: str, doc: dict[str, Any], 
                 _stage_one(step, src, doc, stamp, held)
             assert step.staged is not None and step.aside is not None
             _dump_aside(ledger, step, registry, at, src)
-            source = Ledger.open_readonly(step.staged)
+            source = Ledger.scratch_copy(step.staged)  # a set older than schema 4 arrives upgraded (the copy only)
+            source.path = step.staged  # what its messages name
             try:
                 pg.load_rows(ledger, conn, source, replace=True)
             finally:

@@ -358,7 +358,7 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         if expiration_date is not _MISSING:
             self.ledger.set_expiry(memory_id, expiry)
         if (text or data) is not None:
-            self.ledger.confirm(memory_id, self.now())
+            self.ledger.confirm(memory_id, self.now(), via="update")
             self.ledger.mark_guarded(memory_id, seen.redacted, seen.flag, quarantine=seen.quarantine)
         return result
 

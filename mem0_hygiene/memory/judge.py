@@ -6,8 +6,8 @@ the app's own configured mem0 LLM is asked, as in mem0's paper, to choose ADD (u
 memory written, none when the decision is clear. An answer that cannot be read, or an LLM that fails, leaves
 the deterministic decision in force (the reason says so); a write never fails because of the judge.
 
-The judged decisions are kept in the ledger file's ``write_decisions`` table (created on first use, outside
-the versioned schema): which memory, against which, the event, the reason, when.
+The judged decisions are kept in the ledger's ``write_decisions`` table (part of its schema since version 4,
+on SQLite and on PostgreSQL): which memory, against which, the event, the reason, when.
 """
 
 from __future__ import annotations
@@ -88,25 +88,11 @@ def ask_judge(llm: Any, new_text: str, old_text: str) -> Judgement:
     return parse_judgement(response)
 
 
-_TABLE = """CREATE TABLE IF NOT EXISTS write_decisions (
-    id          INTEGER PRIMARY KEY,
-    memory_id   TEXT NOT NULL,
-    compared_id TEXT,
-    label       TEXT NOT NULL,
-    judge       TEXT,
-    event       TEXT,
-    reason      TEXT,
-    similarity  REAL,
-    decided_at  TEXT NOT NULL
-)"""
-
-
 def record_judgement(ledger: Any, memory_id: str, compared_id: str | None, label: str, judgement: Judgement,
                      similarity: float | None, when: datetime) -> None:
     """Keep one judged decision in the ledger file: ``memory_id`` is the memory written (or, for NONE, the
     existing memory reinforced), ``compared_id`` the one it was judged against."""
-    with ledger.transaction() as conn:
-        conn.execute(_TABLE)
+    with ledger.transaction() as conn:  # the table is the ledger's own (see stores/ledger_ddl.py)
         conn.execute("INSERT INTO write_decisions (memory_id, compared_id, label, judge, event, reason, similarity, "
                      "decided_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                      (memory_id, compared_id, label, JUDGE, judgement.event or None, judgement.reason, similarity,
@@ -115,7 +101,7 @@ def record_judgement(ledger: Any, memory_id: str, compared_id: str | None, label
 
 def judged_decisions(ledger: Any, memory_id: str | None = None) -> list[dict[str, Any]]:
     """The judged decisions kept in the ledger (of one memory, or all), oldest first."""
-    if not ledger.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'write_decisions'"):
+    if not ledger.has_table("write_decisions"):
         return []
     sql = "SELECT memory_id, compared_id, label, judge, event, reason, similarity, decided_at FROM write_decisions"
     rows = ledger.query(sql + (" WHERE memory_id = ? ORDER BY id" if memory_id else " ORDER BY id"),

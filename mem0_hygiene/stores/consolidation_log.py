@@ -1,4 +1,5 @@
-"""The record of consolidation runs, in the ledger file: table ``consolidation``, one row per step of a plan.
+"""The record of consolidation runs, in the ledger (its SQLite file, or its PostgreSQL database with
+``hygiene.ledger_url``): table ``consolidation``, one row per step of a plan.
 
 A run writes its whole plan here in one transaction before it changes anything, then marks each step as it
 is applied. So a run killed midway leaves its unfinished steps behind, and the next run applies exactly
@@ -21,23 +22,6 @@ from typing import Any
 
 from .ledger import Ledger
 
-_SCHEMA = (
-    """CREATE TABLE IF NOT EXISTS consolidation (
-    plan_id    TEXT NOT NULL,
-    step       INTEGER NOT NULL,
-    action     TEXT NOT NULL CHECK (action IN ('merge', 'supersede', 'invalidate')),
-    memory_id  TEXT NOT NULL,
-    into_id    TEXT NOT NULL,
-    similarity REAL,
-    reason     TEXT NOT NULL,
-    planned_at TEXT NOT NULL,
-    done_at    TEXT,
-    outcome    TEXT,
-    PRIMARY KEY (plan_id, step)
-) WITHOUT ROWID""",
-    "CREATE INDEX IF NOT EXISTS consolidation_memory ON consolidation(memory_id)",
-)
-
 _COLUMNS = "plan_id, step, action, memory_id, into_id, similarity, reason, planned_at, done_at, outcome"
 
 
@@ -58,15 +42,14 @@ class LoggedStep:
 
 
 def has_log(ledger: Ledger) -> bool:
-    """Whether this ledger file holds the record yet (it is created by the first run that applies a plan)."""
-    return bool(ledger.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'consolidation'"))
+    """Whether this ledger holds the record (every ledger at schema version 4 does; one older than that, opened
+    read-only, holds it once a run applied a plan)."""
+    return ledger.has_table("consolidation")
 
 
 def write_plan(ledger: Ledger, steps: Sequence[LoggedStep]) -> None:
-    """Create the record if needed and write a whole plan, in one transaction."""
+    """Write a whole plan, in one transaction (the table is the ledger's own, created by its migration)."""
     with ledger.transaction() as conn:
-        for stmt in _SCHEMA:
-            conn.execute(stmt)
         conn.executemany(f"INSERT INTO consolidation ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)",
                          [(s.plan_id, s.step, s.action, s.memory_id, s.into_id, s.similarity, s.reason,
                            s.planned_at, s.done_at, s.outcome) for s in steps])

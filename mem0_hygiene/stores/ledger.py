@@ -1,11 +1,16 @@
 """The sidecar ledger: one SQLite row per mem0 memory_id with provenance, confirmation, expiry,
 supersession, invalidation, use and tombstone facts. Schema, migrations and queries live here.
 
-Besides ``memories``, the ``pending`` table (schema version 2) journals the drop-in's operations that
+Besides ``memories``, the ``pending`` table (schema version 3) journals the drop-in's operations that
 span the ledger and mem0's stores while they are under way: a tombstoned memory whose point mem0 has not
 deleted yet ("delete"), a memory whose replacement (or contradiction) mem0 is storing ("supersede",
 "invalidate"). A process that dies midway leaves its entries behind, and the next one finishes or undoes
 exactly those (see :mod:`mem0_hygiene.memory.recovery`).
+
+Schema version 4 adds the ``confirmations`` log (every confirmation, not only the last; see
+:mod:`mem0_hygiene.stores.ledger_ddl`), the unique index that keeps one live row per topic key and scope
+(see :mod:`mem0_hygiene.stores.topic_keys`: every write here makes room for it by chaining, never by
+deleting), and the ``consolidation`` and ``write_decisions`` tables, so they exist in both dialects.
 
 Every connection turns on foreign keys, WAL and a busy timeout (built on
 :func:`mem0_hygiene.stores.sqlite.connect`). Times are UTC ISO strings in one format (see
@@ -15,24 +20,29 @@ Every connection turns on foreign keys, WAL and a busy timeout (built on
 from __future__ import annotations
 
 import contextlib
+import logging
 import operator
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
 from ..errors import LedgerError, SupersedeError
 from ..timeutil import parse_time, shift_time, system_clock, to_iso
+from . import ledger_ddl as tables
 from .backup_record import backup_status_for_paths, record_path_for
 from .sqlite import connect as sqlite_connect
 from .sqlite import transaction
 from .states import live_sql, state_of
+from .topic_keys import INDEX_SQL, RETRIES, TopicConflict, chain_duplicates, conflict_from, make_room
+
+logger = logging.getLogger(__name__)
 
 APPLICATION_ID = 0x4D304859  # "M0HY": marks a SQLite file as a mem0-hygiene ledger
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 SOURCE_KINDS = ("user", "assistant", "tool", "system", "import", "unknown")
 
@@ -93,7 +103,36 @@ WHEN NEW.deleted_at IS NOT NULL
 BEGIN INSERT OR IGNORE INTO pending VALUES (NEW.memory_id, 'delete', NEW.deleted_at); END;
 """
 
-_MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1 + _LIVE_VIEW, 2: _SCHEMA_V2, 3: _PENDING_V3}
+MigrationStep = str | Callable[[Any, "Ledger"], None]
+"""A statement of a migration, or a function run with (connection, ledger) in the migration's transaction."""
+
+
+def seed_and_chain(conn: Any, ledger: Ledger) -> None:
+    """Migration 4's data step (both dialects): the confirmations log seeded from each row's last
+    confirmation, then rows sharing a topic key and scope chained to the newest (before the unique index)."""
+    conn.execute(tables.SEED_CONFIRMATIONS)
+    chained = chain_duplicates(conn, to_iso(ledger.now()))
+    ledger.chained_on_upgrade = chained
+    if chained:
+        note = (f"upgrading the ledger at {ledger.shown} to schema version 4 chained {chained} row(s) to a newer "
+                "row of the same topic_key and scope (superseded, not deleted: one live row per key)")
+        ledger.migration_notes.append(note)
+        if ledger.path != ":memory:":  # a scratch copy's upgrade changes nothing anyone keeps
+            logger.warning("%s", note)
+
+
+_V4: tuple[MigrationStep, ...] = (tables.CONFIRMATIONS_SQLITE, seed_and_chain, INDEX_SQL, tables.CONSOLIDATION_SQLITE,
+                                  tables.CONSOLIDATION_INDEX, tables.WRITE_DECISIONS_SQLITE)
+
+_MIGRATIONS: dict[int, str | tuple[MigrationStep, ...]] = {1: _SCHEMA_V1 + _LIVE_VIEW, 2: _SCHEMA_V2, 3: _PENDING_V3,
+                                                         4: _V4}
+
+
+def migration_steps(migration: str | tuple[MigrationStep, ...]) -> list[MigrationStep]:
+    """The steps of one migration: a script split into statements, or the steps as given."""
+    if isinstance(migration, str):
+        return list(_split_sql(migration))
+    return list(migration)
 
 PENDING_ACTIONS = ("delete", "supersede", "invalidate")
 
@@ -162,7 +201,8 @@ class LedgerRow:
 _ROW_VALUES = operator.attrgetter(*COLUMNS)
 
 
-def _row(r: sqlite3.Row | tuple[Any, ...]) -> LedgerRow:
+def row_from(r: sqlite3.Row | tuple[Any, ...]) -> LedgerRow:
+    """A ledger row from its values in :data:`COLUMNS` order."""
     values = dict(zip(COLUMNS, tuple(r)))
     values["quarantined"] = bool(values["quarantined"])
     values["adopted"] = bool(values["adopted"])
@@ -170,15 +210,20 @@ def _row(r: sqlite3.Row | tuple[Any, ...]) -> LedgerRow:
 
 
 _SELECT = "SELECT " + ", ".join(COLUMNS) + " FROM memories"
+_INSERT = f"INSERT INTO memories ({', '.join(COLUMNS)}) VALUES ({','.join('?' * len(COLUMNS))})"
+# Conflicts on the id only: a row is never replaced by deleting it (that would cascade to the rows it superseded
+# and its confirmations), and a topic key's conflict is an error, never a row silently dropped.
 _INSERT_SQL = {
-    verb: f"{verb} INTO memories ({', '.join(COLUMNS)}) VALUES ({','.join('?' * len(COLUMNS))})"
-    for verb in ("INSERT", "INSERT OR IGNORE", "INSERT OR REPLACE")
+    "INSERT": _INSERT,
+    "INSERT OR IGNORE": _INSERT + " ON CONFLICT (memory_id) DO NOTHING",
+    "INSERT OR REPLACE": _INSERT + " ON CONFLICT (memory_id) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in COLUMNS if c != "memory_id"),
 }
 
 
 _BIRTH_COLUMNS = ("user_id", "agent_id", "run_id", "source", "source_kind", "created_at", "expires_at",
                   "topic_key", "redacted", "flag", "adopted")
-_UPSERT_BIRTH = (_INSERT_SQL["INSERT"] + " ON CONFLICT (memory_id) DO UPDATE SET "
+_UPSERT_BIRTH = (_INSERT + " ON CONFLICT (memory_id) DO UPDATE SET "
                  + ", ".join(f"{c} = excluded.{c}" for c in _BIRTH_COLUMNS)
                  + ", quarantined = CASE WHEN memories.quarantined = 0 THEN 0 ELSE excluded.quarantined END")
 
@@ -337,6 +382,8 @@ class Ledger:
     def __init__(self, path: str) -> None:
         self.path = path
         self._lock = threading.RLock()
+        self.migration_notes: list[str] = []  # what opening it changed besides the schema (said in the log too)
+        self.chained_on_upgrade = 0  # rows the upgrade to version 4 chained to a newer row of their topic key
         if path != ":memory:":
             folder = os.path.dirname(os.path.abspath(path))
             if not os.path.isdir(folder):
@@ -387,8 +434,11 @@ class Ledger:
             raise LedgerError(newer_schema_message(self.path, version))
         for target in range(version + 1, SCHEMA_VERSION + 1):
             with transaction(conn):
-                for stmt in _split_sql(_MIGRATIONS[target]):
-                    conn.execute(stmt)
+                for step in migration_steps(_MIGRATIONS[target]):
+                    if isinstance(step, str):
+                        conn.execute(step)
+                    else:
+                        step(conn, self)
                 conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                 conn.execute(f"PRAGMA user_version = {target}")
 
@@ -417,8 +467,17 @@ class Ledger:
         yield True
 
     def link_guard(self, conn: Any) -> None:
-        """Inside a transaction, before a supersede link: serialise links across replicas (SQLite's
-        ``BEGIN IMMEDIATE`` already does)."""
+        """Inside a transaction, before a supersede link or a write that may chain rows of one topic key:
+        serialise them across replicas (SQLite's ``BEGIN IMMEDIATE`` already does)."""
+
+    def defer_links(self, conn: Any) -> None:
+        """Inside a transaction: check foreign keys at its commit, so a row may point at one written later in
+        it (a topic key's holder chained to the row that is about to be written)."""
+        conn.execute("PRAGMA defer_foreign_keys = ON")
+
+    def has_table(self, name: str) -> bool:
+        """Whether the ledger holds table ``name`` (a read-only opening of an older ledger may lack one)."""
+        return bool(self.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)))
 
     # -- low level --------------------------------------------------------------------------
     def _write(self, sql: str, params: Sequence[Any] | Iterable[Sequence[Any]], many: bool = False) -> int:
@@ -451,7 +510,24 @@ class Ledger:
                 with transaction(self._conn) as conn:
                     yield conn
             except sqlite3.DatabaseError as exc:
+                if isinstance(exc, sqlite3.IntegrityError) and conflict_from(str(exc)):
+                    raise TopicConflict(self._explain(exc)) from None
                 raise LedgerError(self._explain(exc)) from None
+
+    def claiming(self, body: Callable[[Any], Any]) -> Any:
+        """Run ``body(conn)`` in a transaction that may chain rows of one topic key (links serialised across
+        replicas, foreign keys checked at commit), again when it met the unique topic-key index because
+        another writer raced past its check (:class:`~mem0_hygiene.stores.topic_keys.TopicConflict`)."""
+        for attempt in range(RETRIES + 1):
+            try:
+                with self.transaction() as conn:
+                    self.link_guard(conn)
+                    self.defer_links(conn)
+                    return body(conn)
+            except TopicConflict:
+                if attempt == RETRIES:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """The rows of one read; a damaged file raises :class:`LedgerError` saying so and how to restore it."""
@@ -464,7 +540,7 @@ class Ledger:
     # -- reads ------------------------------------------------------------------------------
     def get(self, memory_id: str) -> LedgerRow | None:
         rows = self.query(_SELECT + " WHERE memory_id = ?", (memory_id,))
-        return _row(rows[0]) if rows else None
+        return row_from(rows[0]) if rows else None
 
     def get_many(self, memory_ids: Sequence[str]) -> dict[str, LedgerRow]:
         out: dict[str, LedgerRow] = {}
@@ -473,14 +549,14 @@ class Ledger:
             chunk = ids[start : start + 500]
             marks = ",".join("?" * len(chunk))
             for r in self.query(_SELECT + f" WHERE memory_id IN ({marks})", chunk):
-                row = _row(r)
+                row = row_from(r)
                 out[row.memory_id] = row
         return out
 
     def iter_rows(self, where: str = "", params: Sequence[Any] = (), order: str = "") -> Iterator[LedgerRow]:
         sql = _SELECT + (f" WHERE {where}" if where else "") + (f" ORDER BY {order}" if order else "")
         for r in self.query(sql, params):
-            yield _row(r)
+            yield row_from(r)
 
     def predecessors(self, memory_id: str) -> list[str]:
         """Every memory that `memory_id` superseded, directly or through a chain (newest first)."""
@@ -523,14 +599,56 @@ class Ledger:
         invalidated, deleted or used) gets only the birth facts; its state and uses are kept."""
         if not rows:
             return 0
-        if keep_state:
-            return self._write(_UPSERT_BIRTH, [r.as_tuple() for r in rows], many=True)
-        verb = "INSERT" if new else ("INSERT OR IGNORE" if ignore_existing else "INSERT OR REPLACE")
-        return self._write(_INSERT_SQL[verb], [r.as_tuple() for r in rows], many=True)
+        mode = "birth" if keep_state else ("new" if new else ("ignore" if ignore_existing else "replace"))
+        sql = _UPSERT_BIRTH if keep_state else _INSERT_SQL[_VERBS[mode]]
+        keyed = [r for r in rows if r.topic_key is not None]
+        if not keyed:  # the common case: no key to make room for, one batched statement
+            return self._write(sql, [r.as_tuple() for r in rows], many=True)
+        plain = [r.as_tuple() for r in rows if r.topic_key is None]
 
-    def confirm(self, memory_id: str, when: datetime) -> None:
-        self._write("UPDATE memories SET confirmed_at = ?, quarantined = 0 WHERE memory_id = ?",
-                    (to_iso(when), memory_id))
+        def write(conn: Any) -> int:
+            count = conn.executemany(sql, plain).rowcount if plain else 0
+            for row in keyed:  # one at a time, in order: two rows of one key in the batch chain too
+                count += _write_keyed(conn, sql, row, mode)
+            return int(count)
+
+        return int(self.claiming(write))
+
+    def confirm(self, memory_id: str, when: datetime, via: str = "confirm") -> None:
+        """Record a confirmation at ``when`` (``via``: "confirm", or "update" for a new text): the row's
+        ``confirmed_at`` and a line of the confirmations log, in one transaction; releases it from quarantine
+        (when it then holds its topic key, the other row holding it is chained to this one). An unknown id
+        changes nothing."""
+        stamp = to_iso(when)
+
+        def write(conn: Any) -> None:
+            found = conn.execute(_SELECT + " WHERE memory_id = ?", (memory_id,)).fetchone()
+            if found is None:
+                return
+            row = row_from(found)
+            if row.quarantined:
+                make_room(conn, replace(row, quarantined=False), stamp, wins=True)
+            conn.execute("UPDATE memories SET confirmed_at = ?, quarantined = 0 WHERE memory_id = ?",
+                         (stamp, memory_id))
+            conn.execute("INSERT OR IGNORE INTO confirmations (memory_id, confirmed_at, via) VALUES (?, ?, ?)",
+                         (memory_id, stamp, via))
+
+        self.claiming(write)
+
+    def confirmations(self, memory_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
+        """memory id -> (confirmed_at, via) of every confirmation of it, oldest first (ids never confirmed are
+        left out); {} for a ledger older than the log (opened read-only)."""
+        ids = list(dict.fromkeys(memory_ids))
+        if not ids or not self.has_table("confirmations"):
+            return {}
+        out: dict[str, list[tuple[str, str]]] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            sql = (f"SELECT memory_id, confirmed_at, via FROM confirmations WHERE memory_id IN "
+                   f"({','.join('?' * len(chunk))}) ORDER BY memory_id, confirmed_at")
+            for mid, at, via in self.query(sql, chunk):
+                out.setdefault(str(mid), []).append((str(at), str(via)))
+        return out
 
     def mark_guarded(self, memory_id: str, redacted: Sequence[str], flag: str | None, *,
                      quarantine: bool = False) -> None:
@@ -562,16 +680,18 @@ class Ledger:
         entry. Readers see the old memory live and the new one unknown, or the old one replaced and the
         new one recorded: never both live. ``follow``: as in :meth:`link_supersede`."""
         stamp = to_iso(when)
-        with self.transaction() as conn:
-            if action == "supersede":
-                self.link_guard(conn)
-            conn.execute(_INSERT_SQL["INSERT OR REPLACE"], row.as_tuple())
+
+        def write(conn: Any) -> None:
+            # the old memory first: it usually holds the topic key the new row takes over
             if action == "supersede":
                 _link(conn, _head(conn, old_id, row.memory_id) if follow else old_id, row.memory_id, stamp)
             else:
                 conn.execute("UPDATE memories SET invalid_at = ?, invalid_reason = ? WHERE memory_id = ?",
                              (stamp, reason, old_id))
+            conn.execute(_INSERT_SQL["INSERT OR REPLACE"], make_room(conn, row, stamp).as_tuple())
             conn.execute("DELETE FROM pending WHERE memory_id = ? AND action = ?", (old_id, action))
+
+        self.claiming(write)
 
     def invalidate(self, memory_id: str, reason: str, when: datetime) -> None:
         self._write("UPDATE memories SET invalid_at = ?, invalid_reason = ? WHERE memory_id = ?",
@@ -608,10 +728,20 @@ class Ledger:
     def untombstone(self, memory_ids: Sequence[str]) -> None:
         """Take back the tombstones of memories whose delete through mem0 failed (their points are still
         there and served) and close their journal entries, in one transaction."""
-        ids = [(mid,) for mid in dict.fromkeys(memory_ids)]
-        with self.transaction() as conn:
-            conn.executemany("UPDATE memories SET deleted_at = NULL WHERE memory_id = ?", ids)
-            conn.executemany("DELETE FROM pending WHERE action = 'delete' AND memory_id = ?", ids)
+        ids = list(dict.fromkeys(memory_ids))
+
+        def write(conn: Any) -> None:
+            for mid in ids:
+                found = conn.execute(_SELECT + " WHERE memory_id = ?", (mid,)).fetchone()
+                if found is not None and found[COLUMNS.index("topic_key")] is not None:
+                    revived = replace(row_from(found), deleted_at=None)
+                    placed = make_room(conn, revived, None)
+                    if placed is not revived:  # a newer row took the key meanwhile: this one is chained to it
+                        conn.execute(_MARK_SUPERSEDED, (placed.superseded_by, placed.superseded_at, mid))
+                conn.execute("UPDATE memories SET deleted_at = NULL WHERE memory_id = ?", (mid,))
+                conn.execute("DELETE FROM pending WHERE action = 'delete' AND memory_id = ?", (mid,))
+
+        self.claiming(write)
 
     def tombstone_all(self, when: datetime) -> None:
         """Tombstone every row, each journaled as a pending delete (``reset``)."""
@@ -693,7 +823,7 @@ class Ledger:
             where += f" AND {key} = ?"
             params.append(value)
         sql = _SELECT + f" WHERE {where} ORDER BY COALESCE(confirmed_at, created_at) LIMIT ?"
-        return [_row(r) for r in self.query(sql, [*params, limit])]
+        return [row_from(r) for r in self.query(sql, [*params, limit])]
 
     def prune_candidates(self, now: datetime, retain: timedelta,
                          limit: int | None = None) -> list[tuple[LedgerRow, str]]:
@@ -710,7 +840,7 @@ class Ledger:
         if limit is None:
             rows: Iterable[LedgerRow] = self.iter_rows(where, params, order="created_at")
         else:
-            rows = [_row(r) for r in self.query(_SELECT + f" WHERE {where} ORDER BY memory_id LIMIT ?",
+            rows = [row_from(r) for r in self.query(_SELECT + f" WHERE {where} ORDER BY memory_id LIMIT ?",
                                                 (*params, int(limit)))]
         for row in rows:
             if row.expires_at and row.expires_at <= stamp:
@@ -790,6 +920,7 @@ class Ledger:
         self = object.__new__(cls)
         self.path = path
         self._lock = threading.RLock()
+        self.migration_notes, self.chained_on_upgrade = [], 0
         try:
             self._conn = connect(path, readonly=True)
             app_id = self._conn.execute("PRAGMA application_id").fetchone()[0]
@@ -853,6 +984,34 @@ class Ledger:
         on = bool(self.query("PRAGMA foreign_keys")[0][0])
         mode = str(self.query("PRAGMA journal_mode")[0][0])
         return fk, on, mode
+
+
+_VERBS = {"new": "INSERT", "ignore": "INSERT OR IGNORE", "replace": "INSERT OR REPLACE"}
+_MARK_SUPERSEDED = ("UPDATE memories SET superseded_by = ?, superseded_at = ? WHERE memory_id = ? "
+                    "AND superseded_by IS NULL")
+
+
+def _write_keyed(conn: Any, sql: str, row: LedgerRow, mode: str) -> int:
+    """Inside a claiming transaction: write one row that has a topic key (``mode`` as in
+    :meth:`Ledger.insert`: "new", "ignore", "replace" or "birth"), after making room for the key: the row as
+    it will stand (for "birth" onto an existing row: that row's state with the new birth facts) takes it over
+    from an older holder, or is written superseded by a newer one."""
+    existing = None
+    if mode in ("ignore", "birth"):
+        found = conn.execute(_SELECT + " WHERE memory_id = ?", (row.memory_id,)).fetchone()
+        existing = row_from(found) if found else None
+        if existing is not None and mode == "ignore":
+            return 0  # kept as it is: nothing changes who holds the key
+    effective = row
+    if existing is not None:
+        births = {c: getattr(row, c) for c in _BIRTH_COLUMNS}
+        effective = replace(existing, **births, quarantined=existing.quarantined and row.quarantined)
+    placed = make_room(conn, effective, None)
+    if placed is not effective:  # a newer row holds the key: this one is written superseded by it
+        if existing is not None:
+            conn.execute(_MARK_SUPERSEDED, (placed.superseded_by, placed.superseded_at, row.memory_id))
+        row = replace(row, superseded_by=placed.superseded_by, superseded_at=placed.superseded_at)
+    return int(conn.execute(sql, row.as_tuple()).rowcount)
 
 
 def _link(conn: sqlite3.Connection, old_id: str, new_id: str, stamp: str) -> None:

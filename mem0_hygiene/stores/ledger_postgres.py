@@ -23,9 +23,21 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from ..errors import LedgerError, MissingExtra
-from .ledger import APPLICATION_ID, COLUMNS, SCHEMA_VERSION, Ledger
+from ..timeutil import to_iso
+from . import ledger_ddl as tables
+from .ledger import (
+    APPLICATION_ID,
+    COLUMNS,
+    SCHEMA_VERSION,
+    Ledger,
+    MigrationStep,
+    migration_steps,
+    row_from,
+    seed_and_chain,
+)
 from .locations import redact_url
 from .states import live_sql
+from .topic_keys import INDEX_SQL, TOPIC_INDEX, TopicConflict, chained_rows
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 
@@ -84,11 +96,16 @@ CREATE TRIGGER pending_delete_on_tombstone AFTER UPDATE OF deleted_at ON memorie
 FOR EACH ROW WHEN (NEW.deleted_at IS NOT NULL) EXECUTE FUNCTION hygiene_pending_delete();
 """
 
-MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1, 2: _SCHEMA_V2, 3: _PENDING_V3}
+_V4: tuple[MigrationStep, ...] = (tables.CONFIRMATIONS_POSTGRES, seed_and_chain, INDEX_SQL,
+                                  tables.CONSOLIDATION_POSTGRES, tables.CONSOLIDATION_INDEX,
+                                  tables.WRITE_DECISIONS_POSTGRES)
 
-_CONFLICT_KEYS = {"memories": ("memory_id",), "pending": ("memory_id", "action"), "hygiene_meta": ("key",)}
+MIGRATIONS: dict[int, str | tuple[MigrationStep, ...]] = {1: _SCHEMA_V1, 2: _SCHEMA_V2, 3: _PENDING_V3, 4: _V4}
+
+_CONFLICT_KEYS = {"memories": ("memory_id",), "pending": ("memory_id", "action"), "hygiene_meta": ("key",),
+                  "confirmations": ("memory_id", "confirmed_at")}
 _UPDATED = {"memories": tuple(c for c in COLUMNS if c != "memory_id"), "pending": ("since",),
-            "hygiene_meta": ("value",)}
+            "hygiene_meta": ("value",), "confirmations": ("via",)}
 _INSERT_OR = re.compile(r"^\s*INSERT OR (IGNORE|REPLACE) INTO (\w+)", re.IGNORECASE)
 _LINK_LOCK = zlib.crc32(b"mem0-hygiene:supersede-links")
 CLOCK_RESYNC = 60.0  # seconds between two measurements of the server's clock
@@ -200,7 +217,14 @@ class PgConnection:
         try:
             return self._raw.execute(text, self._params(params))
         except psycopg.Error as exc:
-            raise LedgerError(self.explain(exc)) from None
+            raise self.error(exc) from None
+
+    def error(self, exc: Any) -> LedgerError:
+        """The ledger's error for a psycopg one (a :class:`TopicConflict` when it met the topic-key index)."""
+        diag = getattr(exc, "diag", None)
+        if getattr(diag, "constraint_name", None) == TOPIC_INDEX:
+            return TopicConflict(self.explain(exc))
+        return LedgerError(self.explain(exc))
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> Any:
         psycopg = _psycopg()
@@ -209,7 +233,7 @@ class PgConnection:
             cur.executemany(self._sql(sql), [self._params(r) for r in rows])
             return cur
         except psycopg.Error as exc:
-            raise LedgerError(self.explain(exc)) from None
+            raise self.error(exc) from None
 
     def script(self, sql: str) -> None:
         """Run DDL as written (no placeholders, no rewriting)."""
@@ -232,6 +256,8 @@ class PostgresLedger(Ledger):
     def __init__(self, path: str, *, readonly: bool = False) -> None:  # noqa: D107 - path is the URL
         self.path = path
         self._lock = threading.RLock()
+        self.migration_notes: list[str] = []
+        self.chained_on_upgrade = 0
         self._lock_conn: PgConnection | None = None
         self._lock_guard = threading.RLock()  # advisory locks nest (prune inside a maintenance run)
         self._offset: timedelta | None = None
@@ -294,7 +320,15 @@ class PostgresLedger(Ledger):
             if version > SCHEMA_VERSION:
                 raise LedgerError(self._newer(version))
             for target in range(version + 1, SCHEMA_VERSION + 1):
-                self.pg.script(MIGRATIONS[target])
+                migration = MIGRATIONS[target]
+                if isinstance(migration, str):
+                    self.pg.script(migration)
+                else:
+                    for step in migration_steps(migration):
+                        if isinstance(step, str):
+                            self.pg.script(step)
+                        else:
+                            step(conn, self)
                 conn.execute("INSERT OR REPLACE INTO hygiene_meta (key, value) VALUES ('application_id', ?)",
                              (str(APPLICATION_ID),))
                 conn.execute("INSERT OR REPLACE INTO hygiene_meta (key, value) VALUES ('schema_version', ?)",
@@ -316,9 +350,16 @@ class PostgresLedger(Ledger):
         return True  # a PostgreSQL ledger is always at the current schema once opened
 
     def link_guard(self, conn: Any) -> None:
-        """Inside a transaction: supersede links are made one at a time across replicas (two replicas
-        linking A->B and B->A at once would each miss the other's cycle)."""
+        """Inside a transaction: supersede links and topic-key chains are made one at a time across replicas
+        (two replicas linking A->B and B->A at once would each miss the other's cycle; two writing one topic
+        key would each find no holder, and one would meet the unique index)."""
         conn.execute("SELECT pg_advisory_xact_lock(?)", (_LINK_LOCK,))
+
+    def defer_links(self, conn: Any) -> None:
+        conn.execute("SET CONSTRAINTS ALL DEFERRED")
+
+    def has_table(self, name: str) -> bool:
+        return bool(self.query("SELECT to_regclass(?) IS NOT NULL", (name,))[0][0])
 
     def purge_rows(self, memory_ids: Sequence[str]) -> int:
         ids = list(dict.fromkeys(memory_ids))
@@ -397,23 +438,40 @@ class PostgresLedger(Ledger):
         return self.copy_into(Ledger(":memory:"))
 
     def copy_into(self, scratch: Ledger) -> Ledger:
-        """Copy this ledger's rows and journal into an empty SQLite ledger (one consistent snapshot: the reads
-        share one repeatable-read transaction); returns it."""
+        """Copy this ledger's rows, journal and the other tables (:data:`~mem0_hygiene.stores.ledger_ddl.
+        SIDE_TABLES`) into an empty SQLite ledger (one consistent snapshot: the reads share one repeatable-read
+        transaction); returns it. A ledger older than schema version 4 (opened read-only) is upgraded in the
+        copy as the migration would: confirmations seeded, rows sharing a topic key chained to the newest."""
         with self.transaction() as conn:
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            version = self._version()[1]
             rows = conn.execute("SELECT " + ", ".join(COLUMNS) + " FROM memories").fetchall()
             pending = conn.execute("SELECT memory_id, action, since FROM pending").fetchall()
-        self._fill(scratch, rows, pending)
+            side = {table: conn.execute(f"SELECT {', '.join(columns)} FROM {table}").fetchall()
+                    for table, (columns, _key) in tables.SIDE_TABLES.items()
+                    if conn.execute("SELECT to_regclass(?) IS NOT NULL", (table,)).fetchone()[0]}
+        if version < 4:
+            chained, _count = chained_rows([row_from(r) for r in rows], to_iso(self.now()))
+            rows = [r.as_tuple() for r in chained]
+            side["confirmations"] = [(r[0], r[COLUMNS.index("confirmed_at")], "seeded") for r in rows
+                                     if r[COLUMNS.index("confirmed_at")]
+                                     and r[COLUMNS.index("confirmed_at")] != r[COLUMNS.index("created_at")]]
+        self._fill(scratch, rows, pending, side)
         return scratch
 
     @staticmethod
-    def _fill(scratch: Ledger, rows: Any, pending: Any) -> None:
+    def _fill(scratch: Ledger, rows: Any, pending: Any, side: dict[str, Any] | None = None) -> None:
         with scratch._lock:
             scratch._conn.execute("PRAGMA foreign_keys = OFF")
             with scratch.transaction() as conn:
                 conn.executemany("INSERT INTO memories (" + ", ".join(COLUMNS) + ") VALUES ("
                                  + ",".join("?" * len(COLUMNS)) + ")", rows)
                 conn.executemany("INSERT INTO pending VALUES (?, ?, ?)", pending)
+                for table, copied in (side or {}).items():
+                    columns = tables.SIDE_TABLES[table][0]
+                    if copied:
+                        conn.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
+                                         f"({','.join('?' * len(columns))})", copied)
             scratch._conn.execute("PRAGMA foreign_keys = ON")
 
 

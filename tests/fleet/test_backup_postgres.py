@@ -94,11 +94,13 @@ def test_backup_dumps_every_ledger_table_into_the_set_as_a_sqlite_ledger(fleet: 
     assert file_rows(ledger, "SELECT id, note, score FROM side_notes ORDER BY id") == [(1, "first", 0.1),
                                                                                        (2, "second", None)]
     assert file_rows(ledger, "PRAGMA user_version")[0][0] >= 3  # a ledger file like a SQLite deployment's
-    assert result["counts"]["ledger"] == {"memories": 3, "pending": 0, "side_notes": 2}
+    assert result["counts"]["ledger"] == {"memories": 3, "pending": 0, "side_notes": 2, "confirmations": 0,
+                                          "consolidation": 0, "write_decisions": 0}
     doc = read_manifest(result["path"])
     store = doc["stores"]["ledger"]
     assert store["kind"] == "postgresql_dump" and "REPEATABLE READ" in store["consistency"]
-    assert doc["consistency"] == store["consistency"] and set(store["tables"]) == {"memories", "pending", "side_notes"}
+    assert doc["consistency"] == store["consistency"] and set(store["tables"]) == {
+        "memories", "pending", "side_notes", "confirmations", "consolidation", "write_decisions"}
     assert "hygiene.db" in doc["files"] and not check_set(result["path"])
     record = json.loads(Path(result["record_path"]).read_text())
     assert record["backups"][-1]["consistency"] == store["consistency"]

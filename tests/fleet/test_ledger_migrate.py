@@ -26,7 +26,8 @@ def test_migrate_copies_every_row_verifies_it_and_prints_the_config_change(tmp_p
                                    "--json"])
     assert out.exit_code == 0, out.output
     result = json.loads(out.output)
-    assert {t["table"]: t["rows"] for t in result["tables"]} == {"memories": 3, "pending": 0}
+    assert {t["table"]: t["rows"] for t in result["tables"]} == {"memories": 3, "pending": 0, "confirmations": 0,
+                                                                 "consolidation": 0, "write_decisions": 0}
     assert result["verified"] and result["config_change"]["hygiene"]["ledger_url"].startswith(
         "postgresql://mem0_hygiene:PASSWORD@127.0.0.1:5432/")
     assert ":mem0_hygiene@" not in out.output  # the password is never printed
@@ -63,8 +64,8 @@ def test_migrate_copies_every_table_of_the_file_not_a_fixed_list(tmp_path: Path,
     out = CliRunner().invoke(cli, ["ledger", "migrate", "--ledger", str(tmp_path / "hygiene.db"), "--to", pg_url,
                                    "--json"])
     assert out.exit_code == 0, out.output
-    assert {t["table"]: t["rows"] for t in json.loads(out.output)["tables"]} == {"memories": 1, "pending": 0,
-                                                                                 "side_notes": 2}
+    assert {t["table"]: t["rows"] for t in json.loads(out.output)["tables"]} == {
+        "memories": 1, "pending": 0, "side_notes": 2, "confirmations": 0, "consolidation": 0, "write_decisions": 0}
     with psycopg.connect(pg_url, autocommit=True) as pg:
         assert pg.execute("SELECT id, note, score FROM side_notes ORDER BY id").fetchall() == [(4, "a", 0.25),
                                                                                               (9, "b", None)]

@@ -5,10 +5,11 @@ statement that writes it, a replacement by its own entry, and older ledgers get 
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from datetime import datetime, timezone
 
 from mem0_hygiene.stores.ledger import SCHEMA_VERSION, Ledger, LedgerRow
+
+from .old_ledgers import as_version
 
 NOW = datetime(2026, 8, 1, 9, 0, tzinfo=timezone.utc)
 
@@ -41,9 +42,7 @@ def test_a_replacement_and_its_link_are_one_transaction_that_closes_its_entry(tm
 
 
 def _as_version_2(path: str) -> None:
-    conn = sqlite3.connect(path)
-    conn.executescript("DROP TRIGGER pending_delete_on_tombstone; DROP TABLE pending; PRAGMA user_version = 2;")
-    conn.close()
+    as_version(path, 2)
 
 
 def test_a_version_2_ledger_gets_the_journal_when_the_drop_in_opens_it(tmp_path):
@@ -53,7 +52,7 @@ def test_a_version_2_ledger_gets_the_journal_when_the_drop_in_opens_it(tmp_path)
     ledger.close()
     _as_version_2(path)
     ledger = Ledger(path)
-    assert ledger.query("PRAGMA user_version")[0][0] == SCHEMA_VERSION == 3
+    assert ledger.query("PRAGMA user_version")[0][0] == SCHEMA_VERSION == 4
     ledger.tombstone(["a"], NOW)
     assert [mid for mid, _a, _s in ledger.pending("delete")] == ["a"]
     ledger.close()
