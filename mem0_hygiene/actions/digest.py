@@ -168,12 +168,23 @@ def digest(target: Any, since: timedelta | datetime | str = "1d") -> Digest:
         return Digest(items=tuple(sorted(items, key=rank)), since=start_iso, until=to_iso(now))
 
 
-def memory_story(target: Any, memory_id: str) -> Story:
+CONFIRMATIONS_SHOWN = 10
+"""How many confirmations of one memory a story lists by default (the latest; the earlier ones are one line)."""
+
+_CONFIRMED_HOW = {"confirm": "re-checked against its source", "update": "re-checked: a new text through update()",
+                  "seeded": "re-checked against its source (the last confirmation kept before the ledger logged "
+                            "every one)"}
+
+
+def memory_story(target: Any, memory_id: str, *, confirmations: int | None = CONFIRMATIONS_SHOWN) -> Story:
     """A memory's full story, oldest first: its supersede chain both ways (what it replaced,
     transitively, and what replaced it) and every event of each memory in that chain, from history.db
-    (ADD/UPDATE/DELETE with texts) and the ledger (recorded with source, confirmed, superseded,
+    (ADD/UPDATE/DELETE with texts) and the ledger (recorded with source, every confirmation, superseded,
     invalidated with reason, expired, last used, tombstoned). Reads history.db and the ledger (and the birth
-    facts of a memory whose ledger row the app never wrote, see :func:`birth_rows`)."""
+    facts of a memory whose ledger row the app never wrote, see :func:`birth_rows`).
+
+    ``confirmations``: how many of one memory's confirmations are listed, the latest (None: every one); the
+    earlier ones are one "confirmed" event saying how many there were ("and N more ...")."""
     tgt = resolve(target)
     with _open(tgt) as src:
         now = src.now
@@ -188,6 +199,7 @@ def memory_story(target: Any, memory_id: str) -> Story:
             rows.update(birth_rows(tgt, [mid for mid in chain_ids if mid not in rows], now))
         history = src.history_for(chain_ids)
         consolidated = applied_reasons(src.ledger, chain_ids)  # why `consolidate` merged or superseded them
+        logged = src.ledger.confirmations(chain_ids) if src.ledger is not None else {}
         if memory_id not in rows and memory_id not in history:
             raise MemoryNotFound(memory_id, "neither history.db nor the ledger knows it; check the id "
                                             "(`mem0-hygiene digest --since 30d` lists recent ones)")
@@ -234,8 +246,18 @@ def memory_story(target: Any, memory_id: str) -> Story:
                 if row.scope:
                     detail += "; " + ", ".join(f"{k}={v}" for k, v in row.scope.items())
                 add(row.created_at, mid, "recorded", text, detail, "ledger")
-            if row.confirmed_at and row.confirmed_at != row.created_at:
-                add(row.confirmed_at, mid, "confirmed", text, "re-checked against its source", "ledger")
+            confirmed = logged.get(mid, [])
+            if not confirmed and row.confirmed_at and row.confirmed_at != row.created_at:
+                confirmed = [(row.confirmed_at, "seeded")]  # a ledger older than the log: its last one only
+            shown = confirmed if confirmations is None else confirmed[len(confirmed) - max(confirmations, 0):]
+            earlier = confirmed[: len(confirmed) - len(shown)]
+            if earlier:
+                add(earlier[0][0], mid, "confirmed", text,
+                    f"and {plural(len(earlier), 'more confirmation', 'more confirmations')} from "
+                    f"{earlier[0][0][:10]} to {earlier[-1][0][:10]}, not listed (history --all lists every one)",
+                    "ledger")
+            for at, via in shown:
+                add(at, mid, "confirmed", text, _CONFIRMED_HOW.get(via, via), "ledger")
             if row.superseded_at:
                 why = f"; {consolidated[mid]}" if mid in consolidated else ""
                 add(row.superseded_at, mid, "superseded", text, f"by {row.superseded_by}{why}", "ledger")

@@ -442,10 +442,15 @@ def digest(store: StoreOptions, since: str, as_json: bool) -> None:
 @hygiene_command
 def history(store: StoreOptions, memory_id: str, as_json: bool) -> None:
     """A memory's full story, oldest first: what it replaced and what replaced it (the supersede chain
-    both ways), and every event from history.db and the ledger. Works while the app runs."""
+    both ways), and every event from history.db and the ledger, each confirmation too (the latest 10 of
+    each memory; --all or --json: every one). Works while the app runs."""
     from .. import maintenance
+    from . import current_output
 
-    emit(maintenance.memory_story(store.load(), memory_id), as_json)
+    if as_json or current_output().show_all:
+        emit(maintenance.memory_story(store.load(), memory_id, confirmations=None), as_json)
+    else:
+        emit(maintenance.memory_story(store.load(), memory_id), as_json)
 
 
 # --------------------------------------------------------------------------------------------- adopt
