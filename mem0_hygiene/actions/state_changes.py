@@ -92,9 +92,8 @@ def confirm_rows(ledger: Ledger, memory_ids: Sequence[str], now: datetime) -> li
             refused = confirm_refusal(mid, before[mid], now)
             if refused is not None:
                 raise refused
-        for mid in ids:
-            changed = conn.execute(f"UPDATE memories SET confirmed_at = ?, quarantined = 0 WHERE memory_id = ? "
-                                   f"AND {_STILL_OPEN}", (stamp, mid)).rowcount
+        for mid in ids:  # logged, and a released quarantine takes its topic key over (see Ledger.confirm_in)
+            changed = ledger.confirm_in(conn, before[mid], stamp, where=_STILL_OPEN)
             if changed != 1:  # cannot happen under the row lock; never report a change that was not made
                 raise StateError(f"cannot confirm {mid}: another writer changed it meanwhile; retry")
         after = {mid: row_from(conn.execute(_SELECT, (mid,)).fetchone()) for mid in ids}

@@ -623,17 +623,25 @@ class Ledger:
 
         def write(conn: Any) -> None:
             found = conn.execute(_SELECT + " WHERE memory_id = ?", (memory_id,)).fetchone()
-            if found is None:
-                return
-            row = row_from(found)
-            if row.quarantined:
-                make_room(conn, replace(row, quarantined=False), stamp, wins=True)
-            conn.execute("UPDATE memories SET confirmed_at = ?, quarantined = 0 WHERE memory_id = ?",
-                         (stamp, memory_id))
-            conn.execute("INSERT OR IGNORE INTO confirmations (memory_id, confirmed_at, via) VALUES (?, ?, ?)",
-                         (memory_id, stamp, via))
+            if found is not None:
+                self.confirm_in(conn, row_from(found), stamp, via)
 
         self.claiming(write)
+
+    def confirm_in(self, conn: Any, row: LedgerRow, stamp: str, via: str = "confirm", *, where: str = "") -> int:
+        """Inside a transaction: confirm ``row`` at ``stamp`` (only while ``where``, a SQL condition, also holds):
+        when this releases it from quarantine and so makes it hold its topic key, the row holding that key is
+        chained to it first; then ``confirmed_at``, ``quarantined = 0`` and a line of the confirmations log.
+        Returns how many rows changed (0 or 1)."""
+        if row.quarantined:
+            self.link_guard(conn)
+            make_room(conn, replace(row, quarantined=False), stamp, wins=True)
+        changed = int(conn.execute("UPDATE memories SET confirmed_at = ?, quarantined = 0 WHERE memory_id = ?"
+                                   + (f" AND {where}" if where else ""), (stamp, row.memory_id)).rowcount)
+        if changed:
+            conn.execute("INSERT OR IGNORE INTO confirmations (memory_id, confirmed_at, via) VALUES (?, ?, ?)",
+                         (row.memory_id, stamp, via))
+        return changed
 
     def confirmations(self, memory_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
         """memory id -> (confirmed_at, via) of every confirmation of it, oldest first (ids never confirmed are

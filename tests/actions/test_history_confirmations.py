@@ -68,3 +68,27 @@ def test_a_ledger_older_than_the_log_shows_its_last_confirmation(store):
     as_version(resolve(store["config"]).ledger_path, 3)  # as an older mem0-hygiene left it; history reads it as is
     lines = confirmed(maintenance.memory_story(store["config"], store["id"]))
     assert len(lines) == 1 and "the last confirmation kept before" in lines[0][1]
+
+
+def test_confirm_from_outside_the_app_is_logged_and_releases_a_quarantined_topic_key(make_deployment, tmp_path,
+                                                                                      clock):
+    def plant(m: Memory) -> dict[str, str]:
+        user = m.add("Deploys with Nomad", user_id="dana", infer=False, source="chat", topic_key="deploy")
+        clock.advance(hours=1)
+        tool = m.add("Deploys with Kubernetes", user_id="dana", infer=False, source="tool:web_fetch https://x",
+                     topic_key="deploy")  # quarantined: it holds no key, the user's fact stays live
+        return {"user": user["results"][0]["id"], "tool": tool["results"][0]["id"]}
+
+    d = make_deployment(tmp_path / "app", plant=plant)
+    ids = d.planted
+    for _ in range(2):
+        clock.advance(days=1)
+        maintenance.confirm(d.config, [ids["tool"]])  # the ledger-only route: no vector store opened
+    story = maintenance.memory_story(d.config, ids["tool"])
+    assert [detail for _at, detail in confirmed(story)] == ["re-checked against its source"] * 2
+    m = Memory.from_config(d.config)
+    try:
+        assert m.ledger.get(ids["user"]).superseded_by == ids["tool"]  # the confirmed fact took the key over
+        assert [r["memory"] for r in m.get_all(filters={"user_id": "dana"})["results"]] == ["Deploys with Kubernetes"]
+    finally:
+        m.close()
