@@ -12,7 +12,6 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
 from click.testing import CliRunner
 
@@ -24,6 +23,8 @@ from mem0_hygiene.cli import cli
 from mem0_hygiene.errors import BackupError, LedgerError
 from mem0_hygiene.stores.backup_set import check_set, file_checksums, read_manifest, write_manifest
 from mem0_hygiene.stores.copies import list_copies
+
+psycopg = pytest.importorskip("psycopg", reason="psycopg 3 is not installed (pip install -e '.[postgres]')")
 
 U = {"user_id": "dana"}
 PASSWORD = ":mem0_hygiene@"  # the test URL's password, as it would show inside a URL
