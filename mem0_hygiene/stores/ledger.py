@@ -603,7 +603,7 @@ class Ledger:
         sql = _UPSERT_BIRTH if keep_state else _INSERT_SQL[_VERBS[mode]]
         keyed = [r for r in rows if r.topic_key is not None]
         if not keyed:  # the common case: no key to make room for, one batched statement
-            return self._write(sql, [r.as_tuple() for r in rows], many=True)
+            return self.write_rows(sql, [r.as_tuple() for r in rows])
         plain = [r.as_tuple() for r in rows if r.topic_key is None]
 
         def write(conn: Any) -> int:
@@ -613,6 +613,11 @@ class Ledger:
             return int(count)
 
         return int(self.claiming(write))
+
+    def write_rows(self, sql: str, rows: list[tuple[Any, ...]]) -> int:
+        """Write ``rows`` (tuples of :data:`COLUMNS`) with ``sql``, an ``INSERT INTO memories`` of one ``VALUES``
+        group, in one transaction; returns the rows written."""
+        return self._write(sql, rows, many=True)
 
     def confirm(self, memory_id: str, when: datetime, via: str = "confirm") -> None:
         """Record a confirmation at ``when`` (``via``: "confirm", or "update" for a new text): the row's
