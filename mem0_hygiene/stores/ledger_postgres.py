@@ -151,8 +151,7 @@ def _psycopg() -> Any:
     try:
         import psycopg
     except ImportError:
-        raise MissingExtra("a PostgreSQL ledger (hygiene.ledger_url) needs psycopg 3: pip install "
-                           "'mem0-hygiene[postgres]'") from None
+        raise MissingExtra("psycopg 3", extra="postgres", feature="a PostgreSQL ledger (hygiene.ledger_url)") from None
     return psycopg
 
 

@@ -142,6 +142,7 @@ def test_the_audit_sees_one_state_of_the_ledger_while_a_replica_writes(two_ledge
 
 def test_an_unreachable_postgresql_ledger_skips_the_ledger_checks_saying_why(
         persistent_dir: Path, clock: Any, plain_mem0: Any, close_plain: Any) -> None:
+    pytest.importorskip("psycopg", reason="psycopg 3 is not installed (pip install -e '.[postgres]')")
     _troubled_ledger(persistent_dir, clock, plain_mem0, close_plain)
     url = "postgresql://nobody:s3cret-pw@127.0.0.1:9/nothing"
     report = audit(offline_config(persistent_dir, hygiene={"clock": clock, "ledger_url": url}))
