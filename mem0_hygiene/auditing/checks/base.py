@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from ...render.text import redacted
+from ...render.text import plural, redacted
 from ...report import Finding, Severity, Skipped
 from ...stores.locations import StoreLocation
 from ...stores.states import live_sql
@@ -119,3 +119,21 @@ def live_points(ctx: Context) -> tuple[str, str, dict[str, Any]]:
         return (f"points p LEFT JOIN {led.keys} m ON m.memory_id = p.id",
                 f"((m.memory_id IS NULL AND {unexpired}) OR ({led.live_key('m')}))", params)
     return "points p", unexpired, params
+
+
+# -- wording of finding titles ------------------------------------------------------------------------------
+def n_memories(count: int, one: str = "memory", many: str = "memories") -> str:
+    """"1 memory", "3 memories" (or ``one``/``many``)."""
+    return plural(count, one, many)
+
+
+def is_are(count: int) -> str:
+    return "is" if count == 1 else "are"
+
+
+def has_have(count: int) -> str:
+    return "has" if count == 1 else "have"
+
+
+def was_were(count: int) -> str:
+    return "was" if count == 1 else "were"

@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-from ...render.text import plural
 from ...report import Severity
-from .base import CheckResult, Context, check, clip, finding, live_points
-
-
-def _n(count: int, one: str = "memory", many: str = "memories") -> str:
-    return plural(count, one, many)
+from .base import CheckResult, Context, check, clip, finding, live_points, n_memories
 
 
 @check("SECRET_IN_MEMORY", "content", needs=("points",))
@@ -19,7 +14,7 @@ def secrets(ctx: Context) -> CheckResult:
         kinds = sorted({label.split(":")[0] for _, label in rows})
         yield finding(
             "SECRET_IN_MEMORY", Severity.ERROR, "content",
-            f"{_n(memories)} {'contains' if memories == 1 else 'contain'} credentials ({', '.join(kinds)})",
+            f"{n_memories(memories)} {'contains' if memories == 1 else 'contain'} credentials ({', '.join(kinds)})",
             count=memories, examples=[f"{mid}: {label}" for mid, label in rows[: ctx.examples]], kinds=kinds,
             why="Memories are pasted into prompts and sent to the LLM provider; a key in memory is a key in every "
                 "prompt, log and backup.",
@@ -35,7 +30,7 @@ def instructions(ctx: Context) -> CheckResult:
     if rows:
         yield finding(
             "INSTRUCTION_MEMORY", Severity.WARNING, "content",
-            f"{_n(len(rows), 'live memory reads', 'live memories read')} as standing orders to the agent",
+            f"{n_memories(len(rows), 'live memory reads', 'live memories read')} as standing orders to the agent",
             count=len(rows),
             examples=[f"{mid}: {clip(text, 60)} [{label}]" for mid, text, label in rows[: ctx.examples]],
             why="A memory is pasted into every prompt as something the user said; an instruction there (often "
@@ -56,8 +51,8 @@ def duplicates(ctx: Context) -> CheckResult:
         extra = sum(n - 1 for n, _, _ in rows)
         yield finding(
             "DUPLICATE_MEMORIES", Severity.INFO, "content",
-            f"{_n(extra, 'live memory repeats', 'live memories repeat')} another word for word "
-            f"({_n(len(rows), 'group', 'groups')})",
+            f"{n_memories(extra, 'live memory repeats', 'live memories repeat')} another word for word "
+            f"({n_memories(len(rows), 'group', 'groups')})",
             count=extra, examples=[f"{n}x {clip(text, 60)}" for n, text, _ in rows[: ctx.examples]],
             why="Duplicates crowd out other memories from a search page and make a fact look more certain than it is.",
             fix=ctx.cmd(f"forget {' '.join(rows[0][2].split()[1:])}")

@@ -5,28 +5,12 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from ...render.text import plural
 from ...report import Severity
 from ..scratch import ReadHistory
-from .base import CheckResult, Context, check, clip, counted, finding
+from .base import CheckResult, Context, check, clip, counted, finding, has_have, is_are, n_memories, was_were
 
 MESSAGE_SAMPLE = 200
 
-
-def _n(count: int, one: str = "memory", many: str = "memories") -> str:
-    return plural(count, one, many)
-
-
-def _be(count: int) -> str:
-    return "is" if count == 1 else "are"
-
-
-def _have(count: int) -> str:
-    return "has" if count == 1 else "have"
-
-
-def _was(count: int) -> str:
-    return "was" if count == 1 else "were"
 
 
 def _label(ctx: Context, h: ReadHistory) -> str:
@@ -128,7 +112,7 @@ def lost(ctx: Context) -> CheckResult:
             f"SELECT hist.memory_id, hist.src, hist.last_rowid FROM hist WHERE {where} LIMIT ?", (ctx.examples,))]
         yield finding(
             "MEMORIES_LOST", Severity.ERROR, "history",
-            f"{_n(n)} that history.db says exist {_be(n)} missing from the vector store",
+            f"{n_memories(n)} that history.db says exist {is_are(n)} missing from the vector store",
             count=n, examples=examples, **_hosts(ctx),
             why="The vector store lost data that was never deleted through mem0, typically a /tmp wipe at reboot "
                 "or a vector store restored from an older snapshot than history.db.",
@@ -143,7 +127,7 @@ def without_history(ctx: Context) -> CheckResult:
     if n:
         yield finding(
             "POINTS_WITHOUT_HISTORY", Severity.WARNING, "history",
-            f"{_n(n)} in the vector store {_have(n)} no history at all",
+            f"{n_memories(n)} in the vector store {has_have(n)} no history at all",
             count=n, examples=examples, **_hosts(ctx),
             why="Something wrote to the vector store around mem0 (a script, a migration), so nothing records where "
                 "these came from or when.",
@@ -158,7 +142,7 @@ def resurrected(ctx: Context) -> CheckResult:
     if n:
         yield finding(
             "MEMORIES_RESURRECTED", Severity.ERROR, "history",
-            f"{_n(n)} that {_was(n)} deleted {_be(n)} back in the vector store",
+            f"{n_memories(n)} that {was_were(n)} deleted {is_are(n)} back in the vector store",
             count=n, examples=examples, **_hosts(ctx),
             why="A vector-store snapshot older than history.db was restored on its own, so deleted (often wrong or "
                 "private) facts are served again.",
@@ -189,8 +173,9 @@ def deleted_text(ctx: Context) -> CheckResult:
                 f"SELECT f.src, SUM(f.text_rows) {_DELETED_TEXT} GROUP BY f.src ORDER BY f.src")}
         yield finding(
             "DELETED_TEXT_IN_HISTORY", Severity.WARNING, "history",
-            f"The text of {_n(memories, 'deleted memory', 'deleted memories')} is still readable in history.db "
-            f"({_n(rows, 'row', 'rows')}{' in ' + str(len(details['rows_by_host'])) + ' files' if details else ''})",
+            f"The text of {n_memories(memories, 'deleted memory', 'deleted memories')} is still readable in history.db "
+            f"({n_memories(rows, 'row', 'rows')}"
+            f"{' in ' + str(len(details['rows_by_host'])) + ' files' if details else ''})",
             count=memories, examples=examples, **details,
             why="mem0 keeps a deleted memory's text in history.old_memory; deleting a memory does not erase what "
                 "it said, which matters for private data and erasure requests.",

@@ -3,28 +3,24 @@ the review queue, and where memories came from."""
 
 from __future__ import annotations
 
-from ...render.text import plural
 from ...report import Severity
 from ..ledger_sql import LedgerSQL
-from .base import LEDGER_LIVE, CheckResult, Context, check, clip, counted, finding
+from .base import (
+    LEDGER_LIVE,
+    CheckResult,
+    Context,
+    check,
+    clip,
+    counted,
+    finding,
+    has_have,
+    is_are,
+    n_memories,
+    was_were,
+)
 
 WEEKLY_REVIEW = 20
 
-
-def _n(count: int, one: str = "memory", many: str = "memories") -> str:
-    return plural(count, one, many)
-
-
-def _be(count: int) -> str:
-    return "is" if count == 1 else "are"
-
-
-def _have(count: int) -> str:
-    return "has" if count == 1 else "have"
-
-
-def _was(count: int) -> str:
-    return "was" if count == 1 else "were"
 
 
 def _ledger(ctx: Context) -> LedgerSQL:
@@ -87,7 +83,7 @@ def expired(ctx: Context) -> CheckResult:
             (ctx.now_iso, ctx.examples))]
         yield finding(
             "EXPIRED_NOT_PRUNED", Severity.WARNING, "ledger",
-            f"{_n(n)} {_have(n)} expired but {_be(n)} still stored", count=n, examples=ids,
+            f"{n_memories(n)} {has_have(n)} expired but {is_are(n)} still stored", count=n, examples=ids,
             why="The drop-in hides them, but every other reader of the store (plain mem0, scripts, exports) still "
                 "sees facts that are no longer true.",
             fix=ctx.cmd("prune") + "  # or set hygiene.auto_prune='24h' in the app",
@@ -133,7 +129,7 @@ def chain_cycle(ctx: Context) -> CheckResult:
     if rows:
         yield finding(
             "CHAIN_CYCLE", Severity.ERROR, "ledger",
-            f"{_n(len(rows))} {'sits' if len(rows) == 1 else 'sit'} on a supersede cycle", count=len(rows),
+            f"{n_memories(len(rows))} {'sits' if len(rows) == 1 else 'sit'} on a supersede cycle", count=len(rows),
             examples=[r[0] for r in rows],
             why="In a cycle every fact is superseded by another, so none of them is ever served: the agent loses the "
                 "fact entirely.",
@@ -162,7 +158,7 @@ def untracked(ctx: Context) -> CheckResult:
     if n:
         yield finding(
             "UNTRACKED_MEMORIES", Severity.WARNING, "ledger",
-            f"{_n(n)} {_have(n)} no ledger row (written by plain mem0 or before adoption)",
+            f"{n_memories(n)} {has_have(n)} no ledger row (written by plain mem0 or before adoption)",
             count=n, examples=examples,
             why="They are served with no source, no confirmation date and no expiry.",
             fix=ctx.cmd("adopt") + "  # records them with source 'unknown' for review (in the app: m.adopt())",
@@ -205,7 +201,7 @@ def tombstoned(ctx: Context) -> CheckResult:
     if n:
         yield finding(
             "TOMBSTONED_PRESENT", Severity.ERROR, "ledger",
-            f"{_n(n)} deleted through mem0-hygiene {_be(n)} back in the vector store",
+            f"{n_memories(n)} deleted through mem0-hygiene {is_are(n)} back in the vector store",
             count=n, examples=examples,
             why="An older vector snapshot was restored alone. mem0-hygiene keeps hiding them, but plain mem0 and "
                 "every other reader serve them again.",
@@ -259,7 +255,7 @@ def review(ctx: Context) -> CheckResult:
                           "LIMIT :lim", {**params, "lim": ctx.examples})
         yield finding(
             "REVIEW_BACKLOG", Severity.WARNING if n > WEEKLY_REVIEW else Severity.INFO, "ledger",
-            f"{_n(n)} {_was(n)} last confirmed over {ctx.review_older_than.days} days ago "
+            f"{n_memories(n)} {was_were(n)} last confirmed over {ctx.review_older_than.days} days ago "
             f"({weeks} week{'s' if weeks != 1 else ''} of review at {WEEKLY_REVIEW} a week)",
             count=n, examples=[f"{mid} (confirmed {when[:10]})" for mid, when in oldest],
             why="Drift has no clock: a decision made elsewhere ('we moved to pnpm') leaves the old fact looking "
@@ -313,7 +309,7 @@ def tool_sourced(ctx: Context) -> CheckResult:
         first = examples[0].split()[0] if examples else "ID"
         yield finding(
             "TOOL_SOURCED", Severity.WARNING, "ledger",
-            f"{_n(n)} came from tool output or web content ({live} confirmed and served)",
+            f"{n_memories(n)} came from tool output or web content ({live} confirmed and served)",
             count=n, examples=examples[: ctx.examples],
             why="Text from web pages, files and command output that reads like a standing fact gets injected into "
                 "every later prompt as if the user had said it.",
