@@ -51,6 +51,7 @@ from ..timeutil import Clock, as_utc, parse_duration, parse_time, shift_time, sy
 from .birth import adoption_row, birth_facts, birth_metadata, point_item, replaces_facts, strip_birth
 from .buffer import LedgerBufferMixin
 from .guard import CLEAN, Screened, facts_of, screen_messages, screen_text
+from .live_query import hook_for
 from .mem0_rules import expiration_end, mem0_rejects
 from .provenance import (
     QUARANTINED_KINDS,
@@ -112,6 +113,7 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         except BaseException:
             self.ledger.close()
             raise
+        self.live_query = hook_for(self.vector_store)  # searches leave stale points out of the query
         try:  # a supersede a crashed process left half done: link its new memory, or forget the attempt
             self.recover_replacements()
         except Exception as exc:  # never keep the app from starting; the next start retries
@@ -620,7 +622,7 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
             )
 
         res = self.paged_read(run, top_k, now, include_stale, show_expired, window,
-                              RankSettings.parse(self.hygiene_settings.rank), filters)
+                              RankSettings.parse(self.hygiene_settings.rank), filters, vector_query=True)
         self.maybe_auto_prune(now)
         return res
 

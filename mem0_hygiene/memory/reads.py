@@ -2,27 +2,28 @@
 item carries, the filter by ledger state (or time window), and the paging that keeps ``top_k=k``
 returning min(k, live matches).
 
-The ledger is the authority: a read over-fetches from mem0, drops stale rows by their ledger state, and
-re-queries wider when a page came up short. The over-fetch is sized from what the ledger knows, the live
-share of the scope's rows (:meth:`LiveReadsMixin.live_share`, cached a few seconds), so one query is almost
-always enough even when most rows are stale (a fact updated weekly keeps ~26 superseded versions for time
-travel): each mem0 query costs a full scan of the scope on local Qdrant, while a longer page costs little.
-(A payload filter inside the query was measured slower on local Qdrant, which evaluates filters in Python
-point by point.)
+The ledger is the authority: a read drops stale rows by their ledger state, and re-queries wider when a page
+came up short. A search over mem0's Qdrant store leaves the stale points out inside the vector query itself
+(:mod:`.live_query`), so mem0 scores a pool of live points only; other reads (``get_all``, other stores)
+over-fetch from mem0, sized from what the ledger knows, the live share of the scope's rows
+(:meth:`LiveReadsMixin.live_share`, cached a few seconds), so one query is almost always enough even when
+most rows are stale (a fact updated weekly keeps ~26 superseded versions for time travel).
 """
 
 from __future__ import annotations
 
-import math
+import contextlib
 import threading
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..stores.ledger import LedgerRow
 from ..stores.states import live_sql
 from ..timeutil import age_days, parse_time, to_iso
+from .live_query import Hooked, LiveOnly, fetch_for, live_only
 from .ranking import rank as rank_items
 from .timetravel import TimeWindow
 
@@ -33,14 +34,7 @@ if TYPE_CHECKING:
 
 SHARE_TTL = 5.0
 """Seconds a scope's live share is reused before the ledger is asked again (it only sizes the query)."""
-MARGIN = 1.25
-"""Over-fetch beyond the live share's estimate: the stale versions of a fact are its near neighbours."""
 _SCOPES = ("user_id", "agent_id", "run_id")
-
-
-def fetch_for(top_k: int, share: float) -> int:
-    """How many items to ask mem0 for so that ``top_k`` of them are live when a ``share`` of the scope is."""
-    return math.ceil(top_k * MARGIN / max(share, 0.001)) + 4
 
 
 class LiveReadsMixin:
@@ -51,6 +45,9 @@ class LiveReadsMixin:
     """
 
     ledger: Ledger
+    live_query: Hooked | None = None
+    """The Qdrant collection whose vector queries a search may answer with live points only (see
+    :mod:`.live_query`); None when the store is not mem0's Qdrant store."""
     _shares: dict[tuple[tuple[str, str], ...], tuple[float, float]]
     _shares_lock: threading.Lock
 
@@ -104,21 +101,33 @@ class LiveReadsMixin:
 
     def paged_read(self, run: Callable[[int], dict[str, Any]], top_k: int, now: datetime, include_stale: bool,
                    show_expired: bool, window: TimeWindow | None = None,
-                   rank: RankSettings | None = None, filters: dict[str, Any] | None = None) -> dict[str, Any]:
+                   rank: RankSettings | None = None, filters: dict[str, Any] | None = None,
+                   vector_query: bool = False) -> dict[str, Any]:
         """Call ``run(fetch)`` (a mem0 read asking for ``fetch`` items, expired ones included) until the
         kept items fill ``top_k`` or mem0 has no more; then rank them (``rank``) and count the uses
-        (not for a question about the past, ``window.as_of``). The first ``fetch`` comes from the live
-        share of the scope in ``filters`` (:meth:`live_share`), the next ones from the share the last
-        page kept."""
+        (not for a question about the past, ``window.as_of``). For live results only: when ``run`` is a
+        vector query (a search) over a hooked Qdrant store and the scope has stale rows, the stale points
+        are left out inside the query (:mod:`.live_query`) and ``fetch`` is ``top_k``; otherwise the first
+        ``fetch`` comes from the live share of the scope in ``filters`` (:meth:`live_share`). The next ones
+        come from the share the last page kept."""
+        spec: LiveOnly | None = None
         if include_stale and window is None:
             fetch = top_k
         elif window is not None or show_expired:
             fetch = top_k + top_k // 2 + 4  # other states than live kept: the live share says little
         else:
-            fetch = fetch_for(top_k, self.live_share(filters, now))
+            share = self.live_share(filters, now)
+            fetch = top_k if share >= 1.0 else fetch_for(top_k, share)
+            if vector_query and self.live_query is not None and share < 1.0:
+                ledger = self.ledger
+                spec = LiveOnly(self.live_query.collection, share, lambda ids: ledger.not_live_among(ids, now))
+                fetch = top_k
         seen: dict[str, LedgerRow] | None = {} if rank is not None else None
         while True:
-            res = run(fetch)
+            if spec is not None and self.live_query is not None and self.live_query.semantic_only:
+                spec = replace(spec, pool=fetch)  # mem0 ranks by the vector score: the nearest `fetch` will do
+            with live_only(spec) if spec is not None else contextlib.nullcontext():
+                res = run(fetch)
             raw = res.get("results", [])
             kept = self._keep(raw, now, include_stale, show_expired, window, seen)
             if len(kept) >= top_k or len(raw) < fetch or top_k == 0:

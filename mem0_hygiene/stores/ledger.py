@@ -553,6 +553,19 @@ class Ledger:
                 out[row.memory_id] = row
         return out
 
+    def not_live_among(self, memory_ids: Sequence[str], now: datetime) -> set[str]:
+        """Those of these ids whose row says reads must not serve them at ``now`` (any state but live, a
+        tombstone included); ids with no row are not in it (the caller decides those)."""
+        out: set[str] = set()
+        ids = list(memory_ids)
+        at = to_iso(now)
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            out.update(r[0] for r in self.query(
+                f"SELECT memory_id FROM memories WHERE memory_id IN ({marks}) AND NOT ({live_sql()})", [*chunk, at]))
+        return out
+
     def iter_rows(self, where: str = "", params: Sequence[Any] = (), order: str = "") -> Iterator[LedgerRow]:
         sql = _SELECT + (f" WHERE {where}" if where else "") + (f" ORDER BY {order}" if order else "")
         for r in self.query(sql, params):
