@@ -6,8 +6,11 @@ crash before its ledger row is written loses nothing: the next read rebuilds the
 are kept under one payload key, :data:`BIRTH_HOLDER` (``"id"``), that mem0 itself never writes and
 leaves out of every item's ``metadata`` (mem0's ``get``, ``get_all`` and ``search`` build ``metadata``
 from the payload minus its own keys, ``id`` among them): a plain mem0 reader of the same store, and the
-drop-in, show exactly the metadata the app gave. Stores written before kept them as top-level
-``hygiene_*`` payload keys; those are still read (and taken out of the drop-in's own results).
+drop-in, show exactly the metadata the app gave. They are held as one compact JSON text (mem0 deep-copies
+and walks every nested mapping of the metadata it is given, which cost about 1.7% of a plain add), except
+for a memory stored to replace another: its facts stay a mapping, so recovery finds it with a filter on the
+nested key. Both forms are read, and so are the top-level ``hygiene_*`` payload keys of stores written by
+earlier versions (taken out of the drop-in's own results).
 
 A memory stored to replace another (``supersede``, or a write-time decision) also carries which memory
 it replaces and how (:data:`BIRTH_REPLACES`, :data:`BIRTH_REPLACES_HOW`): if the process dies between
@@ -17,6 +20,7 @@ mem0 storing it and the ledger linking the two, the next start finds it by that 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -63,20 +67,39 @@ def replaces_facts(old_id: str, action: str = "supersede", reason: str = "") -> 
     return {BIRTH_REPLACES: old_id, BIRTH_REPLACES_HOW: action if action == "supersede" else f"{action}:{reason}"}
 
 
+_JSON_MARK = '{"' + BIRTH_SOURCE_KIND + '"'
+"""How a held JSON text of birth facts begins (the kind is always its first key)."""
+
+
 def birth_metadata(metadata: dict[str, Any] | None, facts: dict[str, Any]) -> dict[str, Any]:
-    """The metadata to give mem0's ``add``: the app's own, plus ``facts`` merged under :data:`BIRTH_HOLDER`."""
+    """The metadata to give mem0's ``add``: the app's own, plus ``facts`` merged under :data:`BIRTH_HOLDER`
+    (a JSON text; a mapping when they say which memory this one replaces)."""
     meta = dict(metadata or {})
-    held = meta.get(BIRTH_HOLDER)
-    meta[BIRTH_HOLDER] = {**held, **facts} if isinstance(held, dict) and BIRTH_SOURCE_KIND in held else facts
+    held = held_facts(meta.get(BIRTH_HOLDER))
+    merged = {**held, **facts} if held is not None else facts
+    merged = {BIRTH_SOURCE_KIND: merged.get(BIRTH_SOURCE_KIND), **merged}  # the kind first: see _JSON_MARK
+    meta[BIRTH_HOLDER] = merged if BIRTH_REPLACES in merged else json.dumps(merged, separators=(",", ":"))
     return meta
+
+
+def held_facts(held: Any) -> dict[str, Any] | None:
+    """The birth facts a :data:`BIRTH_HOLDER` value holds (a mapping or its JSON text), None when it holds none."""
+    if isinstance(held, str) and held.startswith(_JSON_MARK):
+        try:
+            held = json.loads(held)
+        except ValueError:
+            return None
+    if isinstance(held, dict) and BIRTH_SOURCE_KIND in held:
+        return held
+    return None
 
 
 def birth_of(payload: Any) -> dict[str, Any] | None:
     """The birth facts in a payload (or a legacy item's metadata), None when the drop-in wrote none."""
     if not isinstance(payload, dict):
         return None
-    held = payload.get(BIRTH_HOLDER)
-    if isinstance(held, dict) and BIRTH_SOURCE_KIND in held:
+    held = held_facts(payload.get(BIRTH_HOLDER))
+    if held is not None:
         return held
     if BIRTH_SOURCE_KIND in payload or BIRTH_REPLACES in payload:  # written by an earlier version
         return payload

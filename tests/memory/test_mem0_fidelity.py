@@ -5,6 +5,7 @@ never show), while a crash before the ledger flush still loses nothing."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -123,3 +124,26 @@ def test_a_row_never_flushed_is_rebuilt_from_the_payload(make_memory, tmp_path):
     assert (row.source, row.source_kind, row.quarantined, row.topic_key) == (
         "https://forum.example/t/1", "tool", True, "forum")
     assert row.expires_at is not None
+
+
+def test_birth_facts_are_one_json_text_and_the_earlier_mapping_form_is_still_read(make_memory):
+    """mem0 deep-copies and walks every nested mapping of an add's metadata: the facts travel as one text. A
+    memory stored to replace another keeps a mapping, which recovery finds by a filter on the nested key."""
+    m = make_memory()
+    mid = m.add("Read it on a forum", **SCOPE, infer=False, source="https://forum.example/t/1",
+                topic_key="forum")["results"][0]["id"]
+    held = m.vector_store.get(vector_id=mid).payload["id"]
+    assert isinstance(held, str) and json.loads(held)["hygiene_source"] == "https://forum.example/t/1"
+    new = m.supersede(mid, "Read it on the forum's new site")
+    assert m.vector_store.get(vector_id=new).payload["id"]["hygiene_replaces"] == mid
+    old = m.add("Written with the mapping form", **SCOPE, infer=False)["results"][0]["id"]
+    m.vector_store.client.set_payload(
+        "mem0", payload={"id": {"hygiene_source_kind": "tool", "hygiene_source": "web"}}, points=[old])
+    m._pending_new.clear()  # what a kill -9 before the flush loses: both rows are rebuilt from their payloads
+    m.stop_deferred_flushes()
+    m.ledger.close()
+    m.vector_store.client.close()
+    again = make_memory()
+    assert (again.require_row(mid).source, again.require_row(mid).topic_key) == ("https://forum.example/t/1",
+                                                                                 "forum")
+    assert (again.require_row(old).source, again.require_row(old).source_kind) == ("web", "tool")
