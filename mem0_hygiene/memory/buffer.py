@@ -1,12 +1,17 @@
 """Buffered ledger writes of the drop-in ``Memory``: rows of memories just added, adoption rows,
 last-use counts and the closing of finished deletes' journal entries, written in batches (when the
-buffers fill up, within ``hygiene.flush_after`` by a
-timer, on :meth:`~LedgerBufferMixin.flush`, and at interpreter exit when the app never called
-``close()``)."""
+buffers fill up, by one writer thread shared by the process, so the call that filled them does not wait;
+within ``hygiene.flush_after`` by a timer; on :meth:`~LedgerBufferMixin.flush`; and at interpreter exit
+when the app never called ``close()``).
+
+A buffered row stays readable in its buffer until the ledger holds it (a write takes a snapshot, writes it
+outside the buffer lock, then takes out what it wrote), and one flush writes at a time.
+"""
 
 from __future__ import annotations
 
 import atexit
+import concurrent.futures
 import functools
 import logging
 import threading
@@ -25,6 +30,20 @@ if TYPE_CHECKING:
 
 # The drop-in Memory logs under one name, whichever of its modules writes the record.
 logger = logging.getLogger("mem0_hygiene.memory.core")
+
+BEHIND_LIMIT = 4
+"""A flush that finds this many times ``use_flush_every`` writes waiting is done by the caller itself (the
+writer thread fell behind, or its writes fail)."""
+_writer: concurrent.futures.ThreadPoolExecutor | None = None
+_writer_lock = threading.Lock()
+
+
+def _submit(job: Any) -> None:
+    global _writer
+    with _writer_lock:
+        if _writer is None:
+            _writer = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="mem0-hygiene-ledger")
+        _writer.submit(job)
 
 
 class LedgerBufferMixin:
@@ -50,7 +69,10 @@ class LedgerBufferMixin:
         self._pending_new: dict[str, LedgerRow] = {}  # rows of memories just added, written in batches
         self._settled: set[str] = set()  # journaled deletes that are done; their entries are closed in batches
         self._buffer_lock = threading.RLock()
+        self._flush_lock = threading.Lock()  # one flush writes at a time; taken before the buffer lock
         self._flush_timer: threading.Timer | None = None
+        self._behind = False  # a flush is queued on the writer thread
+        self._stopped = False
         # write-time decisions, ranking and auto_prune read the ledger on the hot path: no buffering then
         self._eager_ledger = bool(settings.write_decision or settings.rank or settings.auto_prune)
         # an app that exits without close() still gets its buffered ledger rows written
@@ -115,9 +137,16 @@ class LedgerBufferMixin:
         pending = len(self._uses) + len(self._pending_adopt) + len(self._pending_new) + len(self._settled)
         if not pending:
             return
-        if (pending >= self.hygiene_settings.use_flush_every or self.hygiene_settings.flush_after <= 0
-                or self._eager_ledger):
+        every = self.hygiene_settings.use_flush_every
+        if self.hygiene_settings.flush_after <= 0 or self._eager_ledger or pending >= every * BEHIND_LIMIT:
             self.flush()
+            return
+        if pending >= every:
+            with self._buffer_lock:
+                if self._behind or self._stopped:
+                    return
+                self._behind = True
+            _submit(self._flush_behind)
             return
         if self._pending_new and self._flush_timer is None:
             with self._buffer_lock:
@@ -126,6 +155,16 @@ class LedgerBufferMixin:
                     timer.daemon = True
                     self._flush_timer = timer
                     timer.start()
+
+    def _flush_behind(self) -> None:
+        try:
+            if not self._stopped:
+                self.flush()
+        except Exception as exc:  # never let the writer thread die noisily; the next flush retries
+            logger.warning("background ledger flush failed (kept for the next flush): %s", exc)
+        finally:
+            with self._buffer_lock:
+                self._behind = False
 
     def _timer_flush(self) -> None:
         with self._buffer_lock:
@@ -141,12 +180,13 @@ class LedgerBufferMixin:
         New rows are buffered because their facts are already safe in the memory's payload (see
         :data:`mem0_hygiene.memory.birth.BIRTH_KEYS`): if the process dies first, the next read
         rebuilds the row from there."""
-        with self._buffer_lock:
-            new, adopt, uses = list(self._pending_new.values()), list(self._pending_adopt.values()), dict(self._uses)
-            settled = list(self._settled)
+        with self._flush_lock:
+            with self._buffer_lock:
+                new, adopt = list(self._pending_new.values()), list(self._pending_adopt.values())
+                uses, settled = dict(self._uses), list(self._settled)
             if not new and not adopt and not uses and not settled:
                 return
-            try:
+            try:  # outside the buffer lock: adds and reads go on meanwhile and still find these rows buffered
                 self.ledger.insert(new, keep_state=True)  # never undoes what a replica did meanwhile
                 self.ledger.insert(adopt, ignore_existing=True)
                 self.ledger.record_uses(uses)
@@ -154,17 +194,26 @@ class LedgerBufferMixin:
             except LedgerError as exc:
                 logger.warning("could not write to the ledger (kept for the next flush): %s", exc)
                 return
-            for row in new:
-                self._pending_new.pop(row.memory_id, None)
-            for row in adopt:
-                self._pending_adopt.pop(row.memory_id, None)
-            for mid in uses:
-                self._uses.pop(mid, None)
-            self._settled.difference_update(settled)
+            with self._buffer_lock:  # take out what was written (not a row queued again meanwhile)
+                for row in new:
+                    if self._pending_new.get(row.memory_id) is row:
+                        del self._pending_new[row.memory_id]
+                for row in adopt:
+                    if self._pending_adopt.get(row.memory_id) is row:
+                        del self._pending_adopt[row.memory_id]
+                for mid, (count, when) in uses.items():
+                    now_count, now_when = self._uses.get(mid, (0, when))
+                    if now_count <= count:
+                        self._uses.pop(mid, None)
+                    else:  # read again meanwhile: those uses are for the next flush
+                        self._uses[mid] = (now_count - count, now_when)
+                self._settled.difference_update(settled)
 
     def stop_deferred_flushes(self) -> None:
         """Unregister the exit hook and cancel the flush timer (``close()`` then flushes itself)."""
         atexit.unregister(self._exit_hook)
+        with self._buffer_lock:
+            self._stopped = True  # a flush still queued on the writer thread does nothing
         timer = self._flush_timer
         if timer is not None:
             timer.cancel()
