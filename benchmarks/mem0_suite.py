@@ -95,9 +95,6 @@ PRIVATE_COROUTINE = ("patches mem0's private AsyncMemory coroutine {name} on the
                      "(whose own counterpart test passes)")
 EXCEPTIONS: dict[str, str] = {
     **{f"{path}::{test}": NO_INIT for path, tests in NO_INIT_TESTS.items() for test in tests},
-    "tests/test_main.py::test_search": (
-        "asserts the top_k mem0 passes to vector_store.search (80 for top_k=20); the drop-in fetches more on purpose, "
-        "so that hidden (stale) memories never shrink the page"),
     **{f"tests/memory/test_main.py::TestAsyncUpdate::test_async_update_{case}": PRIVATE_COROUTINE.format(
         name="_update_memory") for case in ("without_metadata", "with_metadata", "with_empty_metadata",
                                             "data_is_deprecated_alias_for_text")},
