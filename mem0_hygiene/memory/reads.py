@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -111,6 +111,7 @@ class LiveReadsMixin:
         ``fetch`` comes from the live share of the scope in ``filters`` (:meth:`live_share`). The next ones
         come from the share the last page kept."""
         spec: LiveOnly | None = None
+        known: dict[str, LedgerRow] = {}  # rows the query's ledger lookup already read
         if include_stale and window is None:
             fetch = top_k
         elif window is not None or show_expired:
@@ -119,8 +120,7 @@ class LiveReadsMixin:
             share = self.live_share(filters, now)
             fetch = top_k if share >= 1.0 else fetch_for(top_k, share)
             if vector_query and self.live_query is not None and share < 1.0:
-                ledger = self.ledger
-                spec = LiveOnly(self.live_query.collection, share, lambda ids: ledger.not_live_among(ids, now))
+                spec = LiveOnly(self.live_query.collection, share, self._not_live(now, known))
                 fetch = top_k
         seen: dict[str, LedgerRow] | None = {} if rank is not None else None
         while True:
@@ -129,7 +129,7 @@ class LiveReadsMixin:
             with live_only(spec) if spec is not None else contextlib.nullcontext():
                 res = run(fetch)
             raw = res.get("results", [])
-            kept = self._keep(raw, now, include_stale, show_expired, window, seen)
+            kept = self._keep(raw, now, include_stale, show_expired, window, seen, known)
             if len(kept) >= top_k or len(raw) < fetch or top_k == 0:
                 break
             fetch = max(fetch * 2, len(raw) + fetch_for(top_k - len(kept), max(len(kept), 1) / max(len(raw), 1)))
@@ -141,10 +141,30 @@ class LiveReadsMixin:
             self.note_uses(res["results"], now)  # a question about the past is not a use
         return res
 
+    def _not_live(self, now: datetime, known: dict[str, LedgerRow]) -> Callable[[Sequence[str]], set[str]]:
+        """The ledger's answer to "which of these ids must a read not serve" for :mod:`.live_query`: the ids alone
+        from SQLite; from a server, whole rows (kept in ``known``), so the page's own lookup needs no second
+        round trip."""
+        ledger = self.ledger
+        if not ledger.REMOTE:
+            return lambda ids: ledger.not_live_among(ids, now)
+
+        def not_live(ids: Sequence[str]) -> set[str]:
+            rows = ledger.get_many(ids)
+            known.update(rows)
+            return {mid for mid, row in rows.items() if row.state(now) != "live"}
+
+        return not_live
+
     def _keep(self, items: list[dict[str, Any]], now: datetime, include_stale: bool,
               show_expired: bool, window: TimeWindow | None = None,
-              seen: dict[str, LedgerRow] | None = None) -> list[dict[str, Any]]:
-        rows = self.ledger.get_many([str(i["id"]) for i in items]) if items else {}
+              seen: dict[str, LedgerRow] | None = None,
+              known: dict[str, LedgerRow] | None = None) -> list[dict[str, Any]]:
+        ids = [str(i["id"]) for i in items]
+        missing = [mid for mid in ids if mid not in known] if known else ids
+        rows = self.ledger.get_many(missing) if missing else {}
+        if known:
+            rows.update((mid, known[mid]) for mid in ids if mid in known)
         kept = []
         for item in items:
             row = self.row_for(item, rows)

@@ -259,6 +259,7 @@ class PostgresLedger(Ledger):
     connection guarded by a lock, plus one for advisory locks while a replica holds one."""
 
     FIND_SQL = "strpos"
+    REMOTE = True
 
     def __init__(self, path: str, *, readonly: bool = False) -> None:  # noqa: D107 - path is the URL
         self.path = path
