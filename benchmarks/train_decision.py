@@ -54,6 +54,34 @@ def inputs(pairs: Sequence[dict[str, Any]], sims: np.ndarray) -> np.ndarray:
     return np.array([feature_vector(float(s), pair_features(p["new"], p["old"])) for p, s in zip(pairs, sims)])
 
 
+# The labels whose pairs are also trained on the other way round (none).
+REVERSIBLE: tuple[str, ...] = ()
+
+
+def reversals(pairs: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[int]]:
+    """The pairs of a :data:`REVERSIBLE` label with old and new swapped, and the index of each one's original."""
+    idx = [i for i, p in enumerate(pairs) if p["label"] in REVERSIBLE]
+    return [dict(pairs[i], old=pairs[i]["new"], new=pairs[i]["old"], reversed=True) for i in idx], idx
+
+
+def training_rows(pairs: Sequence[dict[str, Any]], sims: np.ndarray) -> tuple[list[dict[str, Any]], np.ndarray,
+                                                                               np.ndarray]:
+    """(the pairs and their reversals, their inputs, the index of each row's original pair). The similarity is
+    symmetric, so a reversal reuses its original's."""
+    rev, source = reversals(pairs)
+    rows = list(pairs) + rev
+    src = np.concatenate([np.arange(len(pairs)), np.array(source, dtype=int)])
+    return rows, inputs(rows, np.asarray(sims)[src]), src
+
+
+def fit_shipped(pairs: Sequence[dict[str, Any]], sims: np.ndarray, family: str) -> DecisionModel:
+    """The model :data:`SHIPPED` holds: fitted on the pairs and their reversals."""
+    rows, x, _ = training_rows(pairs, sims)
+    turned = len(rows) - len(pairs)
+    name = f"{family}, {len(pairs)} pairs" + (f" (+{turned} reversed)" if turned else "")
+    return fit(x, [p["label"] for p in rows], name)
+
+
 def fit(x: np.ndarray, labels: Sequence[str], name: str, l2: float = L2, hide_cost: float = HIDE_COST,
         iters: int = 4000, rate: float = 0.5) -> DecisionModel:
     """Multinomial logistic regression by gradient descent on standardised inputs (deterministic)."""
@@ -92,17 +120,25 @@ def folds_of(n: int) -> np.ndarray:
     return folds
 
 
-def cross_validated(pairs: Sequence[dict[str, Any]], x: np.ndarray, **kw: Any) -> list[str]:
-    """Each pair decided by a model fitted on the other folds."""
-    labels = [p["label"] for p in pairs]
-    folds = folds_of(len(pairs))
-    out = [""] * len(pairs)
-    for k in range(FOLDS):
-        train = np.flatnonzero(folds != k)
-        model = fit(x[train], [labels[i] for i in train], "fold", **kw)
-        for i, label in zip(np.flatnonzero(folds == k), predict(model, x[folds == k])):
+def by_groups(pairs: Sequence[dict[str, Any]], sims: np.ndarray, groups: Sequence[Any],
+              **kw: Any) -> tuple[list[dict[str, Any]], list[str]]:
+    """(the pairs and their reversals, each decided by a model fitted on the rows of the other groups); a
+    reversal is in its original's group."""
+    rows, x, src = training_rows(pairs, sims)
+    labels = [p["label"] for p in rows]
+    group = np.array(list(groups), dtype=object)[src]
+    out = [""] * len(rows)
+    for name in dict.fromkeys(list(groups)):
+        held = group == name
+        model = fit(x[~held], [labels[i] for i in np.flatnonzero(~held)], "fold", **kw)
+        for i, label in zip(np.flatnonzero(held), predict(model, x[held])):
             out[i] = label
-    return out
+    return rows, out
+
+
+def cross_validated(pairs: Sequence[dict[str, Any]], sims: np.ndarray, **kw: Any) -> list[str]:
+    """Each pair decided by a model fitted on the other folds (:func:`by_groups` over :func:`folds_of`)."""
+    return by_groups(pairs, sims, folds_of(len(pairs)).tolist(), **kw)[1][: len(pairs)]
 
 
 def file_of_each(pairs: Sequence[dict[str, Any]]) -> list[str]:
@@ -110,17 +146,11 @@ def file_of_each(pairs: Sequence[dict[str, Any]]) -> list[str]:
     return [name for name in TRAIN_FILES for _ in ev.load_pairs(DATA / name)][: len(pairs)]
 
 
-def leave_file_out(pairs: Sequence[dict[str, Any]], x: np.ndarray, **kw: Any) -> list[str]:
-    """Each pair decided by a model fitted on the pairs of the other training files."""
-    labels = [p["label"] for p in pairs]
-    files = np.array(file_of_each(pairs))
-    out = [""] * len(pairs)
-    for name in TRAIN_FILES:
-        train = np.flatnonzero(files != name)
-        model = fit(x[train], [labels[i] for i in train], "file", **kw)
-        for i, label in zip(np.flatnonzero(files == name), predict(model, x[files == name])):
-            out[i] = label
-    return out
+def leave_file_out(pairs: Sequence[dict[str, Any]], sims: np.ndarray, groups: Sequence[str] | None = None,
+                   **kw: Any) -> list[str]:
+    """Each pair decided by a model fitted on the pairs of the other training files (or of the other
+    ``groups``: one name per pair, e.g. the training files and an external set)."""
+    return by_groups(pairs, sims, file_of_each(pairs) if groups is None else groups, **kw)[1][: len(pairs)]
 
 
 def wrapped(values: Sequence[float], indent: str) -> list[str]:
@@ -184,13 +214,19 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("--write needs every shipped embedder's model: run it with --embedder minilm or all")
     models = {}
     for family, embed in embedders:
-        x = inputs(pairs, ev.similarities(pairs, embed))
-        cv = cross_validated(pairs, x)
+        sims = ev.similarities(pairs, embed)
+        rows, decided = by_groups(pairs, sims, folds_of(len(pairs)).tolist())
+        cv = decided[: len(pairs)]
         acc = ev.accuracy(labels, cv)
         hidden = ev.hidden_rate(labels, cv)
         print(f"{family}: {len(pairs)} training pairs, 5-fold cross-validated accuracy {acc:.1%}, "
               f"true facts hidden {hidden:.1%}")
-        by_file = leave_file_out(pairs, x)
+        rev_labels = [p["label"] for p in rows[len(pairs):]]
+        if rev_labels:
+                print(f"  their {len(rev_labels)} reversals (old and new swapped), the same folds: "
+                  f"{ev.accuracy(rev_labels, decided[len(pairs):]):.1%}, "
+                  f"hidden {ev.hidden_rate(rev_labels, decided[len(pairs):]):.1%}")
+        by_file = leave_file_out(pairs, sims)
         files = file_of_each(pairs)
         for name in TRAIN_FILES:
             idx = [i for i, f in enumerate(files) if f == name]
@@ -200,11 +236,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  every file by the others: {ev.accuracy(labels, by_file):.1%}, "
               f"hidden {ev.hidden_rate(labels, by_file):.1%}")
         if args.errors:
-            for p, decided in zip(pairs, cv):
-                if decided != p["label"]:
-                    print(f"    {p['id']:>5} {p['kind']:<13} {p['label']} -> {decided}: {p['old']!r} / {p['new']!r}")
+            for p, got in zip(rows, decided):
+                if got != p["label"]:
+                    turned = " (reversed)" if p.get("reversed") else ""
+                    print(f"    {p['id']:>5} {p['kind']:<13} {p['label']} -> {got}{turned}: "
+                          f"{p['old']!r} / {p['new']!r}")
         if family in SHIPPED:
-            models[family] = fit(x, labels, f"{family}, {len(pairs)} pairs")
+            models[family] = fit_shipped(pairs, sims, family)
     if args.write:
         WEIGHTS.write_text(render(models), encoding="utf-8")
         print(f"wrote {WEIGHTS}")

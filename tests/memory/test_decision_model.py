@@ -156,8 +156,7 @@ def test_the_shipped_numbers_are_the_fit_of_the_labelled_files(monkeypatch):
         pairs = train_decision.training_pairs()
         embed = ev.minilm_embed_fn()
         assert embed is not None
-        x = train_decision.inputs(pairs, ev.similarities(pairs, embed))
-        fitted = train_decision.fit(x, [p["label"] for p in pairs], f"{MINILM_FAMILY}, {len(pairs)} pairs")
+        fitted = train_decision.fit_shipped(pairs, ev.similarities(pairs, embed), MINILM_FAMILY)
     finally:
         sys.modules.pop("train_decision", None)
         sys.modules.pop("eval_staleness", None)
