@@ -14,8 +14,9 @@ miss, other topic). For each embedder available:
   5-fold cross-validated accuracy;
 * the decision as shipped (:data:`mem0_hygiene.memory.decision.EMBEDDER_DEFAULTS`: MiniLM's fitted model, the
   offline embedder's rules), 5-fold cross-validated on the training pairs (the model refitted on four folds
-  each time, ``train_decision.py``) and on the held-out pairs: accuracy per label and per kind, the share of
-  true facts hidden, confusion matrices, and how many LLM-judge calls 100 writes would make;
+  each time, ``train_decision.py``; also the reversals it trains on, read in the same folds) and on the
+  held-out pairs: accuracy per label and per kind, the share of true facts hidden, confusion matrices, and how
+  many LLM-judge calls 100 writes would make;
 * on pairs written by other hands (``make_external_pairs.py``: mapped from the SICK corpus, built from its
   ``SICK.txt`` when it is there, skipped with a message when not): (a) the shipped decision on them, never
   trained on; (b) 5-fold cross-validation over the training and the external pairs together; (c) each training
@@ -354,10 +355,11 @@ def evaluate(name: str, family: str, embed: Callable[[Sequence[str]], np.ndarray
     rules_cv = cross_validated(sims, exact, neg, nums, np.array(truth), new, old)
     if shipped.model is not None:
         how = f"the fitted model ({shipped.model.name})"
-        cv = train_decision.cross_validated(pairs, sims)
+        rows, decided = train_decision.by_groups(pairs, sims, train_decision.folds_of(len(pairs)).tolist())
+        cv, reversed_cv = decided[: len(pairs)], decided[len(pairs):]
     else:
         how = "the threshold rules"
-        cv = rules_cv
+        cv, rows, reversed_cv = rules_cv, list(pairs), []
     held_verdicts = []
     if held_out:
         held_sims = similarities(held_out, embed)
@@ -375,6 +377,7 @@ def evaluate(name: str, family: str, embed: Callable[[Sequence[str]], np.ndarray
                             "grid_best_accuracy": best_acc, "cv5_accuracy": accuracy(truth, rules_cv),
                             "cv5_hidden": hidden_rate(truth, rules_cv)},
         "cross_validated": breakdown(pairs, cv),
+        "cross_validated_reversed": breakdown(rows[len(pairs):], reversed_cv) if reversed_cv else None,
         "judge_calls_per_100_writes": {
             "training pairs (in-sample)": 100 * sum(v.ambiguous for v in train_verdicts) / len(pairs),
         },
@@ -390,6 +393,9 @@ def evaluate(name: str, family: str, embed: Callable[[Sequence[str]], np.ndarray
           f"grid-search best {', '.join(f'{k} {v:.3f}' for k, v in best.as_dict().items())} -> {best_acc:.1%}; "
           f"5-fold cross-validated {r['cv5_accuracy']:.1%} (true facts hidden {r['cv5_hidden']:.1%})")
     print_breakdown("as shipped, 5-fold cross-validated on the training pairs", result["cross_validated"])
+    if result["cross_validated_reversed"]:
+        print_breakdown("  the same folds, their duplicate/contradiction/unrelated pairs read the other way round",
+                        result["cross_validated_reversed"])
     if external:
         result["external"] = evaluate_external(family, embed, pairs, sims, external)
     if held_out:

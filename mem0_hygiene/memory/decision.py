@@ -162,6 +162,7 @@ def model_reason(features: PairFeatures) -> str:
     cues = [f"cue {f.negation!r}"] if f.negation else []
     cues += [name for name, on in (
         ("negation", f.plain_negation and f.negation is None),
+        ("negation taken back", f.dropped_negation),
         ("opposite predicates", f.opposite),
         ("verb of change", f.change),
         ("values differ", f.values_differ),

@@ -5,9 +5,9 @@ ___" with the value "09:30". Values are numbers, versions, times and dates, numb
 words inside the sentence (names, places, products). Comparing the frames and the values separately tells
 "same frame, another value" (an update) from "another frame" (unrelated) where one similarity score cannot.
 Values have one spelling ("three" and "3"), frame words one per synonym group ("kids" and "children"). Besides:
-negation and retraction cues, verbs of change ("moved to", "switched to", "now"), opposite predicates without a
-negation word ("allowed" / "forbidden", from :mod:`.decision_lexicon`), and what a one-word edit swapped (a
-value, or a frame word).
+negation and retraction cues (in the new text; or in the old one only: a negation taken back), verbs of change
+("moved to", "switched to", "now"), opposite predicates without a negation word ("allowed" / "forbidden", from
+:mod:`.decision_lexicon`), and what a one-word edit swapped (a value, or a frame word).
 
 Everything here is plain string work: no embedder, no network, the same for every embedder.
 """
@@ -150,6 +150,11 @@ def plain_negation(text: str) -> bool:
     return _PLAIN_NEGATION_RE.search(text) is not None
 
 
+def negated(text: str) -> bool:
+    """Whether a text has a negation or retraction cue or a plain negation word."""
+    return plain_negation(text) or bool(negation_cues(text))
+
+
 def change_cue(text: str) -> bool:
     return _CHANGE_RE.search(text) is not None
 
@@ -204,6 +209,9 @@ class PairFeatures:
     0.5 when the texts are not an edit of each other."""
     swapped: str | None = None
     """What a one-span edit swapped: "values", "words" or "mixed" (:func:`swapped`), None if no such edit."""
+    dropped_negation: bool = False
+    """The old text has a negation (a cue or a plain negation word) and the new one none: the new fact takes the
+    old one's negation back ("Doesn't own a car" / "Owns a car"), the other direction of :attr:`negation`."""
 
 
 def possessives(text: str) -> frozenset[str]:
@@ -270,4 +278,5 @@ def pair_features(new_text: str, old_text: str) -> PairFeatures:
         edit=edit,
         edit_position=position,
         swapped=swapped(new_text, old_text),
+        dropped_negation=negated(old_text) and not negated(new_text),
     )

@@ -24,7 +24,7 @@ FEATURE_NAMES = (
     "negation_cue", "plain_negation", "change_verb", "opposite", "similarity*frame_overlap",
     "values_differ*frame_overlap", "same_values", "edit", "edit*edit_position", "same_values*(1-frame_overlap)",
     "negation_cue*values_differ", "plain_negation*frame_overlap", "possessive", "opposite*frame_overlap",
-    "negation_cue*frame_overlap", "swapped_values", "swapped_words",
+    "negation_cue*frame_overlap", "swapped_values", "swapped_words", "dropped_negation",
 )
 
 
@@ -38,7 +38,7 @@ def feature_vector(similarity: float, features: PairFeatures) -> list[float]:
             float(f.edit) * f.edit_position, float(f.same_values) * (1 - f.frame_overlap),
             neg * float(f.values_differ), float(f.plain_negation) * f.frame_overlap, float(f.possessive),
             float(f.opposite) * f.frame_overlap, neg * f.frame_overlap, float(f.swapped == "values"),
-            float(f.swapped == "words")]
+            float(f.swapped == "words"), float(f.dropped_negation)]
 
 
 def hides(truth: str, decided: str) -> bool:
