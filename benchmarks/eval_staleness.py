@@ -433,7 +433,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         external: list[dict[str, Any]] | None = make_external_pairs.pairs(args.external)
     except make_external_pairs.SourceMissing as exc:
-        print(f"(external pairs skipped: {exc})", file=sys.stderr)
+        print(f"(external pairs skipped: {exc}: --external PATH)", file=sys.stderr)
         external = None
     groups = [("training pairs (" + ", ".join(train_decision.TRAIN_FILES) + ")", pairs)]
     if held_out is not None:

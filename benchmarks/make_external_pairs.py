@@ -77,7 +77,7 @@ def read_sick(path: Path = SICK) -> list[dict[str, str]]:
     if not path.is_file():
         raise SourceMissing(
             f"{path} not found: the external pairs are built from the SICK corpus's SICK.txt (CC BY-NC-SA 3.0, "
-            f"not redistributed here); put it there or pass --sick PATH")
+            f"not redistributed here); put it there or give its path")
     with path.open(encoding="utf-8", newline="") as f:
         rows = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
     if not rows or "entailment_AB" not in rows[0]:
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rows = pairs(args.sick)
     except SourceMissing as exc:
-        print(exc, file=sys.stderr)
+        print(f"{exc} (--sick PATH)", file=sys.stderr)
         return 2
     counts: dict[str, int] = {}
     for p in rows:
