@@ -15,6 +15,8 @@ from qdrant_client.local.local_collection import LocalCollection
 from mem0_hygiene.config import build_mem0_config, offline_config, split_config
 from mem0_hygiene.memory.live_query import LiveOnly, live_only
 
+pytestmark = pytest.mark.filterwarnings("ignore:Payload indexes have no effect")  # plain mem0 over local Qdrant
+
 SCOPE = {"user_id": "dana"}
 QUERY = "which database does the billing service use"
 
