@@ -50,6 +50,8 @@ def as_utc(value: datetime, *, what: str = "time") -> datetime:
     """A timezone-aware UTC datetime. A naive value is the machine's local time (as ``datetime.now()``
     gives it) and is converted; an aware one is converted from its own zone. A value that cannot be
     converted (the ends of ``datetime``'s range) raises :class:`ConfigError`, never OverflowError."""
+    if value.tzinfo is timezone.utc:
+        return value  # already UTC (every time the drop-in takes from its clocks)
     return _to_utc(value, value, what)
 
 

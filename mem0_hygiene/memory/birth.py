@@ -20,6 +20,7 @@ mem0 storing it and the ledger linking the two, the next start finds it by that 
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -78,8 +79,14 @@ def birth_metadata(metadata: dict[str, Any] | None, facts: dict[str, Any]) -> di
     held = held_facts(meta.get(BIRTH_HOLDER))
     merged = {**held, **facts} if held is not None else facts
     merged = {BIRTH_SOURCE_KIND: merged.get(BIRTH_SOURCE_KIND), **merged}  # the kind first: see _JSON_MARK
-    meta[BIRTH_HOLDER] = merged if BIRTH_REPLACES in merged else json.dumps(merged, separators=(",", ":"))
+    meta[BIRTH_HOLDER] = merged if BIRTH_REPLACES in merged else _facts_text(tuple(merged.items()))
     return meta
+
+
+@functools.lru_cache(maxsize=256)
+def _facts_text(items: tuple[tuple[str, Any], ...]) -> str:
+    """The JSON text of birth facts (most adds repeat a few: a kind, a source, no expiry)."""
+    return json.dumps(dict(items), separators=(",", ":"))
 
 
 def held_facts(held: Any) -> dict[str, Any] | None:

@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..stores.ledger import LedgerRow
-from ..stores.states import live_sql
+from ..stores.states import live_sql, state_of
 from ..timeutil import age_days, parse_time, to_iso
 from .live_query import Hooked, LiveOnly, fetch_for, live_only
 from .ranking import rank as rank_items
@@ -65,7 +65,7 @@ class LiveReadsMixin:
         else:
             age = age_days(parse_time(confirmed), now) if confirmed else None
         return {
-            "state": row.state(now),
+            "state": state_of(row, now_iso) if now_iso is not None else row.state(now),
             "source": row.source,
             "source_kind": row.source_kind,
             "created_at": row.created_at,
