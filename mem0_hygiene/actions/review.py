@@ -3,8 +3,8 @@
 object that renders itself.
 
 ``confirm`` and ``invalidate`` change only the ledger (one compare-and-set transaction, see
-:mod:`.state_changes`), and from outside the app they open only the ledger and history.db when the memories
-have ledger rows (:mod:`.ledger_session`); ``review_queue`` falls back to the ledger alone while the app holds
+:mod:`mem0_hygiene.stores.state_changes`), and from outside the app they open only the ledger and history.db when the
+memories have ledger rows (:mod:`.ledger_session`); ``review_queue`` falls back to the ledger alone while the app holds
 the store. ``supersede`` stores a new fact, so it needs the vector store and the app's embedder."""
 
 from __future__ import annotations
@@ -18,12 +18,19 @@ from ..memory.core import Memory
 from ..memory.scope import SCOPE_KEYS
 from ..stores.history import HistoryAndLedger
 from ..stores.ledger import LedgerRow
+from ..stores.state_changes import (
+    confirm_refusal,
+    confirm_rows,
+    confirmed,
+    invalidate_refusal,
+    invalidate_row,
+    invalidated,
+)
 from ..target import locked_error, resolve
 from ..timeutil import duration_text, parse_duration, to_iso
 from .ledger_session import last_text, ledger_now, ledger_session
 from .prune import memory_text
 from .results import Change, ChangeResult, ReviewItem, ReviewQueue
-from .state_changes import confirm_refusal, confirm_rows, confirmed, invalidate_refusal, invalidate_row, invalidated
 
 
 def review_queue(target: Any, *, older_than: timedelta | str | None = None, limit: int = 20,

@@ -46,6 +46,7 @@ from ..stores.guard import guard_stores
 from ..stores.ledger import Ledger, LedgerRow
 from ..stores.ledger_postgres import is_postgres_url
 from ..stores.restore_journal import refuse_while_restoring
+from ..stores.state_changes import confirm_rows, invalidate_row
 from ..stores.vectors import iter_points
 from ..timeutil import Clock, as_utc, parse_duration, parse_time, shift_time, system_clock, to_iso
 from .birth import adoption_row, birth_facts, birth_metadata, point_item, replaces_facts, strip_birth
@@ -367,16 +368,8 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
     # -- lifecycle --------------------------------------------------------------------------
     def confirm(self, memory_id: str) -> dict[str, Any]:
         """Mark a memory as re-checked against its source today; releases it from quarantine."""
-        row = self.require_row(memory_id)
-        state = row.state(self.now())
-        if state in ("deleted", "superseded", "invalidated"):
-            hint = {
-                "deleted": f"it was deleted on {row.deleted_at}",
-                "superseded": f"it was superseded by {row.superseded_by}; confirm that one instead",
-                "invalidated": f"it was invalidated ({row.invalid_reason}); add the fact again if it is true",
-            }[state]
-            raise StateError(f"cannot confirm {memory_id}: {hint}")
-        self.ledger.confirm(memory_id, self.now())
+        self.require_row(memory_id)  # buffered rows written first; a memory only the store knows adopted
+        confirm_rows(self.ledger, [memory_id], self.now())  # compare-and-set, refused as the CLI refuses
         return self.get(memory_id) or {}
 
     def supersede(
@@ -453,11 +446,10 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         return item is not None and str(item.get("memory") or "").strip() == text.strip()
 
     def invalidate(self, memory_id: str, reason: str = "") -> None:
-        """Declare a memory untrue (soft delete with a date); kept for audit until prune."""
-        row = self.require_row(memory_id)
-        if row.deleted_at:
-            raise MemoryNotFound(memory_id, f"it was deleted on {row.deleted_at}")
-        self.ledger.invalidate(memory_id, reason or "invalidated", self.now())
+        """Declare a memory untrue (soft delete with a date); kept for audit until prune. A deleted, superseded
+        or already invalidated memory is refused (compare-and-set: also when another writer got there first)."""
+        self.require_row(memory_id)
+        invalidate_row(self.ledger, memory_id, reason or "invalidated", self.now())
 
     # -- deletes ----------------------------------------------------------------------------
     def delete(self, memory_id: str) -> dict[str, Any]:  # type: ignore[override]

@@ -15,8 +15,8 @@ from datetime import datetime
 from typing import Any
 
 from ..errors import HygieneError, MemoryNotFound, StateError
-from ..stores.ledger import COLUMNS, Ledger, LedgerRow
 from ..timeutil import to_iso
+from .ledger import COLUMNS, Ledger, LedgerRow
 
 _SELECT = "SELECT " + ", ".join(COLUMNS) + " FROM memories WHERE memory_id = ?"
 
