@@ -309,7 +309,7 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
             for item in res.get("results", []):
                 if item.get("event", "ADD") != "ADD":
                     continue
-                row = LedgerRow(
+                row = LedgerRow.of(
                     memory_id=str(item["id"]),
                     user_id=scope.get("user_id"),
                     agent_id=scope.get("agent_id"),

@@ -26,7 +26,7 @@ import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -186,6 +186,19 @@ class LedgerRow:
     redacted: str | None = None
     flag: str | None = None
 
+    @classmethod
+    def of(cls, **fields: Any) -> LedgerRow:
+        """``LedgerRow(**fields)`` without the frozen dataclass's one ``object.__setattr__`` per field (a row per
+        add is built on the hot path); the fields are the same, unnamed ones take their defaults."""
+        unknown = fields.keys() - _ROW_DEFAULTS.keys()
+        if unknown:
+            raise TypeError(f"LedgerRow has no field {sorted(unknown)[0]!r}")
+        if "memory_id" not in fields:
+            raise TypeError("LedgerRow needs a memory_id")
+        row = object.__new__(cls)
+        row.__dict__.update(_ROW_DEFAULTS, **fields)
+        return row
+
     def state(self, now: datetime) -> str:
         """deleted > superseded > invalidated > quarantined > expired > live (see :mod:`.states`)."""
         return state_of(self, to_iso(now))
@@ -199,6 +212,7 @@ class LedgerRow:
 
 
 _ROW_VALUES = operator.attrgetter(*COLUMNS)
+_ROW_DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(LedgerRow)}
 
 
 def row_from(r: sqlite3.Row | tuple[Any, ...]) -> LedgerRow:

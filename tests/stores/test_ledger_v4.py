@@ -307,3 +307,19 @@ def test_a_copy_of_an_older_ledger_is_upgraded_in_the_copy_only(location: str, o
         assert links(readonly) == {} and readonly.confirmations(["c"]) == {}  # the ledger itself: untouched
     finally:
         readonly.close()
+
+
+def test_a_row_built_on_the_hot_path_equals_one_built_by_the_dataclass() -> None:
+    import dataclasses
+
+    from mem0_hygiene.stores.ledger import LedgerRow
+
+    quick = LedgerRow.of(memory_id="m1", user_id="dana", source_kind="tool", created_at="t", quarantined=True)
+    assert quick == LedgerRow(memory_id="m1", user_id="dana", source_kind="tool", created_at="t", quarantined=True)
+    assert hash(quick) == hash(dataclasses.replace(quick))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        quick.user_id = "noa"  # type: ignore[misc]
+    with pytest.raises(TypeError, match="no field 'colour'"):
+        LedgerRow.of(memory_id="m2", colour="red")
+    with pytest.raises(TypeError, match="needs a memory_id"):
+        LedgerRow.of(user_id="dana")
