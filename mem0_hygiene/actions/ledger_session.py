@@ -61,6 +61,8 @@ class LedgerSession:
     now: datetime
     reader: HistoryAndLedger
     memory: Memory | None = None
+    other_histories: tuple[str, ...] = ()
+    """The other hosts' history.db files (``hygiene.history_dbs``): a replica's memory's text is in its own."""
 
     def rows(self, memory_ids: Sequence[str]) -> dict[str, LedgerRow]:
         """The ledger rows of these memories; :class:`MemoryNotFound` for one that has none (compacted since)."""
@@ -71,12 +73,18 @@ class LedgerSession:
         return found
 
     def text(self, memory_id: str) -> str | None:
-        """The memory's text: from history.db, else (with an open Memory) from its point in the vector store."""
+        """The memory's text: from history.db, else (with an open Memory) from its point in the vector store,
+        else from the other hosts' history.db files (a memory another replica wrote)."""
         found = last_text(self.reader.history_for([memory_id]).get(memory_id, []))
         if found is None and self.memory is not None:
             from .prune import memory_text
 
             found = memory_text(self.memory, memory_id)
+        for path in self.other_histories if found is None else ():
+            with HistoryAndLedger.open(self.now, path, "", ledger=self.ledger) as other:
+                found = last_text(other.history_for([memory_id]).get(memory_id, []))
+            if found is not None:
+                break
         return found
 
 
@@ -118,7 +126,7 @@ def ledger_session(target: Target, action: str, memory_ids: Sequence[str], *,
         now = memory.now()
         with HistoryAndLedger.open(now, target.history_path, target.ledger_path, ledger=memory.ledger,
                                    history=memory.db.connection) as own:
-            yield LedgerSession(memory.ledger, now, own, memory)
+            yield LedgerSession(memory.ledger, now, own, memory, _others(target))
         return
     with contextlib.ExitStack() as stack:
         unreadable: LedgerError | None = None
@@ -131,7 +139,7 @@ def ledger_session(target: Target, action: str, memory_ids: Sequence[str], *,
             [mid for mid in ids if mid not in reader.rows(ids)]
         if reader is not None and reader.ledger is not None and not missing:
             ledger = reader.ledger if readonly else stack.enter_context(contextlib.closing(Ledger(target.ledger_path)))
-            yield LedgerSession(ledger, ledger_now(target, ledger), reader)
+            yield LedgerSession(ledger, ledger_now(target, ledger), reader, None, _others(target))
             return
         holder = target.lock_holder()
         if holder and unreadable is not None:
@@ -144,7 +152,11 @@ def ledger_session(target: Target, action: str, memory_ids: Sequence[str], *,
             m.require_row(mid)
         opened = stack.enter_context(HistoryAndLedger.open(m.now(), target.history_path, target.ledger_path,
                                                            ledger=m.ledger, history=m.db.connection))
-        yield LedgerSession(m.ledger, m.now(), opened, m)
+        yield LedgerSession(m.ledger, m.now(), opened, m, _others(target))
+
+
+def _others(target: Target) -> tuple[str, ...]:
+    return tuple(f.path for f in target.history_files[1:])
 
 
 __all__ = ["LedgerSession", "last_text", "ledger_now", "ledger_session", "untracked_refusal"]
