@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -63,6 +63,7 @@ class LedgerSession:
     memory: Memory | None = None
     other_histories: tuple[str, ...] = ()
     """The other hosts' history.db files (``hygiene.history_dbs``): a replica's memory's text is in its own."""
+    _others_open: list[HistoryAndLedger] | None = field(default=None, repr=False)
 
     def rows(self, memory_ids: Sequence[str]) -> dict[str, LedgerRow]:
         """The ledger rows of these memories; :class:`MemoryNotFound` for one that has none (compacted since)."""
@@ -80,12 +81,21 @@ class LedgerSession:
             from .prune import memory_text
 
             found = memory_text(self.memory, memory_id)
-        for path in self.other_histories if found is None else ():
-            with HistoryAndLedger.open(self.now, path, "", ledger=self.ledger) as other:
+        if found is None and self.other_histories:
+            if self._others_open is None:  # opened once for the session (closed with it)
+                self._others_open = [HistoryAndLedger.open(self.now, path, "", ledger=self.ledger)
+                                     for path in self.other_histories]
+            for other in self._others_open:
                 found = last_text(other.history_for([memory_id]).get(memory_id, []))
-            if found is not None:
-                break
+                if found is not None:
+                    break
         return found
+
+    def close(self) -> None:
+        """Close the other hosts' history.db files this session opened."""
+        for other in self._others_open or ():
+            other.close()
+        self._others_open = None
 
 
 def untracked_refusal(target: Target, memory_ids: Sequence[str], holder: str, action: str,
@@ -126,7 +136,8 @@ def ledger_session(target: Target, action: str, memory_ids: Sequence[str], *,
         now = memory.now()
         with HistoryAndLedger.open(now, target.history_path, target.ledger_path, ledger=memory.ledger,
                                    history=memory.db.connection) as own:
-            yield LedgerSession(memory.ledger, now, own, memory, _others(target))
+            with contextlib.closing(LedgerSession(memory.ledger, now, own, memory, _others(target))) as session:
+                yield session
         return
     with contextlib.ExitStack() as stack:
         unreadable: LedgerError | None = None
@@ -139,7 +150,8 @@ def ledger_session(target: Target, action: str, memory_ids: Sequence[str], *,
             [mid for mid in ids if mid not in reader.rows(ids)]
         if reader is not None and reader.ledger is not None and not missing:
             ledger = reader.ledger if readonly else stack.enter_context(contextlib.closing(Ledger(target.ledger_path)))
-            yield LedgerSession(ledger, ledger_now(target, ledger), reader, None, _others(target))
+            yield stack.enter_context(contextlib.closing(
+                LedgerSession(ledger, ledger_now(target, ledger), reader, None, _others(target))))
             return
         holder = target.lock_holder()
         if holder and unreadable is not None:
@@ -152,7 +164,7 @@ def ledger_session(target: Target, action: str, memory_ids: Sequence[str], *,
             m.require_row(mid)
         opened = stack.enter_context(HistoryAndLedger.open(m.now(), target.history_path, target.ledger_path,
                                                            ledger=m.ledger, history=m.db.connection))
-        yield LedgerSession(m.ledger, m.now(), opened, m, _others(target))
+        yield stack.enter_context(contextlib.closing(LedgerSession(m.ledger, m.now(), opened, m, _others(target))))
 
 
 def _others(target: Target) -> tuple[str, ...]:

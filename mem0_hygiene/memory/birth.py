@@ -77,8 +77,10 @@ def birth_metadata(metadata: dict[str, Any] | None, facts: dict[str, Any]) -> di
     (a JSON text; a mapping when they say which memory this one replaces)."""
     meta = dict(metadata or {})
     held = held_facts(meta.get(BIRTH_HOLDER))
-    merged = {**held, **facts} if held is not None else facts
-    merged = {BIRTH_SOURCE_KIND: merged.get(BIRTH_SOURCE_KIND), **merged}  # the kind first: see _JSON_MARK
+    if held is None and next(iter(facts), None) == BIRTH_SOURCE_KIND:
+        merged = facts  # the common case (birth_facts puts the kind first)
+    else:  # the kind first (see _JSON_MARK), with its merged value
+        merged = {BIRTH_SOURCE_KIND: None, **(held or {}), **facts}
     meta[BIRTH_HOLDER] = merged if BIRTH_REPLACES in merged else _facts_text(tuple(merged.items()))
     return meta
 

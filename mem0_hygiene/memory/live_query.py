@@ -65,9 +65,9 @@ class Hooked:
     collection: str
     semantic_only: bool
     """No keyword (BM25) scoring (no sparse slot in the collection, or no fastembed) and no spaCy for entity
-    boosts: mem0's rank is then the
-    vector score's order, so the ``top_k`` nearest live points are all the pool it needs (otherwise it gets
-    the whole pool it asks for, ``max(4 * top_k, 60)``, as on a store that held only live points)."""
+    boosts: mem0's rank is then the vector score's order, so the ``top_k`` nearest live points are all the pool
+    it needs (otherwise it gets the whole pool it asks for, ``max(4 * top_k, 60)``, as on a store that held only
+    live points)."""
 
 
 def hook_for(vector_store: Any) -> Hooked | None:

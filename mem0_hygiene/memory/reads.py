@@ -111,6 +111,7 @@ class LiveReadsMixin:
         ``fetch`` comes from the live share of the scope in ``filters`` (:meth:`live_share`). The next ones
         come from the share the last page kept."""
         spec: LiveOnly | None = None
+        lean = False  # mem0 ranks by the vector score alone: the nearest `fetch` live points will do
         known: dict[str, LedgerRow] = {}  # rows the query's ledger lookup already read
         if include_stale and window is None:
             fetch = top_k
@@ -121,11 +122,12 @@ class LiveReadsMixin:
             fetch = top_k if share >= 1.0 else fetch_for(top_k, share)
             if vector_query and self.live_query is not None and share < 1.0:
                 spec = LiveOnly(self.live_query.collection, share, self._not_live(now, known))
+                lean = self.live_query.semantic_only
                 fetch = top_k
         seen: dict[str, LedgerRow] | None = {} if rank is not None else None
         while True:
-            if spec is not None and self.live_query is not None and self.live_query.semantic_only:
-                spec = replace(spec, pool=fetch)  # mem0 ranks by the vector score: the nearest `fetch` will do
+            if spec is not None and lean:
+                spec = replace(spec, pool=fetch)
             with live_only(spec) if spec is not None else contextlib.nullcontext():
                 res = run(fetch)
             raw = res.get("results", [])
@@ -143,10 +145,10 @@ class LiveReadsMixin:
 
     def _not_live(self, now: datetime, known: dict[str, LedgerRow]) -> Callable[[Sequence[str]], set[str]]:
         """The ledger's answer to "which of these ids must a read not serve" for :mod:`.live_query`: the ids alone
-        from SQLite; from a server, whole rows (kept in ``known``), so the page's own lookup needs no second
-        round trip."""
+        from SQLite; from a server (each statement a round trip), whole rows (kept in ``known``), so the page's
+        own lookup needs no second round trip."""
         ledger = self.ledger
-        if not ledger.REMOTE:
+        if not ledger.is_server:
             return lambda ids: ledger.not_live_among(ids, now)
 
         def not_live(ids: Sequence[str]) -> set[str]:

@@ -385,8 +385,6 @@ class Ledger:
 
     FIND_SQL = "instr"
     """The SQL function giving a substring's position (1-based, 0 when absent): ``instr`` in SQLite."""
-    REMOTE = False
-    """Whether each statement is a round trip to a server (then fewer, wider statements are cheaper)."""
 
     def __new__(cls, path: str, *args: Any, **kwargs: Any) -> Ledger:
         if cls is Ledger and _is_url(path):

@@ -259,7 +259,6 @@ class PostgresLedger(Ledger):
     connection guarded by a lock, plus one for advisory locks while a replica holds one."""
 
     FIND_SQL = "strpos"
-    REMOTE = True
 
     def __init__(self, path: str, *, readonly: bool = False) -> None:  # noqa: D107 - path is the URL
         self.path = path
@@ -394,15 +393,6 @@ class PostgresLedger(Ledger):
             return {}
         rows = self.query("SELECT " + ", ".join(COLUMNS) + " FROM memories WHERE memory_id = ANY(?)", (ids,))
         return {row.memory_id: row for row in map(row_from, rows)}
-
-    def not_live_among(self, memory_ids: Sequence[str], now: datetime) -> set[str]:
-        """Those of these ids reads must not serve at ``now``, in one statement (``= ANY`` of one array)."""
-        ids = list(dict.fromkeys(str(m) for m in memory_ids))
-        if not ids:
-            return set()
-        rows = self.query(f"SELECT memory_id FROM memories WHERE memory_id = ANY(?) AND NOT ({live_sql()})",
-                          (ids, to_iso(now)))
-        return {r[0] for r in rows}
 
     def record_uses(self, uses: dict[str, tuple[int, datetime]]) -> None:
         """The read counts in one ``UPDATE ... FROM unnest(...)`` (SQLite's is one statement per row)."""

@@ -16,20 +16,13 @@ from typing import Any
 
 from ..errors import HygieneError, MemoryNotFound, StateError
 from ..timeutil import to_iso
-from .ledger import COLUMNS, Ledger, LedgerRow
+from .ledger import COLUMNS, Ledger, LedgerRow, row_from
 
 _SELECT = "SELECT " + ", ".join(COLUMNS) + " FROM memories WHERE memory_id = ?"
 
 _STILL_OPEN = "deleted_at IS NULL AND superseded_by IS NULL AND invalid_at IS NULL"
 """The compare part of both sets: not deleted, superseded or invalidated (what both refuse)."""
 
-
-def row_from(values: Sequence[Any]) -> LedgerRow:
-    """A :class:`LedgerRow` from a ``SELECT`` of :data:`~mem0_hygiene.stores.ledger.COLUMNS`."""
-    fields = dict(zip(COLUMNS, values))
-    fields["quarantined"] = bool(fields["quarantined"])
-    fields["adopted"] = bool(fields["adopted"])
-    return LedgerRow(**fields)
 
 
 def confirm_refusal(memory_id: str, row: LedgerRow, now: datetime) -> HygieneError | None:
