@@ -83,7 +83,8 @@ class LedgerBufferMixin:
     def buffer_new(self, rows: Iterable[LedgerRow]) -> None:
         """Queue the ledger rows of memories just added (written by the next flush)."""
         with self._buffer_lock:
-            self._pending_new.update((row.memory_id, row) for row in rows)
+            for row in rows:
+                self._pending_new[row.memory_id] = row
 
     def unbuffer_new(self, memory_id: str) -> LedgerRow | None:
         """Take a just-added memory's row back out of the queue (None when it is not queued)."""

@@ -70,6 +70,7 @@ from .write_decision import Link, WriteDecisionMixin, identity_key
 logger = logging.getLogger(__name__)
 
 _MISSING: Any = object()
+_USER_ROLE = ["user"]
 
 
 class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, LedgerBufferMixin, Mem0Memory):
@@ -228,10 +229,14 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
                 "hygiene.require_source is on and this add() has no source; pass source='chat 2026-08-08' "
                 "(or 'tool:NAME URL', 'file:PATH') saying where the fact came from"
             )
-        msgs = normalize_messages(messages)
         groups: list[tuple[Any, str]] = []
         screened: list[Screened] = []  # what the write guard found, per group
-        if isinstance(msgs, list):
+        if isinstance(messages, str):  # the commonest call: one user message, screened as the text it is
+            text, seen = screen_text(messages, self.hygiene_settings.secrets, self.hygiene_settings.instructions,
+                                     "the text")
+            groups.append(([{"role": "user", "content": text}], resolve_kind(source_kind, source, _USER_ROLE)))
+            screened.append(seen)
+        elif isinstance(msgs := normalize_messages(messages), list):
             msgs, dropped = split_tool_messages(msgs, self.hygiene_settings.trust_tool_output)
             if dropped:
                 logger.info("dropped %d tool/function message(s): tool output is not a source of facts "
@@ -325,7 +330,9 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
                     flag=seen.flag,
                 )
                 rows.append(row)
-                item["hygiene"] = {**self.hygiene_facts(row, now, now_iso), **facts_of(seen)}
+                item["hygiene"] = self.hygiene_facts(row, now, now_iso)
+                if seen is not CLEAN:
+                    item["hygiene"].update(facts_of(seen))
                 results.append(item)
         return results, rows, links, extra
 
@@ -455,11 +462,12 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
     def delete(self, memory_id: str) -> dict[str, Any]:  # type: ignore[override]
         """mem0's ``delete``, plus the memories this one superseded (each through mem0's API) and a
         tombstone that keeps them hidden if their points ever reappear."""
-        self.deleting([memory_id], add=True)
-        try:
-            self.finish_deletes_once()  # what a process that died midway left (this id is left to this call)
-        finally:
-            self.deleting([memory_id], add=False)
+        if not self._deletes_checked:  # what a process that died midway left (this id is left to this call)
+            self.deleting([memory_id], add=True)
+            try:
+                self.finish_deletes_once()
+            finally:
+                self.deleting([memory_id], add=False)
         fresh = self.unbuffer_new(memory_id)
         if fresh is not None:
             # added and not yet written to the ledger: it superseded nothing, so there is no chain to

@@ -26,7 +26,7 @@ import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import MISSING, dataclass, fields, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -190,13 +190,13 @@ class LedgerRow:
     def of(cls, **fields: Any) -> LedgerRow:
         """``LedgerRow(**fields)`` without the frozen dataclass's one ``object.__setattr__`` per field (a row per
         add is built on the hot path); the fields are the same, unnamed ones take their defaults."""
-        unknown = fields.keys() - _ROW_DEFAULTS.keys()
-        if unknown:
-            raise TypeError(f"LedgerRow has no field {sorted(unknown)[0]!r}")
-        if "memory_id" not in fields:
+        values = {**_ROW_DEFAULTS, **fields}
+        if len(values) != len(_ROW_DEFAULTS):
+            raise TypeError(f"LedgerRow has no field {sorted(fields.keys() - _ROW_DEFAULTS.keys())[0]!r}")
+        if values["memory_id"] is MISSING:
             raise TypeError("LedgerRow needs a memory_id")
         row = object.__new__(cls)
-        row.__dict__.update(_ROW_DEFAULTS, **fields)
+        object.__setattr__(row, "__dict__", values)
         return row
 
     def state(self, now: datetime) -> str:
@@ -212,6 +212,8 @@ class LedgerRow:
 
 
 _ROW_VALUES = operator.attrgetter(*COLUMNS)
+_DELETED_AT = COLUMNS.index("deleted_at")
+_JOURNAL_DELETE = "INSERT OR IGNORE INTO pending VALUES (?, 'delete', ?)"
 _ROW_DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(LedgerRow)}
 
 
@@ -755,13 +757,13 @@ class Ledger:
         """Write rows of memories about to be deleted through mem0, tombstoned and journaled as pending
         deletes, in one transaction."""
         stamp = to_iso(when)
+        at = _DELETED_AT  # each row's values with the tombstone's time in place (no copy of the row itself)
+        values = [(*v[:at], v[at] or stamp, *v[at + 1:]) for v in map(_ROW_VALUES, rows)]
         with self._lock:
             try:
                 with transaction(self._conn) as conn:
-                    conn.executemany(_INSERT_SQL["INSERT OR REPLACE"],
-                                     [replace(r, deleted_at=r.deleted_at or stamp).as_tuple() for r in rows])
-                    conn.executemany("INSERT OR IGNORE INTO pending VALUES (?, 'delete', ?)",
-                                     [(r.memory_id, r.deleted_at or stamp) for r in rows])
+                    conn.executemany(_INSERT_SQL["INSERT OR REPLACE"], values)
+                    conn.executemany(_JOURNAL_DELETE, [(v[0], v[_DELETED_AT]) for v in values])
             except sqlite3.DatabaseError as exc:
                 raise LedgerError(self._explain(exc)) from None
 
