@@ -240,7 +240,7 @@ def inspect(target: Any = None, *, now: datetime | None = None, page_size: int =
     moment = as_utc(now) if now is not None else tgt.now()
     with ScratchDB() as db:
         db.attach_history(tgt.history_path)
-        db.attach_ledger(tgt.ledger_path)
+        db.open_ledger(tgt.ledger_path, None)  # a PostgreSQL ledger is read on the server, never copied here
         load_vector_points(db, tgt, {}, page_size)
         src = db.sources
         if not (src.points or src.history or src.ledger):
@@ -276,8 +276,8 @@ def _memories_frame(pd: Any, db: ScratchDB, now: datetime) -> Any:
             rows[mid] = {c: None for c in MEMORY_COLUMNS} | {"id": mid, "in_ledger": False, "use_count": 0}
         return rows[mid]
 
-    if src.ledger:
-        for values in db.rows("SELECT " + ", ".join(COLUMNS) + " FROM l.memories"):
+    if src.ledger and db.ledger is not None:
+        for values in db.ledger.rows("SELECT " + ", ".join(COLUMNS) + " FROM " + db.ledger.memories):
             facts = dict(zip(COLUMNS, values))
             facts["quarantined"], facts["adopted"] = bool(facts["quarantined"]), bool(facts["adopted"])
             row = LedgerRow(**facts)

@@ -314,11 +314,12 @@ class ScratchDB:
         elif files:
             self._conn.execute(_HIST_UNION)
 
-    def open_ledger(self, path: str | None, now_iso: str) -> None:
+    def open_ledger(self, path: str | None, now_iso: str | None) -> None:
         """The audit's ledger: a SQLite file attached as ``l``; a PostgreSQL ledger (``hygiene.ledger_url``) read
         on the server through one read-only snapshot, with each row's id and facts at ``now_iso`` in
         ``ledger_ids`` here for the joins with the points and history.db (see
-        :mod:`mem0_hygiene.auditing.ledger_sql`)."""
+        :mod:`mem0_hygiene.auditing.ledger_sql`). ``now_iso`` None: no ``ledger_ids`` (for a reader that only
+        reads the ledger's own tables, through :attr:`ledger`)."""
         if not (path and path.startswith(("postgresql://", "postgres://"))):
             self.attach_ledger(path)
             return
@@ -331,23 +332,17 @@ class ScratchDB:
             return
         self.ledger = server
         try:
-            server.fill(self._conn, now_iso)
+            if now_iso is not None:
+                server.fill(self._conn, now_iso)
+            else:
+                server.one("SELECT 1 FROM memories LIMIT 1")  # the snapshot starts here, or says why not
         except HygieneError as exc:
             self.sources.missing["ledger"] = str(exc)
             return
         self.sources.ledger = True
 
     def attach_ledger(self, path: str | None) -> None:
-        """The ledger attached as ``l`` (a PostgreSQL ledger: a SQLite copy of it here, for readers that want every
-        row anyway, such as :func:`~mem0_hygiene.auditing.inspection.inspect`)."""
-        if path and path.startswith(("postgresql://", "postgres://")):  # hygiene.ledger_url: a SQLite copy here
-            from ..stores.ledger_postgres import copy_to_file
-
-            try:
-                path = copy_to_file(path, os.path.join(self._dir.name, "ledger.db"))
-            except HygieneError as exc:
-                self.sources.missing["ledger"] = str(exc)
-                return
+        """A SQLite ledger file attached as ``l`` (see :meth:`open_ledger`, which also reads a PostgreSQL one)."""
         if not path or path == ":memory:" or not os.path.isfile(path):
             self.sources.missing["ledger"] = (
                 f"no mem0-hygiene ledger at {path}: the app has not used mem0_hygiene.Memory on this store yet"

@@ -531,21 +531,6 @@ def open_readonly(url: str) -> PostgresLedger:
     return PostgresLedger(url, readonly=True)
 
 
-def copy_to_file(url: str, path: str) -> str:
-    """The PostgreSQL ledger at ``url`` copied into a new SQLite ledger file at ``path`` (the audit reads that
-    copy with the same SQL as a SQLite ledger); returns ``path``."""
-    source = open_readonly(url)
-    try:
-        target = Ledger(path)
-        try:
-            source.copy_into(target)
-        finally:
-            target.close()
-    finally:
-        source.close()
-    return path
-
-
 # ---------------------------------------------------------------------------------------------- dump and load
 # A backup dumps every table of the PostgreSQL ledger into a SQLite ledger file (the same format a SQLite
 # deployment's backup set holds) from one REPEATABLE READ snapshot; a restore (and ``ledger migrate``) loads

@@ -223,7 +223,7 @@ def test_inspect_frames_hold_the_credentials_redacted(secret_store):
 
     with revealing_secrets():
         shown = inspect(secret_store["config"])
-    assert KEY in " ".join(shown.memories["text"].dropna()) and GIT_TOKEN in " ".join(shown.memories["source"])
+    assert KEY in " ".join(shown.memories["text"].dropna()) and GIT_TOKEN in " ".join(shown.memories["source"].dropna())
 
 
 def test_show_secrets_shows_them_in_every_command(secret_store):

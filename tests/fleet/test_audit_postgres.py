@@ -104,7 +104,6 @@ def test_the_audit_of_a_postgresql_ledger_copies_no_ledger(two_ledgers: Any, mon
     def refuse(*_a: Any, **_k: Any) -> Any:
         raise AssertionError("the audit copied the ledger")
 
-    monkeypatch.setattr(ledger_postgres, "copy_to_file", refuse)
     monkeypatch.setattr(ledger_postgres.PostgresLedger, "copy_into", refuse)
     _sqlite_cfg, pg_cfg, _ids = two_ledgers
     report = audit(pg_cfg)

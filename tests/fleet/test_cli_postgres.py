@@ -97,10 +97,21 @@ def test_forget_scrub_blanks_the_text_in_postgres_ledger_rows(tmp_path: Path, pg
         m.close()
 
 
-def test_inspect_reads_the_states_from_a_postgres_ledger(fleet_config: tuple[Path, dict[str, str]]) -> None:
+def test_inspect_reads_the_states_from_a_postgres_ledger_on_the_server_without_a_copy(
+    fleet_config: tuple[Path, dict[str, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
     pytest.importorskip("pandas", reason="inspect() needs the notebook extra")
     from mem0_hygiene import inspect
+    from mem0_hygiene.stores import ledger_postgres
 
-    cfg, _ids = fleet_config
-    frame = inspect(json.loads(cfg.read_text())).memories
+    def refuse(*_a: Any, **_k: Any) -> Any:
+        raise AssertionError("inspect() copied the ledger")
+
+    monkeypatch.setattr(ledger_postgres.PostgresLedger, "copy_into", refuse)
+    cfg, ids = fleet_config
+    insp = inspect(json.loads(cfg.read_text()))
+    frame = insp.memories
     assert sorted(frame["state"]) == ["live", "quarantined", "superseded"]
+    by_id = frame.set_index("id")
+    assert by_id.loc[ids["old"], "superseded_by"] == ids["new"] and by_id.loc[ids["tool"], "quarantined"]
+    assert frame["in_ledger"].all() and not insp.missing
