@@ -234,7 +234,8 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         if isinstance(messages, str):  # the commonest call: one user message, screened as the text it is
             text, seen = screen_text(messages, self.hygiene_settings.secrets, self.hygiene_settings.instructions,
                                      "the text")
-            groups.append(([{"role": "user", "content": text}], resolve_kind(source_kind, source, _USER_ROLE)))
+            kind = "user" if source_kind is None and not source else resolve_kind(source_kind, source, _USER_ROLE)
+            groups.append(([{"role": "user", "content": text}], kind))
             screened.append(seen)
         elif isinstance(msgs := normalize_messages(messages), list):
             msgs, dropped = split_tool_messages(msgs, self.hygiene_settings.trust_tool_output)
