@@ -41,12 +41,19 @@ DATA = Path(__file__).resolve().parent / "data"
 TRAIN_FILES = (
     "staleness_pairs.jsonl", "staleness_more.jsonl", "staleness_templates.jsonl", "staleness_opposites.jsonl")
 WEIGHTS = Path(__file__).resolve().parent.parent / "mem0_hygiene" / "memory" / "decision_weights.py"
-# Ridge penalty on the standardised weights and the cost of hiding a true fact (in plain mistakes), chosen on
-# the training pairs only: of the settings that meet the goal (>= 85%, <= 2% hidden) under 5-fold
-# cross-validation, the one most accurate leaving one training file out (trained on the others); grid: L2 0.02,
-# 0.05, 0.1 by HIDE_COST 1.5, 2, 3, searched again when the reversals came in.
-L2 = 0.1
-HIDE_COST = 1.5
+# Ridge penalty on the standardised weights, chosen by 5-fold cross-validation over the training pairs and the
+# SICK pairs together (0.003, 0.01, 0.03, 0.1, 0.3; 0.1 before the costs were fitted).
+L2 = 0.01
+# The costs of the decision's mistakes, a plain one costing 1 (decision_model): a paraphrase taken for an update
+# only swaps the wording, fixed here; hiding a true fact and leaving a stale one live are picked from the grids
+# by an inner cross-validation over the pairs being fitted on (:func:`choose_costs`): the most accurate setting
+# that hides at most HIDDEN_LIMIT of the true facts (the goal), so a cross-validated figure never saw its own
+# fold's costs. Stale costs below 1 are left out on purpose: keeping an update's old fact live is never cheaper
+# than a plain mistake, and costs more than a reworded duplicate.
+SWAP_COST = 0.75
+HIDE_COSTS = (1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0)
+STALE_COSTS = (1.0, 1.5, 2.0)
+HIDDEN_LIMIT = 0.02
 FOLDS = 5
 SEED = 0
 SHIPPED = (MINILM_FAMILY,)
@@ -82,16 +89,76 @@ def training_rows(pairs: Sequence[dict[str, Any]], sims: np.ndarray) -> tuple[li
 
 
 def fit_shipped(pairs: Sequence[dict[str, Any]], sims: np.ndarray, family: str) -> DecisionModel:
-    """The model :data:`SHIPPED` holds: fitted on the pairs and their reversals."""
-    rows, x, _ = training_rows(pairs, sims)
+    """The model :data:`SHIPPED` holds: fitted on the pairs and their reversals, its costs chosen on them."""
+    rows, x, src = training_rows(pairs, sims)
     turned = len(rows) - len(pairs)
     name = f"{family}, {len(pairs)} pairs" + (f" (+{turned} reversed)" if turned else "")
-    return fit(x, [p["label"] for p in rows], name)
+    return fit_with_costs(x, [p["label"] for p in rows], src, name)
 
 
-def fit(x: np.ndarray, labels: Sequence[str], name: str, l2: float = L2, hide_cost: float = HIDE_COST,
+def fit_with_costs(x: np.ndarray, labels: Sequence[str], src: np.ndarray, name: str,
+                   **kw: Any) -> DecisionModel:
+    """The model fitted on all the rows, with the costs :func:`choose_costs` picks by an inner cross-validation
+    over them (``src``: each row's original pair; a pair and its reversal stay in one inner fold)."""
+    costs = choose_costs(x, labels, src, **kw)
+    return fit(x, labels, name, costs=costs, **kw)
+
+
+def choose_costs(x: np.ndarray, labels: Sequence[str], src: np.ndarray, **kw: Any) -> tuple[float, float, float]:
+    """(hide, stale, swap cost): each original pair (not its reversal) decided by a model fitted on the other
+    inner folds, then of :data:`HIDE_COSTS` x :data:`STALE_COSTS` (with :data:`SWAP_COST`) the most accurate
+    setting that hides at most :data:`HIDDEN_LIMIT` of the true facts; when none does, the one hiding least.
+    Ties go to the lower costs."""
+    originals = np.unique(src)
+    inner = np.empty(int(src.max()) + 1, dtype=int)
+    inner[originals] = folds_of(len(originals), seed=SEED + 1)
+    fold = inner[src]
+    first = np.zeros(len(src), dtype=bool)
+    first[np.unique(src, return_index=True)[1]] = True  # each pair's own row (rows list originals first)
+    probs = np.zeros((len(src), len(CLASSES)))
+    for k in range(FOLDS):
+        held = fold == k
+        model = fit(x[~held], [labels[i] for i in np.flatnonzero(~held)], "inner fold", **kw)
+        probs[held] = probabilities(model, x[held])
+    truth = [labels[i] for i in np.flatnonzero(first)]
+    best: tuple[tuple[bool, float, float, float], tuple[float, float, float]] | None = None
+    for hide in HIDE_COSTS:
+        for stale in STALE_COSTS:
+            costs = (hide, stale, SWAP_COST)
+            decided = decide(costs, probs[first])
+            acc, hidden = ev.accuracy(truth, decided), ev.hidden_rate(truth, decided)
+            ok = hidden <= HIDDEN_LIMIT + 1e-12
+            key = (ok, acc if ok else -hidden, -hide, -stale)
+            if best is None or key > best[0]:
+                best = (key, costs)
+    assert best is not None
+    return best[1]
+
+
+def cost_matrix(costs: tuple[float, float, float]) -> np.ndarray:
+    """[truth, decided] -> cost, as :meth:`DecisionModel.cost` with these (hide, stale, swap) costs."""
+    model = DecisionModel("costs", (), (), (), (), *costs)
+    return np.array([[model.cost(t, d) for d in CLASSES] for t in CLASSES])
+
+
+def decide(costs: tuple[float, float, float], probs: np.ndarray) -> list[str]:
+    """The class of least expected cost for each row of probabilities (what :meth:`DecisionModel.choose` does)."""
+    return [CLASSES[k] for k in np.argmin(probs @ cost_matrix(costs), axis=1)]
+
+
+def probabilities(model: DecisionModel, x: np.ndarray) -> np.ndarray:
+    """:meth:`DecisionModel.probabilities` for many rows at once."""
+    z = ((x - np.array(model.mean)) / np.array(model.scale)) @ np.array(model.weights).T + np.array(model.bias)
+    z -= z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def fit(x: np.ndarray, labels: Sequence[str], name: str, l2: float = L2,
+        costs: tuple[float, float, float] = (HIDE_COSTS[0], STALE_COSTS[0], SWAP_COST),
         iters: int = 4000, rate: float = 0.5) -> DecisionModel:
-    """Multinomial logistic regression by gradient descent on standardised inputs (deterministic)."""
+    """Multinomial logistic regression by gradient descent on standardised inputs (deterministic), deciding with
+    the given (hide, stale, swap) costs."""
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
     scale[scale < 1e-9] = 1.0
@@ -113,15 +180,16 @@ def fit(x: np.ndarray, labels: Sequence[str], name: str, l2: float = L2, hide_co
 
     return DecisionModel(name=name, mean=tuple(r(v) for v in mean), scale=tuple(r(v) for v in scale),
                          weights=tuple(tuple(r(w[i, k]) for i in range(x.shape[1])) for k in range(len(CLASSES))),
-                         bias=tuple(r(v) for v in b), hide_cost=hide_cost)
+                         bias=tuple(r(v) for v in b), hide_cost=costs[0], stale_cost=costs[1],
+                         swap_cost=costs[2])
 
 
 def predict(model: DecisionModel, x: np.ndarray) -> list[str]:
     return [model.choose(model.probabilities(row)) for row in x]
 
 
-def folds_of(n: int) -> np.ndarray:
-    perm = np.random.RandomState(SEED).permutation(n)
+def folds_of(n: int, seed: int = SEED) -> np.ndarray:
+    perm = np.random.RandomState(seed).permutation(n)
     folds = np.empty(n, dtype=int)
     folds[perm] = np.arange(n) % FOLDS
     return folds
@@ -129,15 +197,15 @@ def folds_of(n: int) -> np.ndarray:
 
 def by_groups(pairs: Sequence[dict[str, Any]], sims: np.ndarray, groups: Sequence[Any],
               **kw: Any) -> tuple[list[dict[str, Any]], list[str]]:
-    """(the pairs and their reversals, each decided by a model fitted on the rows of the other groups); a
-    reversal is in its original's group."""
+    """(the pairs and their reversals, each decided by a model fitted on the rows of the other groups, its costs
+    chosen on those rows too: :func:`fit_with_costs`); a reversal is in its original's group."""
     rows, x, src = training_rows(pairs, sims)
     labels = [p["label"] for p in rows]
     group = np.array(list(groups), dtype=object)[src]
     out = [""] * len(rows)
     for name in dict.fromkeys(list(groups)):
         held = group == name
-        model = fit(x[~held], [labels[i] for i in np.flatnonzero(~held)], "fold", **kw)
+        model = fit_with_costs(x[~held], [labels[i] for i in np.flatnonzero(~held)], src[~held], "fold", **kw)
         for i, label in zip(np.flatnonzero(held), predict(model, x[held])):
             out[i] = label
     return rows, out
@@ -196,6 +264,8 @@ def render(models: dict[str, DecisionModel]) -> str:
         lines.append("        ),")
         lines.append(f"        bias={m.bias!r},")
         lines.append(f"        hide_cost={m.hide_cost!r},")
+        lines.append(f"        stale_cost={m.stale_cost!r},")
+        lines.append(f"        swap_cost={m.swap_cost!r},")
         lines.append("    ),")
     lines.append("}")
     return "\n".join(lines) + "\n"

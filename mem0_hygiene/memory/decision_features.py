@@ -7,7 +7,8 @@ words inside the sentence (names, places, products). Comparing the frames and th
 Values have one spelling ("three" and "3"), frame words one per synonym group ("kids" and "children"). Besides:
 negation and retraction cues (in the new text; or in the old one only: a negation taken back), verbs of change
 ("moved to", "switched to", "now"), opposite predicates without a negation word ("allowed" / "forbidden", from
-:mod:`.decision_lexicon`), and what a one-word edit swapped (a value, or a frame word).
+:mod:`.decision_lexicon`), what a one-word edit swapped (a value, or a frame word), and whether the same
+words come in another order (word overlap against bigram overlap: who does what to whom).
 
 Everything here is plain string work: no embedder, no network, the same for every embedder.
 """
@@ -174,7 +175,7 @@ def opposite(new_text: str, old_text: str) -> bool:
     return prefixed_opposites(set(new_words) - set(old_words), set(old_words) - set(new_words))
 
 
-def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+def _jaccard(a: frozenset[object], b: frozenset[object]) -> float:
     return len(a & b) / len(a | b) if a | b else 1.0
 
 
@@ -212,6 +213,13 @@ class PairFeatures:
     dropped_negation: bool = False
     """The old text has a negation (a cue or a plain negation word) and the new one none: the new fact takes the
     old one's negation back ("Doesn't own a car" / "Owns a car"), the other direction of :attr:`negation`."""
+    missing_words: int = 0
+    """Frame words of the old text that the new one lacks (the other direction of :attr:`new_words`)."""
+    word_overlap: float = 1.0
+    """Jaccard overlap of the content words, frame and values together, one key per synonym and per value."""
+    bigram_overlap: float = 1.0
+    """Jaccard overlap of the pairs of neighbouring content words: the same words in another order ("A monkey is
+    kicking a person" / "A person is kicking a monkey") overlap in words and not in bigrams."""
 
 
 def possessives(text: str) -> frozenset[str]:
@@ -260,10 +268,20 @@ def swapped(new_text: str, old_text: str) -> str | None:
     return "values" if kinds == {True} else "words" if kinds == {False} else "mixed"
 
 
+def content_keys(text: str) -> list[str]:
+    """The content words of a text in order (:func:`content`), each as its value key or its synonym key."""
+    return [value_key(w) if is_value(w, c) else synonym_key(w) for w, c in content(text)]
+
+
+def _bigrams(keys: list[str]) -> frozenset[tuple[str, str]]:
+    return frozenset(zip(keys, keys[1:]))
+
+
 def pair_features(new_text: str, old_text: str) -> PairFeatures:
     new_frame, new_values = split_frame(new_text)
     old_frame, old_values = split_frame(old_text)
     edit, position = edit_span(new_text, old_text)
+    new_keys, old_keys = content_keys(new_text), content_keys(old_text)
     return PairFeatures(
         frame_overlap=_jaccard(new_frame, old_frame),
         value_overlap=_jaccard(new_values, old_values),
@@ -279,4 +297,7 @@ def pair_features(new_text: str, old_text: str) -> PairFeatures:
         edit_position=position,
         swapped=swapped(new_text, old_text),
         dropped_negation=negated(old_text) and not negated(new_text),
+        missing_words=len(old_frame - new_frame),
+        word_overlap=_jaccard(frozenset(new_keys), frozenset(old_keys)),
+        bigram_overlap=_jaccard(_bigrams(new_keys), _bigrams(old_keys)),
     )

@@ -3,9 +3,17 @@ and the text features of :mod:`mem0_hygiene.memory.decision_features`, shipped a
 
 The numbers (:mod:`mem0_hygiene.memory.decision_weights`) are fitted by ``benchmarks/train_decision.py`` on
 the labelled pairs in ``benchmarks/data`` (not on the held-out file), one model per measured embedder. The
-label chosen is the one of least expected cost, where hiding a true fact costs ``hide_cost`` times a plain
-mistake: an unrelated fact taken for a duplicate, an update or a contradiction (the old fact is hidden or the
-new one dropped), or an update or contradiction taken for a duplicate (the new fact dropped).
+label chosen is the one of least expected cost (:meth:`DecisionModel.cost`), a plain mistake costing 1:
+
+* hiding a true fact costs ``hide_cost``: an unrelated fact taken for a duplicate, an update or a contradiction
+  (the old fact is hidden or the new one dropped), or an update or contradiction taken for a duplicate (the new
+  fact dropped);
+* leaving a stale fact live costs ``stale_cost``: an update or a contradiction taken for an unrelated fact (both
+  stay live, the old one beside its replacement);
+* a paraphrase taken for an update costs ``swap_cost``: the old wording is superseded by the new one, nothing lost.
+
+The trainer fixes ``swap_cost`` and picks ``hide_cost`` and ``stale_cost`` by cross-validation on the pairs it
+fits on (the most accurate setting that hides at most 2% of the true facts).
 """
 
 from __future__ import annotations
@@ -24,7 +32,9 @@ FEATURE_NAMES = (
     "negation_cue", "plain_negation", "change_verb", "opposite", "similarity*frame_overlap",
     "values_differ*frame_overlap", "same_values", "edit", "edit*edit_position", "same_values*(1-frame_overlap)",
     "negation_cue*values_differ", "plain_negation*frame_overlap", "possessive", "opposite*frame_overlap",
-    "negation_cue*frame_overlap", "swapped_values", "swapped_words", "dropped_negation",
+    "negation_cue*frame_overlap", "swapped_values", "swapped_words", "dropped_negation", "missing_words",
+    "similarity*negation_cue", "similarity*opposite", "similarity*values_differ", "word_overlap", "bigram_overlap",
+    "similarity*bigram_overlap",
 )
 
 
@@ -38,7 +48,9 @@ def feature_vector(similarity: float, features: PairFeatures) -> list[float]:
             float(f.edit) * f.edit_position, float(f.same_values) * (1 - f.frame_overlap),
             neg * float(f.values_differ), float(f.plain_negation) * f.frame_overlap, float(f.possessive),
             float(f.opposite) * f.frame_overlap, neg * f.frame_overlap, float(f.swapped == "values"),
-            float(f.swapped == "words"), float(f.dropped_negation)]
+            float(f.swapped == "words"), float(f.dropped_negation), min(f.missing_words, 5) / 5, s * neg,
+            s * float(f.opposite), s * float(f.values_differ), f.word_overlap, f.bigram_overlap,
+            s * f.bigram_overlap]
 
 
 def hides(truth: str, decided: str) -> bool:
@@ -48,9 +60,15 @@ def hides(truth: str, decided: str) -> bool:
     return truth in ("update", "contradiction") and decided == "duplicate"
 
 
+def leaves_stale(truth: str, decided: str) -> bool:
+    """Whether deciding ``decided`` for a pair labelled ``truth`` leaves the old fact live beside the new one that
+    replaces or contradicts it."""
+    return truth in ("update", "contradiction") and decided == "unrelated"
+
+
 @dataclass(frozen=True)
 class DecisionModel:
-    """Standardisation, weights and bias of the logistic regression, and the cost of hiding a true fact.
+    """Standardisation, weights and bias of the logistic regression, and the costs of its mistakes.
 
     Fields:
         name: what it was fitted for (the embedder family) and on how many pairs.
@@ -58,6 +76,8 @@ class DecisionModel:
         weights: per class (:data:`CLASSES` order), one weight per feature.
         bias: per class.
         hide_cost: the cost of a decision that hides a true fact, a plain mistake costing 1.
+        stale_cost: the cost of an update or contradiction taken for an unrelated fact (the stale fact stays live).
+        swap_cost: the cost of a duplicate taken for an update (only the wording changes).
     """
 
     name: str
@@ -66,6 +86,8 @@ class DecisionModel:
     weights: tuple[tuple[float, ...], ...]
     bias: tuple[float, ...]
     hide_cost: float
+    stale_cost: float = 1.0
+    swap_cost: float = 1.0
 
     def probabilities(self, inputs: Sequence[float]) -> dict[str, float]:
         """The calibrated probability of each class for one feature vector."""
@@ -76,12 +98,21 @@ class DecisionModel:
         total = sum(e)
         return {c: v / total for c, v in zip(CLASSES, e)}
 
+    def cost(self, truth: str, decided: str) -> float:
+        """What deciding ``decided`` costs when the pair is ``truth`` (0 when right; see the module docstring)."""
+        if truth == decided:
+            return 0.0
+        if hides(truth, decided):
+            return self.hide_cost
+        if leaves_stale(truth, decided):
+            return self.stale_cost
+        if truth == "duplicate" and decided == "update":
+            return self.swap_cost
+        return 1.0
+
     def choose(self, probabilities: dict[str, float]) -> str:
-        """The class of least expected cost."""
-        def cost(decided: str) -> float:
-            return sum(p * (self.hide_cost if hides(t, decided) else float(t != decided))
-                       for t, p in probabilities.items())
-        return min(CLASSES, key=cost)
+        """The class of least expected cost (the first in :data:`CLASSES` order on a tie)."""
+        return min(CLASSES, key=lambda decided: sum(p * self.cost(t, decided) for t, p in probabilities.items()))
 
     def decide(self, similarity: float, new_text: str, old_text: str) -> tuple[str, dict[str, float], PairFeatures]:
         """(the class chosen, the probabilities, the features) for one pair."""

