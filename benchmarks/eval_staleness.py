@@ -13,8 +13,8 @@ miss, other topic). For each embedder available:
 * the threshold rules: the thresholds in code, a grid search of the three (0.105 to 0.995, step 0.01) and its
   5-fold cross-validated accuracy;
 * the decision as shipped (:data:`mem0_hygiene.memory.decision.EMBEDDER_DEFAULTS`: MiniLM's fitted model, the
-  offline embedder's rules), 5-fold cross-validated on the training pairs (the model refitted on four folds
-  each time, ``train_decision.py``; also the reversals it trains on, read in the same folds) and on the
+  offline embedder's rules), 5-fold cross-validated on the training pairs (the model and its costs refitted on
+  four folds each time, ``train_decision.py``; also the reversals it trains on, read in the same folds) and on the
   held-out pairs: accuracy per label and per kind, the share of true facts hidden, confusion matrices, and how
   many LLM-judge calls 100 writes would make;
 * on pairs written by other hands (``make_external_pairs.py``: mapped from the SICK corpus, built from its
@@ -313,7 +313,7 @@ def evaluate_external(family: str, embed: Callable[[Sequence[str]], np.ndarray],
     ext_sims = similarities(external, embed)
     decided = [classify(float(s), p["new"], p["old"], shipped).label for s, p in zip(ext_sims, external)]
     result: dict[str, Any] = {"shipped": breakdown(external, decided)}
-    print_breakdown("as shipped, on the external pairs (other hands: SICK; never trained or tuned on)",
+    print_breakdown("as shipped, on the external pairs (other hands: SICK; never trained on)",
                     result["shipped"])
     if shipped.model is None:
         return result
