@@ -35,7 +35,7 @@ import eval_staleness as ev  # noqa: E402
 
 from mem0_hygiene.memory.decision import MINILM_FAMILY, OFFLINE_FAMILY  # noqa: E402
 from mem0_hygiene.memory.decision_features import pair_features  # noqa: E402
-from mem0_hygiene.memory.decision_model import CLASSES, DecisionModel, feature_vector  # noqa: E402
+from mem0_hygiene.memory.decision_model import CLASSES, DecisionModel, feature_vector, mistake_cost  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
 TRAIN_FILES = (
@@ -137,8 +137,7 @@ def choose_costs(x: np.ndarray, labels: Sequence[str], src: np.ndarray, **kw: An
 
 def cost_matrix(costs: tuple[float, float, float]) -> np.ndarray:
     """[truth, decided] -> cost, as :meth:`DecisionModel.cost` with these (hide, stale, swap) costs."""
-    model = DecisionModel("costs", (), (), (), (), *costs)
-    return np.array([[model.cost(t, d) for d in CLASSES] for t in CLASSES])
+    return np.array([[mistake_cost(t, d, costs) for d in CLASSES] for t in CLASSES])
 
 
 def decide(costs: tuple[float, float, float], probs: np.ndarray) -> list[str]:

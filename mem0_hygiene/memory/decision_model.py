@@ -66,6 +66,20 @@ def leaves_stale(truth: str, decided: str) -> bool:
     return truth in ("update", "contradiction") and decided == "unrelated"
 
 
+def mistake_cost(truth: str, decided: str, costs: tuple[float, float, float]) -> float:
+    """What deciding ``decided`` costs when the pair is ``truth``, with ``costs`` = (hiding a true fact, leaving a
+    stale fact live, a duplicate taken for an update); any other mistake costs 1, a right decision 0."""
+    if truth == decided:
+        return 0.0
+    if hides(truth, decided):
+        return costs[0]
+    if leaves_stale(truth, decided):
+        return costs[1]
+    if truth == "duplicate" and decided == "update":
+        return costs[2]
+    return 1.0
+
+
 @dataclass(frozen=True)
 class DecisionModel:
     """Standardisation, weights and bias of the logistic regression, and the costs of its mistakes.
@@ -89,8 +103,20 @@ class DecisionModel:
     stale_cost: float = 1.0
     swap_cost: float = 1.0
 
+    def __post_init__(self) -> None:
+        n = len(self.mean)
+        if len(self.scale) != n or len(self.weights) != len(CLASSES) or len(self.bias) != len(CLASSES) \
+                or any(len(ws) != n for ws in self.weights):
+            raise ValueError(f"decision model {self.name!r} does not fit together: {n} means, {len(self.scale)} "
+                             f"scales, {[len(ws) for ws in self.weights]} weights per class, {len(self.bias)} biases "
+                             f"for {len(CLASSES)} classes; refit it with benchmarks/train_decision.py --write")
+
     def probabilities(self, inputs: Sequence[float]) -> dict[str, float]:
-        """The calibrated probability of each class for one feature vector."""
+        """The calibrated probability of each class for one feature vector (as many inputs as the model has
+        features; a model fitted on another feature list is refused)."""
+        if len(inputs) != len(self.mean):
+            raise ValueError(f"decision model {self.name!r} has {len(self.mean)} features, given {len(inputs)}; "
+                             "refit it with benchmarks/train_decision.py --write")
         x = [(v - m) / s for v, m, s in zip(inputs, self.mean, self.scale)]
         z = [b + sum(w * v for w, v in zip(ws, x)) for ws, b in zip(self.weights, self.bias)]
         top = max(z)
@@ -100,15 +126,7 @@ class DecisionModel:
 
     def cost(self, truth: str, decided: str) -> float:
         """What deciding ``decided`` costs when the pair is ``truth`` (0 when right; see the module docstring)."""
-        if truth == decided:
-            return 0.0
-        if hides(truth, decided):
-            return self.hide_cost
-        if leaves_stale(truth, decided):
-            return self.stale_cost
-        if truth == "duplicate" and decided == "update":
-            return self.swap_cost
-        return 1.0
+        return mistake_cost(truth, decided, (self.hide_cost, self.stale_cost, self.swap_cost))
 
     def choose(self, probabilities: dict[str, float]) -> str:
         """The class of least expected cost (the first in :data:`CLASSES` order on a tie)."""

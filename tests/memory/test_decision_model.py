@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -231,3 +232,15 @@ def test_the_opposite_pairs_file_is_what_its_generator_writes(monkeypatch):
     # the generator's opposites are ones the features know, in both directions
     assert sum(opposite(p["new"], p["old"]) for p in antonyms) >= 0.9 * len(antonyms)
     assert len({p["id"] for p in generated}) == len(generated)
+
+
+def test_a_model_whose_numbers_do_not_fit_together_or_its_features_is_refused():
+    shipped = MINILM.model
+    assert shipped is not None
+    with pytest.raises(ValueError, match="does not fit together"):
+        replace(shipped, scale=shipped.scale[:-1])
+    with pytest.raises(ValueError, match="does not fit together"):
+        replace(shipped, weights=tuple(ws[:-1] for ws in shipped.weights))
+    with pytest.raises(ValueError, match=f"has {len(shipped.mean)} features, given {len(shipped.mean) - 1}"):
+        shipped.probabilities([0.0] * (len(shipped.mean) - 1))
+    assert abs(sum(shipped.probabilities([0.0] * len(shipped.mean)).values()) - 1.0) < 1e-9
