@@ -298,6 +298,17 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
                         else (expiry.date().isoformat() if expiry is not None else None)}
                 self.add_deciding(decider, group, call, template, scope, now, results, rows, links, extra)
                 continue
+            # the new rows' facts and their result items' "hygiene" dict are made now, while they are at hand;
+            # after mem0's add only the id is put in
+            born = LedgerRow.of(
+                memory_id="", user_id=scope.get("user_id"), agent_id=scope.get("agent_id"),
+                run_id=scope.get("run_id"), source=source, source_kind=kind, created_at=now_iso,
+                confirmed_at=now_iso, expires_at=expiry_iso, quarantined=quarantined, topic_key=topic_key,
+                redacted=redacted, flag=seen.flag,
+            )
+            shown = self.hygiene_facts(born, now, now_iso)
+            if seen is not CLEAN:
+                shown.update(facts_of(seen))
             res = super().add(
                 group,
                 user_id=user_id,
@@ -315,25 +326,8 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
             for item in res.get("results", []):
                 if item.get("event", "ADD") != "ADD":
                     continue
-                row = LedgerRow.of(
-                    memory_id=str(item["id"]),
-                    user_id=scope.get("user_id"),
-                    agent_id=scope.get("agent_id"),
-                    run_id=scope.get("run_id"),
-                    source=source,
-                    source_kind=kind,
-                    created_at=now_iso,
-                    confirmed_at=now_iso,
-                    expires_at=expiry_iso,
-                    quarantined=quarantined,
-                    topic_key=topic_key,
-                    redacted=redacted,
-                    flag=seen.flag,
-                )
-                rows.append(row)
-                item["hygiene"] = self.hygiene_facts(row, now, now_iso)
-                if seen is not CLEAN:
-                    item["hygiene"].update(facts_of(seen))
+                rows.append(born.with_id(str(item["id"])))
+                item["hygiene"] = dict(shown)
                 results.append(item)
         return results, rows, links, extra
 

@@ -199,6 +199,14 @@ class LedgerRow:
         object.__setattr__(row, "__dict__", values)
         return row
 
+    def with_id(self, memory_id: str) -> LedgerRow:
+        """This row's facts under another memory id (``dataclasses.replace`` without its per-field checks)."""
+        values = dict(self.__dict__)
+        values["memory_id"] = memory_id
+        row = object.__new__(LedgerRow)
+        object.__setattr__(row, "__dict__", values)
+        return row
+
     def state(self, now: datetime) -> str:
         """deleted > superseded > invalidated > quarantined > expired > live (see :mod:`.states`)."""
         return state_of(self, to_iso(now))
