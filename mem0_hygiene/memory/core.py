@@ -234,8 +234,7 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         if isinstance(messages, str):  # the commonest call: one user message, screened as the text it is
             text, seen = screen_text(messages, self.hygiene_settings.secrets, self.hygiene_settings.instructions,
                                      "the text")
-            kind = "user" if source_kind is None and not source else resolve_kind(source_kind, source, _USER_ROLE)
-            groups.append(([{"role": "user", "content": text}], kind))
+            groups.append(([{"role": "user", "content": text}], resolve_kind(source_kind, source, _USER_ROLE)))
             screened.append(seen)
         elif isinstance(msgs := normalize_messages(messages), list):
             msgs, dropped = split_tool_messages(msgs, self.hygiene_settings.trust_tool_output)
@@ -457,12 +456,7 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
     def delete(self, memory_id: str) -> dict[str, Any]:  # type: ignore[override]
         """mem0's ``delete``, plus the memories this one superseded (each through mem0's API) and a
         tombstone that keeps them hidden if their points ever reappear."""
-        if not self._deletes_checked:  # what a process that died midway left (this id is left to this call)
-            self.deleting([memory_id], add=True)
-            try:
-                self.finish_deletes_once()
-            finally:
-                self.deleting([memory_id], add=False)
+        self.finish_deletes_once(leaving=[memory_id])  # what a process that died midway left, this id aside
         fresh = self.unbuffer_new(memory_id)
         if fresh is not None:
             # added and not yet written to the ledger: it superseded nothing, so there is no chain to

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -101,12 +102,18 @@ class RecoveryMixin:
             logger.info("finished %d interrupted delete(s): %s", len(leftovers), ", ".join(leftovers))
         return leftovers, more
 
-    def finish_deletes_once(self) -> None:
+    def finish_deletes_once(self, leaving: Sequence[str] = ()) -> None:
         """:meth:`finish_deletes`, the first time this process deletes anything (later entries are this
-        process's own, settled as they complete)."""
+        process's own, settled as they complete). ``leaving``: ids whose deletes the caller is about to make
+        itself, left to it (marked only while that first recovery runs)."""
         if self._deletes_checked:
             return
-        self.finish_deletes()
+        ids = list(leaving)
+        self.deleting(ids, add=True)
+        try:
+            self.finish_deletes()
+        finally:
+            self.deleting(ids, add=False)
         self._deletes_checked = True
 
     def deletes_left_unfinished(self) -> None:

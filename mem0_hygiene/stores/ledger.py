@@ -195,17 +195,11 @@ class LedgerRow:
             raise TypeError(f"LedgerRow has no field {sorted(fields.keys() - _ROW_DEFAULTS.keys())[0]!r}")
         if values["memory_id"] is MISSING:
             raise TypeError("LedgerRow needs a memory_id")
-        row = object.__new__(cls)
-        object.__setattr__(row, "__dict__", values)
-        return row
+        return _row_of(values)
 
     def with_id(self, memory_id: str) -> LedgerRow:
         """This row's facts under another memory id (``dataclasses.replace`` without its per-field checks)."""
-        values = dict(self.__dict__)
-        values["memory_id"] = memory_id
-        row = object.__new__(LedgerRow)
-        object.__setattr__(row, "__dict__", values)
-        return row
+        return _row_of({**self.__dict__, "memory_id": memory_id})
 
     def state(self, now: datetime) -> str:
         """deleted > superseded > invalidated > quarantined > expired > live (see :mod:`.states`)."""
@@ -221,8 +215,14 @@ class LedgerRow:
 
 _ROW_VALUES = operator.attrgetter(*COLUMNS)
 _DELETED_AT = COLUMNS.index("deleted_at")
-_JOURNAL_DELETE = "INSERT OR IGNORE INTO pending VALUES (?, 'delete', ?)"
 _ROW_DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(LedgerRow)}
+
+
+def _row_of(values: dict[str, Any]) -> LedgerRow:
+    """A row holding ``values`` (every field, by name) as they are, with no per-field ``object.__setattr__``."""
+    row = object.__new__(LedgerRow)
+    object.__setattr__(row, "__dict__", values)
+    return row
 
 
 def row_from(r: sqlite3.Row | tuple[Any, ...]) -> LedgerRow:
@@ -771,7 +771,8 @@ class Ledger:
             try:
                 with transaction(self._conn) as conn:
                     conn.executemany(_INSERT_SQL["INSERT OR REPLACE"], values)
-                    conn.executemany(_JOURNAL_DELETE, [(v[0], v[_DELETED_AT]) for v in values])
+                    conn.executemany("INSERT OR IGNORE INTO pending VALUES (?, 'delete', ?)",
+                                     [(v[0], v[at]) for v in values])
             except sqlite3.DatabaseError as exc:
                 raise LedgerError(self._explain(exc)) from None
 
