@@ -175,6 +175,12 @@ class LedgerBufferMixin:
         except Exception as exc:  # never let the timer thread die noisily; the next flush retries
             logger.warning("background ledger flush failed (kept for the next flush): %s", exc)
 
+    def flush_adoption(self, memory_id: str) -> None:
+        """Flush when this memory's adoption row is still buffered (a change of its state needs its row in
+        the ledger first); else leave the buffers to their batch."""
+        if memory_id in self._pending_adopt:
+            self.flush()
+
     def flush(self) -> None:
         """Write buffered ledger rows: new memories' rows, adoption rows and last-use counts.
 

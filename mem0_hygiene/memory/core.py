@@ -465,17 +465,20 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
             Mem0Memory.delete(self, memory_id)
             self.settle_later([memory_id])
             return {"message": "Memory deleted successfully!"}
-        self.flush()
-        row = self.ledger.get(memory_id)
-        if row is None:
-            Mem0Memory.delete(self, memory_id)  # raises mem0's ValueError for an unknown id
-            self.ledger.insert([LedgerRow(memory_id, source="unknown", created_at=to_iso(self.now()),
-                                          deleted_at=to_iso(self.now()), adopted=True)], ignore_existing=True)
-            return {"message": "Memory deleted successfully!"}
-        if row.deleted_at:
-            if self.vector_store.get(vector_id=memory_id) is None:
+        self.flush_adoption(memory_id)  # the other buffered writes wait for their batch
+        chain = self.ledger.tombstone_live_chain(memory_id, self.now())
+        if chain is not None:  # the usual case: one statement tombstoned it and what it superseded
+            missing = self.delete_tombstoned(chain)
+        else:
+            row = self.ledger.get(memory_id)
+            if row is None:
+                Mem0Memory.delete(self, memory_id)  # raises mem0's ValueError for an unknown id
+                self.ledger.insert([LedgerRow(memory_id, source="unknown", created_at=to_iso(self.now()),
+                                              deleted_at=to_iso(self.now()), adopted=True)], ignore_existing=True)
+                return {"message": "Memory deleted successfully!"}
+            if row.deleted_at and self.vector_store.get(vector_id=memory_id) is None:
                 raise MemoryNotFound(memory_id, f"it was already deleted on {row.deleted_at}")
-        missing = self.delete_ids([memory_id])
+            missing = self.delete_ids([memory_id])  # deleted, and its point came back: deleted again
         if memory_id in missing:
             raise MemoryNotFound(memory_id, "it was not in the vector store; the ledger now marks it deleted")
         return {"message": "Memory deleted successfully!"}
@@ -485,12 +488,17 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         superseded; the journal entries are closed as each point goes. Deletes a process that died midway
         left unfinished are finished first (once per process). Returns the ids that were already gone from
         the vector store (their tombstones are written all the same)."""
-        now = self.now()
-        order: list[str] = []
+        ordered: dict[str, None] = {}
         for mid in memory_ids:
-            if mid in order:
-                continue
-            order.extend(m for m in self.ledger.tombstone_with_chain(mid, now) if m not in order)
+            if mid not in ordered:
+                ordered.update(dict.fromkeys([*reversed(self.ledger.predecessors(mid)), mid]))
+        order = list(ordered)
+        self.ledger.tombstone(order, self.now())  # one transaction for them all
+        return self.delete_tombstoned(order)
+
+    def delete_tombstoned(self, order: list[str]) -> list[str]:
+        """Delete through mem0, in this order, memories whose tombstones are written (and journaled); see
+        :meth:`delete_ids`."""
         missing: list[str] = []
         done: list[str] = []
         self.deleting(order, add=True)

@@ -754,12 +754,20 @@ class Ledger:
         self._write("UPDATE memories SET deleted_at = COALESCE(deleted_at, ?) WHERE memory_id = ?",
                     [(stamp, mid) for mid in memory_ids], many=True)
 
-    def tombstone_with_chain(self, memory_id: str, when: datetime) -> list[str]:
-        """Tombstone a memory and everything it superseded, in one statement; returns the chain
-        (predecessors first, the memory last)."""
-        chain = [*reversed(self.predecessors(memory_id)), memory_id]
-        self.tombstone(chain, when)
-        return chain
+    def tombstone_live_chain(self, memory_id: str, when: datetime) -> list[str] | None:
+        """A delete's first step: when ``memory_id`` has a row that is not deleted yet, tombstone it and
+        everything it superseded, directly or through a chain, in one statement (each journaled as a pending
+        delete by the trigger), and return the chain: the oldest first, the memory last. None, writing
+        nothing, when the ledger has no such row (unknown, or deleted already).
+
+        On SQLite the chain is read first and written by its ids (one recursive ``UPDATE`` costs several
+        times the two statements)."""
+        chain = list(dict.fromkeys([*reversed(self.predecessors(memory_id)), memory_id]))
+        marks = ",".join("?" * len(chain))
+        written = self._write(f"UPDATE memories SET deleted_at = COALESCE(deleted_at, ?) WHERE memory_id IN ({marks}) "
+                              "AND EXISTS (SELECT 1 FROM memories WHERE memory_id = ? AND deleted_at IS NULL)",
+                              (to_iso(when), *chain, memory_id))
+        return chain if written else None
 
     def insert_tombstoned(self, rows: Sequence[LedgerRow], when: datetime) -> None:
         """Write rows of memories about to be deleted through mem0, tombstoned and journaled as pending

@@ -155,6 +155,18 @@ def _psycopg() -> Any:
     return psycopg
 
 
+_TOMBSTONE_LIVE_CHAIN = """
+WITH RECURSIVE chain(id, depth) AS (
+    SELECT memory_id, 0 FROM memories WHERE memory_id = ?
+    UNION
+    SELECT m.memory_id, c.depth + 1 FROM memories m JOIN chain c ON m.superseded_by = c.id WHERE c.depth < 10000)
+UPDATE memories SET deleted_at = COALESCE(deleted_at, ?)
+WHERE memory_id IN (SELECT id FROM chain)
+  AND EXISTS (SELECT 1 FROM memories WHERE memory_id = ? AND deleted_at IS NULL)
+RETURNING memory_id, superseded_by
+"""
+
+
 class PgConnection:
     """A psycopg 3 connection (autocommit) that answers like the ``sqlite3`` connection the ledger's
     queries were written for; reconnects once when the server dropped it between two statements."""
@@ -413,6 +425,24 @@ class PostgresLedger(Ledger):
         arrays = ", ".join(f"?::{_ARRAY_TYPES.get(c, 'text')}[]" for c in COLUMNS)
         columns = [[int(v) if isinstance(v, bool) else v for v in column] for column in zip(*rows)]
         return self._write(sql.replace(_ONE_ROW, f"SELECT * FROM unnest({arrays})"), columns)
+
+    def tombstone_live_chain(self, memory_id: str, when: datetime) -> list[str] | None:
+        """As on SQLite, in one round trip: one recursive ``UPDATE`` finds the chain and tombstones it, and
+        returns each row with the one that superseded it (the chain's order is rebuilt from those links)."""
+        with self._lock:
+            rows = self._conn.execute(_TOMBSTONE_LIVE_CHAIN, (memory_id, to_iso(when), memory_id)).fetchall()
+        if not rows:
+            return None
+        above: dict[str, list[str]] = {}  # each row by the row that superseded it
+        for mid, by in rows:
+            if mid != memory_id:
+                above.setdefault(by, []).append(mid)
+        newest_first: list[str] = []
+        level = [memory_id]
+        while level:
+            level = [m for top in level for m in above.pop(top, ())]
+            newest_first += level
+        return [*reversed(newest_first), memory_id]
 
     def insert_tombstoned(self, rows: Sequence[LedgerRow], when: datetime) -> None:
         """The rows, tombstoned, and their journal entries in one statement (atomic on its own): a delete

@@ -98,7 +98,9 @@ def test_the_public_ledger_api_behaves_as_on_sqlite(pg_url: str, tmp_path) -> No
             assert [r.memory_id for r in led.iter_rows("user_id IS ? AND run_id IS ?", ["dana", None],
                                                        order="memory_id")] == ["a", "b", "c"]
             assert led.predecessors("b") == ["a"] and led.successors("a") == ["b"]
-            assert led.tombstone_with_chain("b", T0) == ["a", "b"]
+            assert led.tombstone_live_chain("nope", T0) is None
+            assert led.tombstone_live_chain("b", T0) == ["a", "b"]
+            assert led.tombstone_live_chain("b", T0) is None  # deleted already: nothing written
             assert [p[:2] for p in led.pending()] == [("a", "delete"), ("b", "delete")]
             led.settle(["a", "b"], "delete")
             assert led.purgeable_tombstones(T0 + timedelta(days=1)) == ["a", "b"]
