@@ -3,7 +3,8 @@
 Builds (or reuses) an offline store of N memories (default 10k) of which 20% are stale
 (expired, superseded or invalidated through the wrapper), then times the same operations with
 plain ``mem0.Memory`` and with ``mem0_hygiene.Memory`` over that store, alternating rounds so
-machine noise hits both sides alike. Prints per-operation medians and the ratio wrapper/plain.
+machine noise hits both sides alike. Prints per-operation medians and the ratio wrapper/plain. The memories the
+timed adds make are deleted after the run (each through the side that added it), so a reused store stays at N.
 
     python benchmarks/bench_wrapper.py [--memories 10000] [--rounds 5] [--ops 100] [--dir DIR]
     python benchmarks/bench_wrapper.py --stale-only [--stale-points 2000] [--rounds 5] [--ops 60]
@@ -99,7 +100,8 @@ def open_pair(folder: Path, ledger: dict[str, Any] | None = None) -> tuple[Any, 
     return plain, ours
 
 
-def one_op(m: Any, op: str, arg: Any) -> float:
+def one_op(m: Any, op: str, arg: Any, added: list[tuple[Any, str]] | None = None) -> float:
+    """Seconds for one operation; an add's new id goes into ``added`` (deleted after the run)."""
     if op == "delete":
         t0 = time.perf_counter()
         m.delete(arg[1])
@@ -111,16 +113,22 @@ def one_op(m: Any, op: str, arg: Any) -> float:
         return time.perf_counter() - t0
     t0 = time.perf_counter()
     if op == "add":
-        m.add(arg[1], user_id=arg[0], infer=False)
-    elif op == "search":
+        result = m.add(arg[1], user_id=arg[0], infer=False)
+        took = time.perf_counter() - t0
+        if added is not None:
+            added.append((m, result["results"][0]["id"]))
+        return took
+    if op == "search":
         m.search(arg[1], filters={"user_id": arg[0]}, top_k=10)
     elif op == "get_all":
         m.get_all(filters={"user_id": arg[0]}, top_k=20)
     return time.perf_counter() - t0
 
 
-def time_pairs(plain: Any, ours: Any, op: str, ops: int, rng: random.Random) -> tuple[list[float], list[float]]:
-    """Per-operation seconds for `ops` operations on each side, the same inputs, alternating who goes first."""
+def time_pairs(plain: Any, ours: Any, op: str, ops: int, rng: random.Random,
+               added: list[tuple[Any, str]] | None = None) -> tuple[list[float], list[float]]:
+    """Per-operation seconds for `ops` operations on each side, the same inputs, alternating who goes first
+    (the ids the adds made go into ``added``)."""
     times: tuple[list[float], list[float]] = ([], [])
     written: list[tuple[str, str]] = []
     if op == "delete":  # the memories to delete, added on each side first (untimed), the wrapper's rows written
@@ -134,7 +142,7 @@ def time_pairs(plain: Any, ours: Any, op: str, ops: int, rng: random.Random) -> 
         text = " ".join(rng.choice(WORDS) for _ in range(3)) if op == "search" else sentence(rng)
         sides = [(0, plain), (1, ours)] if i % 2 == 0 else [(1, ours), (0, plain)]
         for idx, m in sides:
-            times[idx].append(one_op(m, op, (user, written[i][idx] if written else text)))
+            times[idx].append(one_op(m, op, (user, written[i][idx] if written else text), added))
     return times
 
 
@@ -240,14 +248,17 @@ def overhead(args: argparse.Namespace) -> bool:
         print(f"built {args.memories} memories (20% stale) in {time.perf_counter() - t0:.1f}s at {folder}")
     plain_m, ours_m = open_pair(folder, ledger)
     rng = random.Random(1000)
+    added: list[tuple[Any, str]] = []  # deleted after the run, so the store stays the size it was built
     for op in BUDGET:  # warm-up: caches, lazy imports
-        time_pairs(plain_m, ours_m, op, 5, rng)
+        time_pairs(plain_m, ours_m, op, 5, rng, added)
     results: dict[str, dict[str, list[float]]] = {op: {"plain": [], "ours": []} for op in BUDGET}
     for _ in range(args.rounds):
         for op in BUDGET:
-            p, o = time_pairs(plain_m, ours_m, op, args.ops, rng)
+            p, o = time_pairs(plain_m, ours_m, op, args.ops, rng, added)
             results[op]["plain"] += p
             results[op]["ours"] += o
+    for m, mid in added:
+        m.delete(mid)
     plain_m.close()
     ours_m.close()
     # The budget is judged on the median per operation: a few operations on either side hit an fsync or a
