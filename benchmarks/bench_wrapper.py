@@ -1,12 +1,13 @@
 """Wrapper overhead over plain mem0, measured as ratios in one run on the same store.
 
-Builds (or reuses) an offline store of N memories (default 10k) of which 20% are stale
+Builds (or reuses) a local store of N memories (default 10k) of which 20% are stale
 (expired, superseded or invalidated through the wrapper), then times the same operations with
 plain ``mem0.Memory`` and with ``mem0_hygiene.Memory`` over that store, alternating rounds so
 machine noise hits both sides alike. Prints per-operation medians and the ratio wrapper/plain. The memories the
 timed adds make are deleted after the run (each through the side that added it), so a reused store stays at N.
 
     python benchmarks/bench_wrapper.py [--memories 10000] [--rounds 5] [--ops 100] [--dir DIR]
+                                       [--embedder offline|minilm] [--ledger-url postgresql://...]
     python benchmarks/bench_wrapper.py --stale-only [--stale-points 2000] [--rounds 5] [--ops 60]
 
 Budgets (DESIGN.md): add <= 1.05, search <= 1.05, get_all <= 1.05, delete <= 1.10 (a memory added earlier,
@@ -65,10 +66,29 @@ class Clock:
         return self.now
 
 
+EMBEDDER = "offline"
+"""``--embedder``: "offline" (feature hashing, 256 dims: mem0's own add is cheapest, so the ratio is the
+worst case) or "minilm" (all-MiniLM-L6-v2 on the CPU, 384 dims, from the ``local`` extra: a real embedder)."""
+
+
+def store_config(folder: Path, hygiene: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The deployment's config in ``folder``, with the embedder ``--embedder`` names."""
+    if EMBEDDER == "minilm":
+        from mem0_hygiene.local_models import minilm_config
+
+        return minilm_config(folder, hygiene=hygiene)
+    return offline_config(folder, hygiene=hygiene)
+
+
+def build_mark(n: int) -> str:
+    """What ``BUILT`` says of a store built for ``n`` memories with this embedder."""
+    return str(n) if EMBEDDER == "offline" else f"{n} {EMBEDDER}"
+
+
 def build(folder: Path, n: int, seed: int = 7, ledger: dict[str, Any] | None = None) -> None:
     rng = random.Random(seed)
     clock = Clock()
-    m = Memory.from_config(offline_config(folder, hygiene={"clock": clock, "use_flush_every": 1000, **(ledger or {})}))
+    m = Memory.from_config(store_config(folder, hygiene={"clock": clock, "use_flush_every": 1000, **(ledger or {})}))
     ids: list[str] = []
     stale_target = n // 5
     for i in range(n - stale_target):
@@ -86,16 +106,16 @@ def build(folder: Path, n: int, seed: int = 7, ledger: dict[str, Any] | None = N
             old = m.add(sentence(rng), user_id=user, infer=False, source="bench")["results"][0]["id"]
             m.invalidate(old, "bench")
     m.close()
-    (folder / "BUILT").write_text(str(n))
+    (folder / "BUILT").write_text(build_mark(n))
 
 
 def open_pair(folder: Path, ledger: dict[str, Any] | None = None) -> tuple[Any, Any]:
     """The wrapper and plain mem0 over the same store, sharing one Qdrant client (local Qdrant allows
     one client per folder), so operations can alternate one by one."""
-    ours = Memory.from_config(offline_config(folder, hygiene={"use_flush_every": 64, **(ledger or {})}))
-    cfg = offline_config(folder)
+    ours = Memory.from_config(store_config(folder, hygiene={"use_flush_every": 64, **(ledger or {})}))
+    cfg = store_config(folder)
     cfg["vector_store"]["config"] = {"client": ours.vector_store.client, "collection_name": "mem0",
-                                     "embedding_model_dims": 256}
+                                     "embedding_model_dims": 384 if EMBEDDER == "minilm" else 256}
     plain = Mem0Memory(build_mem0_config(split_config(cfg)[0]))
     return plain, ours
 
@@ -150,7 +170,7 @@ def build_stale(folder: Path, points: int, stale_pct: int, seed: int = 11) -> No
     """One scope of ``points`` memories, ``stale_pct``% of them superseded older versions of the live facts."""
     rng = random.Random(seed)
     clock = Clock()
-    m = Memory.from_config(offline_config(folder, hygiene={"clock": clock, "use_flush_every": 1000}))
+    m = Memory.from_config(store_config(folder, hygiene={"clock": clock, "use_flush_every": 1000}))
     live = max(1, round(points * (100 - stale_pct) / 100))
     versions = [points // live + (1 if i < points % live else 0) for i in range(live)]
     for n_versions in versions:
@@ -167,7 +187,7 @@ def build_stale(folder: Path, points: int, stale_pct: int, seed: int = 11) -> No
             prev = mid
         clock.now += timedelta(minutes=1)
     m.close()
-    (folder / "BUILT").write_text(f"stale {points} {stale_pct}")
+    (folder / "BUILT").write_text(f"stale {build_mark(points)} {stale_pct}")
 
 
 def live_matches(ours: Any, query: str, threshold: float = 0.1) -> int:
@@ -186,7 +206,7 @@ def bench_stale(base: Path | None, points: int, rounds: int, ops: int) -> bool:
         folder = base.parent / f"{base.name}-stale{pct}" if base else \
             Path(tempfile.mkdtemp(prefix=f"mem0-hygiene-stale{pct}-"))
         folder.mkdir(parents=True, exist_ok=True)
-        if not (folder / "BUILT").exists() or (folder / "BUILT").read_text() != f"stale {points} {pct}":
+        if not (folder / "BUILT").exists() or (folder / "BUILT").read_text() != f"stale {build_mark(points)} {pct}":
             build_stale(folder, points, pct)
         plain_m, ours_m = open_pair(folder)
         rng = random.Random(2000 + pct)
@@ -227,10 +247,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dir", type=Path, default=None, help="store folder (reused when already built)")
     parser.add_argument("--ledger-url", default=None,
                         help="put the wrapper's ledger on PostgreSQL (an empty database or schema) instead of SQLite")
+    parser.add_argument("--embedder", choices=("offline", "minilm"), default="offline",
+                        help="offline: feature hashing (the worst case for the ratio); minilm: all-MiniLM-L6-v2 "
+                             "on the CPU (needs pip install '.[local]')")
     parser.add_argument("--stale-points", type=int, default=2000, help="memories in each stale case's store")
     parser.add_argument("--no-stale", action="store_true", help="skip the 50/90/98%% stale cases")
     parser.add_argument("--stale-only", action="store_true", help="run only the 50/90/98%% stale cases")
     args = parser.parse_args(argv)
+    global EMBEDDER
+    EMBEDDER = args.embedder
     ok = True
     if not args.stale_only:
         ok = overhead(args)
@@ -242,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
 def overhead(args: argparse.Namespace) -> bool:
     ledger = {"ledger_url": args.ledger_url} if args.ledger_url else None
     folder = args.dir or Path(tempfile.mkdtemp(prefix="mem0-hygiene-bench-"))
-    if not (folder / "BUILT").exists() or (folder / "BUILT").read_text() != str(args.memories):
+    if not (folder / "BUILT").exists() or (folder / "BUILT").read_text() != build_mark(args.memories):
         t0 = time.perf_counter()
         build(folder, args.memories, ledger=ledger)
         print(f"built {args.memories} memories (20% stale) in {time.perf_counter() - t0:.1f}s at {folder}")
