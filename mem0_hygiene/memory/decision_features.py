@@ -4,13 +4,16 @@ A fact is read as a *frame* with *values* in it: "The daily standup is at 09:30"
 ___" with the value "09:30". Values are numbers, versions, times and dates, number words, and capitalised
 words inside the sentence (names, places, products). Comparing the frames and the values separately tells
 "same frame, another value" (an update) from "another frame" (unrelated) where one similarity score cannot.
-Values have one spelling ("three" and "3"), frame words one per synonym group ("kids" and "children"). Besides:
-negation and retraction cues (in the new text; or in the old one only: a negation taken back), verbs of change
-("moved to", "switched to", "now"), opposite predicates without a negation word ("allowed" / "forbidden", from
-:mod:`.decision_lexicon`), what a one-word edit swapped (a value, or a frame word), and whether the same
-words come in another order (word overlap against bigram overlap: who does what to whom).
+Values have one spelling ("three" and "3"), frame words one per synonym group ("kids" and "children"), and a frame
+word of the new text that shares a first WordNet sense with a word of the old one, or is directly under or above
+it, counts as that word ("slicing" / "cutting": :mod:`.decision_wordnet`). Besides: negation and retraction cues
+(in the new text; or in the old one only: a negation taken back), verbs of change ("moved to", "switched to",
+"now"), opposite predicates without a negation word ("allowed" / "forbidden", from :mod:`.decision_lexicon`;
+"sitting" / "standing", WordNet's antonyms), what a one-word edit swapped (a value, or a frame word), and whether
+the same words come in another order (word overlap against bigram overlap: who does what to whom).
 
-Everything here is plain string work: no embedder, no network, the same for every embedder.
+Everything here is plain string work and look-ups in shipped word lists: no embedder, no network, the same for
+every embedder.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from . import decision_wordnet as wordnet
 from .decision_lexicon import prefixed_opposites, sides_in, synonym_key, word_key
 
 _TOKEN_RE = re.compile(r"\d+(?:[.:/-]\d+)*%?|[^\W\d_]+(?:['’][^\W\d_]+)?", re.UNICODE)
@@ -162,8 +166,9 @@ def change_cue(text: str) -> bool:
 
 def opposite(new_text: str, old_text: str) -> bool:
     """Whether one text has a word of a predicate and the other a word of its opposite ("on" / "off",
-    "introvert" / "extrovert": :data:`~.decision_lexicon.OPPOSITES`), or a word and its negating prefix
-    ("available" / "unavailable")."""
+    "introvert" / "extrovert": :data:`~.decision_lexicon.OPPOSITES`; "sit" / "stand": WordNet's antonyms between
+    first senses, :func:`.decision_wordnet.antonyms`), or a word and its negating prefix ("available" /
+    "unavailable")."""
     new_words = [w for w, _ in tokens(new_text)]
     old_words = [w for w, _ in tokens(old_text)]
     new = sides_in([word_key(w) for w in new_words])
@@ -172,6 +177,10 @@ def opposite(new_text: str, old_text: str) -> bool:
         if ((i, 0) in old and (i, 1) in new and (i, 1) not in old) or (
                 (i, 1) in old and (i, 0) in new and (i, 0) not in old):
             return True
+    new_keys = {word_key(w) for w in new_words if w not in _STOP}
+    old_keys = {word_key(w) for w in old_words if w not in _STOP}
+    if any(wordnet.antonyms(a, b) for a in new_keys - old_keys for b in old_keys - new_keys):
+        return True
     return prefixed_opposites(set(new_words) - set(old_words), set(old_words) - set(new_words))
 
 
@@ -209,7 +218,8 @@ class PairFeatures:
     """Where that span is, from 0 (the start, usually the subject) to 1 (the end, usually the value);
     0.5 when the texts are not an edit of each other."""
     swapped: str | None = None
-    """What a one-span edit swapped: "values", "words" or "mixed" (:func:`swapped`), None if no such edit."""
+    """What a one-span edit swapped: "values", "words" or "mixed" (:func:`swapped`), None if no such edit or if it
+    swapped words for WordNet synonyms (:func:`synonym_renames`: "slicing" / "cutting" is no swap)."""
     dropped_negation: bool = False
     """The old text has a negation (a cue or a plain negation word) and the new one none: the new fact takes the
     old one's negation back ("Doesn't own a car" / "Owns a car"), the other direction of :attr:`negation`."""
@@ -277,11 +287,30 @@ def _bigrams(keys: list[str]) -> frozenset[tuple[str, str]]:
     return frozenset(zip(keys, keys[1:]))
 
 
+def synonym_renames(new_frame: frozenset[str], old_frame: frozenset[str]) -> dict[str, str]:
+    """Each frame word of the new text that the old one lacks, to a word of the old text's frame (that the new one
+    lacks) it shares a first WordNet sense with or is directly under or above (:func:`.decision_wordnet.synonyms`
+    with one level of hypernyms): "slicing" / "cutting", "lady" / "woman" are one frame word."""
+    old_only = sorted(old_frame - new_frame)
+    out: dict[str, str] = {}
+    for w in sorted(new_frame - old_frame):
+        for v in old_only:
+            if v not in out.values() and wordnet.synonyms(w, v, hypernyms=1):
+                out[w] = v
+                break
+    return out
+
+
 def pair_features(new_text: str, old_text: str) -> PairFeatures:
     new_frame, new_values = split_frame(new_text)
     old_frame, old_values = split_frame(old_text)
     edit, position = edit_span(new_text, old_text)
+    swap = swapped(new_text, old_text)
     new_keys, old_keys = content_keys(new_text), content_keys(old_text)
+    rename = synonym_renames(new_frame, old_frame)
+    if rename:
+        new_frame = frozenset(rename.get(w, w) for w in new_frame)
+        new_keys = [rename.get(w, w) for w in new_keys]
     return PairFeatures(
         frame_overlap=_jaccard(new_frame, old_frame),
         value_overlap=_jaccard(new_values, old_values),
@@ -295,7 +324,7 @@ def pair_features(new_text: str, old_text: str) -> PairFeatures:
         possessive=possessives(new_text) != possessives(old_text),
         edit=edit,
         edit_position=position,
-        swapped=swapped(new_text, old_text),
+        swapped=None if swap == "words" and rename else swap,
         dropped_negation=negated(old_text) and not negated(new_text),
         missing_words=len(old_frame - new_frame),
         word_overlap=_jaccard(frozenset(new_keys), frozenset(old_keys)),
