@@ -24,6 +24,10 @@ CHILD = Path(__file__).with_name("one_store_child.py")
 def namespaces_work() -> str | None:
     if os.geteuid() != 0 or shutil.which("unshare") is None:
         return "needs root and unshare(1) to give the scenario its own /tmp"
+    for what, path in (("the Python running the tests", sys.prefix), ("the checkout", str(CHILD))):
+        if Path(os.path.realpath(path)).is_relative_to("/tmp"):
+            return (f"the scenario gives /tmp a fresh filesystem, which would hide {what} ({path}); run the "
+                    "tests from a checkout and a virtual environment outside /tmp")
     probe = subprocess.run(["unshare", "--mount", "--propagation", "private", "true"], capture_output=True)
     return None if probe.returncode == 0 else f"unshare --mount failed: {probe.stderr.decode().strip()}"
 
