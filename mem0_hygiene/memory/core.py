@@ -467,7 +467,7 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
             return {"message": "Memory deleted successfully!"}
         self.flush_adoption(memory_id)  # the other buffered writes wait for their batch
         chain = self.ledger.tombstone_live_chain(memory_id, self.now())
-        if chain is not None:  # the usual case: one statement tombstoned it and what it superseded
+        if chain is not None:  # the usual case: one write tombstoned it and what it superseded
             missing = self.delete_tombstoned(chain)
         else:
             row = self.ledger.get(memory_id)
@@ -491,7 +491,7 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         ordered: dict[str, None] = {}
         for mid in memory_ids:
             if mid not in ordered:
-                ordered.update(dict.fromkeys([*reversed(self.ledger.predecessors(mid)), mid]))
+                ordered.update(dict.fromkeys(self.ledger.deletion_chain(mid)))
         order = list(ordered)
         self.ledger.tombstone(order, self.now())  # one transaction for them all
         return self.delete_tombstoned(order)

@@ -754,15 +754,19 @@ class Ledger:
         self._write("UPDATE memories SET deleted_at = COALESCE(deleted_at, ?) WHERE memory_id = ?",
                     [(stamp, mid) for mid in memory_ids], many=True)
 
+    def deletion_chain(self, memory_id: str) -> list[str]:
+        """What deleting ``memory_id`` takes: everything it superseded, directly or through a chain (the oldest
+        first), then the memory itself; each id once."""
+        return list(dict.fromkeys([*reversed(self.predecessors(memory_id)), memory_id]))
+
     def tombstone_live_chain(self, memory_id: str, when: datetime) -> list[str] | None:
-        """A delete's first step: when ``memory_id`` has a row that is not deleted yet, tombstone it and
-        everything it superseded, directly or through a chain, in one statement (each journaled as a pending
-        delete by the trigger), and return the chain: the oldest first, the memory last. None, writing
-        nothing, when the ledger has no such row (unknown, or deleted already).
+        """A delete's first step: when ``memory_id`` has a row that is not deleted yet, tombstone its
+        :meth:`deletion_chain` in one write (each journaled as a pending delete by the trigger) and return
+        the chain. None, writing nothing, when the ledger has no such row (unknown, or deleted already).
 
         On SQLite the chain is read first and written by its ids (one recursive ``UPDATE`` costs several
         times the two statements)."""
-        chain = list(dict.fromkeys([*reversed(self.predecessors(memory_id)), memory_id]))
+        chain = self.deletion_chain(memory_id)
         marks = ",".join("?" * len(chain))
         written = self._write(f"UPDATE memories SET deleted_at = COALESCE(deleted_at, ?) WHERE memory_id IN ({marks}) "
                               "AND EXISTS (SELECT 1 FROM memories WHERE memory_id = ? AND deleted_at IS NULL)",

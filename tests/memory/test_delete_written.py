@@ -1,6 +1,6 @@
-"""Deleting a memory the ledger already holds: one read finds its row and the chain it heads, the tombstones
-go in one write, and the other buffered ledger writes wait for their own batch (a memory adopted on read has
-its row written first)."""
+"""Deleting a memory the ledger already holds: its tombstone and those of the chain it heads go in one write,
+guarded on its row being live, and the other buffered ledger writes wait for their own batch (a memory adopted
+on read has its row written first)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def first_id(result):
     return result["results"][0]["id"]
 
 
-def test_a_live_memory_is_tombstoned_with_what_it_superseded_in_one_statement_oldest_first(mem, clock):
+def test_a_live_memory_is_tombstoned_with_what_it_superseded_in_one_write_oldest_first(mem, clock):
     a = first_id(mem.add("Uses Python 3.9", **SCOPE, infer=False))
     b = mem.supersede(a, "Uses Python 3.11")
     c = mem.supersede(b, "Uses Python 3.12")
