@@ -10,6 +10,7 @@ import re
 import sys
 import threading
 import types
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -85,10 +86,23 @@ class ScriptedLLM:
         return json.dumps({"memory": [{"text": fact}]})
 
 
+def run_store_calls_in_one_thread(coro: Any) -> Any:
+    """Run ``coro`` with a one-thread default executor: mem0's own ``AsyncMemory`` sends each store call to
+    ``asyncio.to_thread`` and ``delete_all`` gathers them, so on local Qdrant (not thread-safe) a delete can fail
+    with sqlite's "cannot start a transaction within a transaction" and leave a memory behind (mem0 logs
+    "Failed to delete 1 out of 3 memories"). The reference run must not depend on that race."""
+
+    async def main() -> Any:
+        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=1))
+        return await coro
+
+    return asyncio.run(main())
+
+
 def test_same_script_same_results_as_mem0_async_memory_apart_from_ids_timestamps_and_hygiene(tmp_path):
     plain = plain_async(tmp_path / "plain")
     try:
-        expected = scrub(asyncio.run(script(plain)))
+        expected = scrub(run_store_calls_in_one_thread(script(plain)))
     finally:
         plain.close()
         plain.vector_store.client.close()
