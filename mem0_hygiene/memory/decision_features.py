@@ -2,8 +2,9 @@
 
 A fact is read as a *frame* with *values* in it: "The daily standup is at 09:30" is the frame "daily standup
 ___" with the value "09:30". Values are numbers, versions, times and dates, number words, and capitalised
-words inside the sentence (names, places, products). Comparing the frames and the values separately tells
-"same frame, another value" (an update) from "another frame" (unrelated) where one similarity score cannot.
+words inside the sentence (names, places, products; "Dr. Rossi" too: a title's period ends no sentence).
+Comparing the frames and the values separately tells "same frame, another value" (an update) from "another
+frame" (unrelated) where one similarity score cannot.
 Values have one spelling ("three" and "3"), frame words one per synonym group ("kids" and "children"), and a frame
 word of the new text that shares a first WordNet sense with a word of the old one, or is directly under or above
 it, counts as that word ("slicing" / "cutting": :mod:`.decision_wordnet`). Besides: negation and retraction cues
@@ -85,13 +86,18 @@ def tokens(text: str) -> list[tuple[str, bool]]:
     return list(_tokens(text))
 
 
+_TITLES = frozenset("dr mr mrs ms mx prof st mt jr sr capt col gen lt sgt gov sen rep rev fr".split())
+"""Abbreviations whose period does not end the sentence: the capitalised word after "Dr." is a name."""
+
+
 @lru_cache(maxsize=4096)
 def _tokens(text: str) -> tuple[tuple[str, bool], ...]:
-    out = []
+    out: list[tuple[str, bool]] = []
     for i, match in enumerate(_TOKEN_RE.finditer(text)):
         word = match.group(0)
-        capital = i > 0 and word[:1].isupper() and text[max(0, match.start() - 2):match.start()].strip() not in (
-            ".", ":", ";", "!", "?")
+        before = text[max(0, match.start() - 2):match.start()].strip()
+        capital = i > 0 and word[:1].isupper() and (
+            before not in (".", ":", ";", "!", "?") or (before == "." and out[-1][0] in _TITLES))
         out.append((word.lower().replace("’", "'"), capital))
     return tuple(out)
 

@@ -49,6 +49,13 @@ def test_values_are_numbers_dates_number_words_and_names_the_frame_is_the_rest()
     assert split_frame("Ingrid lives in Oslo")[1] == {"oslo"}  # the first word's capital says nothing
 
 
+def test_a_name_after_a_title_is_a_value_and_a_sentence_after_a_period_starts_afresh():
+    assert split_frame("Their physiotherapist is Dr. Haddad")[1] == {"dr", "haddad"}
+    assert split_frame("Sees Mrs. Okafor on Fridays")[1] == {"mrs", "okafor", "friday"}
+    assert split_frame("Has a dog. Walks it daily")[1] == set()  # "Walks" opens a sentence: no name
+    assert swapped("Their physiotherapist is Dr. Rossi", "Their physiotherapist is Dr. Haddad") == "values"
+
+
 def test_one_spelling_per_value_and_per_synonym_group():
     assert split_frame("Goes to the gym three times a week")[1] == split_frame("Gym 3 times per week")[1] == {"3"}
     assert split_frame("Saves 15% of each paycheck")[1] == split_frame("Saves fifteen percent")[1] == {"15"}
