@@ -114,8 +114,9 @@ def open_pair(folder: Path, ledger: dict[str, Any] | None = None) -> tuple[Any, 
     one client per folder), so operations can alternate one by one."""
     ours = Memory.from_config(store_config(folder, hygiene={"use_flush_every": 64, **(ledger or {})}))
     cfg = store_config(folder)
+    dims = cfg["vector_store"]["config"].get("embedding_model_dims", 256)  # the offline embedder's: mem0's default
     cfg["vector_store"]["config"] = {"client": ours.vector_store.client, "collection_name": "mem0",
-                                     "embedding_model_dims": 384 if EMBEDDER == "minilm" else 256}
+                                     "embedding_model_dims": dims}
     plain = Mem0Memory(build_mem0_config(split_config(cfg)[0]))
     return plain, ours
 
