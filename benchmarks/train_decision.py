@@ -35,7 +35,14 @@ import eval_staleness as ev  # noqa: E402
 
 from mem0_hygiene.memory.decision import MINILM_FAMILY, OFFLINE_FAMILY  # noqa: E402
 from mem0_hygiene.memory.decision_features import pair_features  # noqa: E402
-from mem0_hygiene.memory.decision_model import CLASSES, DecisionModel, feature_vector, mistake_cost  # noqa: E402
+from mem0_hygiene.memory.decision_model import (  # noqa: E402
+    CLASSES,
+    FEATURE_NAMES,
+    DecisionModel,
+    apart,
+    feature_vector,
+    mistake_cost,
+)
 
 DATA = Path(__file__).resolve().parent / "data"
 TRAIN_FILES = (
@@ -121,11 +128,12 @@ def choose_costs(x: np.ndarray, labels: Sequence[str], src: np.ndarray, **kw: An
         model = fit(x[~held], [labels[i] for i in np.flatnonzero(~held)], "inner fold", **kw)
         probs[held] = probabilities(model, x[held])
     truth = [labels[i] for i in np.flatnonzero(first)]
+    by_rule = apart_rows(x[first])
     best: tuple[tuple[bool, float, float, float], tuple[float, float, float]] | None = None
     for hide in HIDE_COSTS:
         for stale in STALE_COSTS:
             costs = (hide, stale, SWAP_COST)
-            decided = decide(costs, probs[first])
+            decided = ["unrelated" if r else d for r, d in zip(by_rule, decide(costs, probs[first]))]
             acc, hidden = ev.accuracy(truth, decided), ev.hidden_rate(truth, decided)
             ok = hidden <= HIDDEN_LIMIT + 1e-12
             key = (ok, acc if ok else -hidden, -hide, -stale)
@@ -183,8 +191,17 @@ def fit(x: np.ndarray, labels: Sequence[str], name: str, l2: float = L2,
                          swap_cost=costs[2])
 
 
+_SIM, _OPPOSITE, _WORD_OVERLAP = (FEATURE_NAMES.index(n) for n in ("similarity", "opposite", "word_overlap"))
+
+
+def apart_rows(x: np.ndarray) -> list[bool]:
+    """For each row of inputs, whether the rule before the model (:func:`decision_model.apart`) decides it."""
+    return [apart(float(row[_SIM]), float(row[_WORD_OVERLAP]), bool(row[_OPPOSITE])) for row in x]
+
+
 def predict(model: DecisionModel, x: np.ndarray) -> list[str]:
-    return [model.choose(model.probabilities(row)) for row in x]
+    """What :meth:`DecisionModel.decide` chooses for each row of inputs."""
+    return ["unrelated" if r else model.choose(model.probabilities(row)) for r, row in zip(apart_rows(x), x)]
 
 
 def folds_of(n: int, seed: int = SEED) -> np.ndarray:

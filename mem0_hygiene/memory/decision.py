@@ -6,7 +6,8 @@ looks up the nearest memory with one vector search) and ``benchmarks/eval_stalen
 measures them on labelled sets). The same text after normalisation is always a duplicate. Then, for an
 embedder with a fitted model (all-MiniLM-L6-v2, :data:`EMBEDDER_DEFAULTS`), the model decides: a logistic
 regression over the similarity and text features that compare the *frame* of the two facts apart from
-their *values*, negation and change cues (:mod:`.decision_model`, :mod:`.decision_features`). Otherwise
+their *values*, negation and change cues (:mod:`.decision_model`, :mod:`.decision_features`); two facts that
+share no word, state no opposite predicates and score below 0.3 are unrelated before it is asked. Otherwise
 (the offline embedder, an unmeasured one, or thresholds set by hand) the threshold rules, in order:
 
 1. the same text after normalisation (case, punctuation, spacing): **duplicate**;
@@ -39,7 +40,7 @@ from .decision_features import NEGATION_CUES as NEGATION_CUES
 from .decision_features import PairFeatures
 from .decision_features import negates as negates
 from .decision_features import negation_cues as negation_cues
-from .decision_model import DecisionModel
+from .decision_model import APART_REASON, DecisionModel, apart
 from .decision_weights import MODELS
 
 DUPLICATE = "duplicate"
@@ -178,7 +179,9 @@ def classify(similarity: float, new_text: str, old_text: str, thresholds: Thresh
         return Verdict(DUPLICATE, similarity, "same text")
     if thresholds.model is not None:
         label, probs, features = thresholds.model.decide(similarity, new_text, old_text)
-        verdict = Verdict(label, similarity, model_reason(features), confidence=round(probs[label], 4))
+        reason = APART_REASON if apart(similarity, features.word_overlap, features.opposite) \
+            else model_reason(features)
+        verdict = Verdict(label, similarity, reason, confidence=round(probs[label], 4))
     else:
         verdict = _by_thresholds(similarity, new_text, old_text, thresholds)
     return Verdict(verdict.label, verdict.similarity, verdict.reason, verdict.confidence,

@@ -34,7 +34,14 @@ from mem0_hygiene.memory.decision_features import (
     split_frame,
     swapped,
 )
-from mem0_hygiene.memory.decision_model import CLASSES, FEATURE_NAMES, DecisionModel, hides
+from mem0_hygiene.memory.decision_model import (
+    APART_REASON,
+    CLASSES,
+    FEATURE_NAMES,
+    DecisionModel,
+    feature_vector,
+    hides,
+)
 from mem0_hygiene.memory.decision_weights import MODELS
 
 MINILM = EMBEDDER_DEFAULTS[MINILM_FAMILY]
@@ -133,6 +140,22 @@ def test_minilm_decides_by_its_model_and_says_how_sure_it_is():
     assert same == Verdict(DUPLICATE, 0.2, "same text") and not same.ambiguous
 
 
+def test_facts_with_no_word_in_common_and_far_apart_are_unrelated_whatever_their_cues():
+    m = MINILM.model
+    assert m is not None
+    retraction, later = "No longer lives in Leeds", "Fatima is their manager now"
+    # the model alone takes the later fact for the retraction taken back, and would hide it
+    alone = m.probabilities(feature_vector(0.2, pair_features(later, retraction)))
+    assert max(alone, key=alone.__getitem__) == CONTRADICTION
+    v = classify(0.2, later, retraction, MINILM)
+    assert v == Verdict(UNRELATED, 0.2, APART_REASON, confidence=1.0) and not v.ambiguous
+    assert classify(0.2, "Doesn't eat meat", "Works at Freightly", MINILM).reason == APART_REASON
+    # a shared word, opposite predicates or a similarity from 0.3 up: the model decides
+    assert classify(0.25, "Hates mushrooms", "Loves mushrooms", MINILM).reason.startswith("model")
+    assert classify(0.23, "Is a night owl", "Is an early riser", MINILM).reason.startswith("model")
+    assert classify(0.3, later, retraction, MINILM).reason.startswith("model")
+
+
 def test_thresholds_set_by_hand_decide_by_the_rules():
     assert WriteDecisionSettings().thresholds(MINILM_FAMILY).model is MINILM.model
     hand = WriteDecisionSettings(duplicate=0.9).thresholds(MINILM_FAMILY)
@@ -190,6 +213,11 @@ def test_the_trainer_decides_many_rows_as_the_model_decides_one(monkeypatch):
         costs = (m.hide_cost, m.stale_cost, m.swap_cost)
         assert train_decision.decide(costs, probs) == [m.choose(dict(zip(CLASSES, p))) for p in probs]
         assert set(train_decision.decide(costs, probs)) == set(CLASSES)  # every class is reached
+        pairs = [("Fatima is their manager now", "No longer lives in Leeds", 0.2), ("Hates mushrooms",
+                 "Loves mushrooms", 0.25), ("Moved to Berlin", "Lives in Leeds", 0.6)]
+        x = np.array([feature_vector(sim, pair_features(new, old)) for new, old, sim in pairs])
+        assert train_decision.predict(m, x) == [m.decide(sim, new, old)[0] for new, old, sim in pairs]
+        assert train_decision.predict(m, x)[0] == UNRELATED
     finally:
         sys.modules.pop("train_decision", None)
         sys.modules.pop("eval_staleness", None)

@@ -63,10 +63,11 @@ def candidates(ctx: Context) -> CheckResult:
     yield finding(
         "CONSOLIDATE_CANDIDATES", Severity.WARNING if stale else Severity.INFO, "content",
         f"{total} live memories look stale or repeated beside another in their scope ({updates} older values, "
-        f"{contradictions} retracted facts, {duplicates} near-duplicates)",
+        f"{contradictions} retracted facts, {duplicates} near-duplicates), by their wording alone",
         count=total, examples=examples, updates=updates, contradictions=contradictions, near_duplicates=duplicates,
         why="An old fact beside its replacement (or its retraction) is served as if still true, and repeats crowd "
             "other memories out of a search page. mem0 only accumulates; nothing resolved these when they were "
             "written.",
-        fix=ctx.cmd("consolidate --dry-run") + "  # review the plan, then apply it with --apply",
+        fix=ctx.cmd("consolidate --dry-run") + "  # compares meanings too, so it may find more; review the plan, "
+            "then apply it with --apply",
     )
