@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from . import decision_wordnet as wordnet
-from .decision_lexicon import prefixed_opposites, sides_in, synonym_key, word_key
+from .decision_lexicon import entry_words, prefixed_pair, sides_in, synonym_key, word_key
 
 _TOKEN_RE = re.compile(r"\d+(?:[.:/-]\d+)*%?|[^\W\d_]+(?:['’][^\W\d_]+)?", re.UNICODE)
 _STOP = frozenset(
@@ -175,19 +175,42 @@ def opposite(new_text: str, old_text: str) -> bool:
     "introvert" / "extrovert": :data:`~.decision_lexicon.OPPOSITES`; "sit" / "stand": WordNet's antonyms between
     first senses, :func:`.decision_wordnet.antonyms`), or a word and its negating prefix ("available" /
     "unavailable")."""
+    return bool(opposite_words(new_text, old_text))
+
+
+def opposite_words(new_text: str, old_text: str) -> frozenset[str]:
+    """The words of both texts (lower case) that make the opposite :func:`opposite` finds; empty when none."""
     new_words = [w for w, _ in tokens(new_text)]
     old_words = [w for w, _ in tokens(old_text)]
     new = sides_in([word_key(w) for w in new_words])
     old = sides_in([word_key(w) for w in old_words])
-    for i in {i for i, _ in new | old}:
+    for i in sorted({i for i, _ in new | old}):
         if ((i, 0) in old and (i, 1) in new and (i, 1) not in old) or (
                 (i, 1) in old and (i, 0) in new and (i, 0) not in old):
-            return True
+            keys = entry_words(i)
+            return frozenset(w for w in new_words + old_words if word_key(w) in keys)
     new_keys = {word_key(w) for w in new_words if w not in _STOP}
     old_keys = {word_key(w) for w in old_words if w not in _STOP}
-    if any(wordnet.antonyms(a, b) for a in new_keys - old_keys for b in old_keys - new_keys):
-        return True
-    return prefixed_opposites(set(new_words) - set(old_words), set(old_words) - set(new_words))
+    for a in sorted(new_keys - old_keys):
+        for b in sorted(old_keys - new_keys):
+            if wordnet.antonyms(a, b):
+                return frozenset(w for w in new_words + old_words if word_key(w) in (a, b))
+    pair = prefixed_pair(set(new_words) - set(old_words), set(old_words) - set(new_words))
+    return frozenset(pair or ())
+
+
+def opposite_beside(new_text: str, old_text: str, words: frozenset[str], rename: dict[str, str]) -> bool:
+    """Whether, beside the opposite ``words`` (:func:`opposite_words`), each text has a content word the other
+    lacks: the opposite is said of another subject or object ("The front door lock is broken" / "The back door
+    lock works fine"), not of the same one ("Autoscaling is enabled" / "disabled")."""
+    if not words:
+        return False
+
+    def rest(text: str) -> frozenset[str]:
+        return frozenset(rename.get(k, k) for (w, c), k in zip(content(text), content_keys(text)) if w not in words)
+
+    new, old = rest(new_text), frozenset(k for k in rest(old_text))
+    return bool(new - old) and bool(old - new)
 
 
 def _jaccard(a: frozenset[object], b: frozenset[object]) -> float:
@@ -236,6 +259,9 @@ class PairFeatures:
     bigram_overlap: float = 1.0
     """Jaccard overlap of the pairs of neighbouring content words: the same words in another order ("A monkey is
     kicking a person" / "A person is kicking a monkey") overlap in words and not in bigrams."""
+    opposite_beside: bool = False
+    """Opposite predicates and, beside them, a content word in each text that the other lacks: the opposite is
+    said of another subject or object (:func:`opposite_beside`)."""
 
 
 def possessives(text: str) -> frozenset[str]:
@@ -314,6 +340,7 @@ def pair_features(new_text: str, old_text: str) -> PairFeatures:
     swap = swapped(new_text, old_text)
     new_keys, old_keys = content_keys(new_text), content_keys(old_text)
     rename = synonym_renames(new_frame, old_frame)
+    opposed = opposite_words(new_text, old_text)
     if rename:
         new_frame = frozenset(rename.get(w, w) for w in new_frame)
         new_keys = [rename.get(w, w) for w in new_keys]
@@ -325,7 +352,7 @@ def pair_features(new_text: str, old_text: str) -> PairFeatures:
         negation=negates(new_text, old_text),
         plain_negation=plain_negation(new_text) and not plain_negation(old_text),
         change=change_cue(new_text) and not change_cue(old_text),
-        opposite=opposite(new_text, old_text),
+        opposite=bool(opposed),
         same_values=bool(new_values and new_values == old_values),
         possessive=possessives(new_text) != possessives(old_text),
         edit=edit,
@@ -335,4 +362,5 @@ def pair_features(new_text: str, old_text: str) -> PairFeatures:
         missing_words=len(old_frame - new_frame),
         word_overlap=_jaccard(frozenset(new_keys), frozenset(old_keys)),
         bigram_overlap=_jaccard(_bigrams(new_keys), _bigrams(old_keys)),
+        opposite_beside=opposite_beside(new_text, old_text, opposed, rename),
     )

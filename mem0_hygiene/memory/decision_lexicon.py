@@ -144,6 +144,11 @@ for _i, _pair in enumerate(OPPOSITES):
                 _WORD_SIDES.setdefault(_item, []).append((_i, _j))
 
 
+def entry_words(index: int) -> frozenset[str]:
+    """Every word key of entry ``index`` of :data:`OPPOSITES`, both sides, the words of its phrases included."""
+    return frozenset(word for side in OPPOSITES[index] for item in side for word in item.split())
+
+
 def sides_in(keys: list[str]) -> set[tuple[int, int]]:
     """The sides of :data:`OPPOSITES` a text's word keys say: (entry index, 0 or 1)."""
     found = {side for key in keys for side in _WORD_SIDES.get(key, ())}
@@ -165,17 +170,22 @@ def prefixed_opposites(a_words: set[str], b_words: set[str]) -> bool:
     """Whether a word of one set is a word of the other with a negating prefix ("available" / "unavailable"), or
     the two differ by -ful / -less ("careful" / "careless"). Words of at least four letters after the prefix,
     ending like an adjective or a participle."""
+    return prefixed_pair(a_words, b_words) is not None
+
+
+def prefixed_pair(a_words: set[str], b_words: set[str]) -> tuple[str, str] | None:
+    """The two words :func:`prefixed_opposites` finds (the prefixed or -less one first), or None."""
     for x, y in ((a_words, b_words), (b_words, a_words)):
         for word in x:
             for prefix in _PREFIXES:
                 rest = word[len(prefix):]
                 if (word.startswith(prefix) and len(rest) >= 4 and rest.endswith(_PREFIXABLE) and rest in y
                         and word not in y):
-                    return True
+                    return word, rest
             for full, less in _SUFFIX_PAIRS:
                 if word.endswith(full) and word[: -len(full)] + less in y:
-                    return True
-    return False
+                    return word[: -len(full)] + less, word
+    return None
 
 
 # Words that say the same thing in a fact, one group a line; the first word stands for the group when frames

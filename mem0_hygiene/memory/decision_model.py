@@ -37,7 +37,7 @@ FEATURE_NAMES = (
     "negation_cue*values_differ", "plain_negation*frame_overlap", "possessive", "opposite*frame_overlap",
     "negation_cue*frame_overlap", "swapped_values", "swapped_words", "dropped_negation", "missing_words",
     "similarity*negation_cue", "similarity*opposite", "similarity*values_differ", "word_overlap", "bigram_overlap",
-    "similarity*bigram_overlap",
+    "similarity*bigram_overlap", "opposite_beside",
 )
 
 
@@ -72,7 +72,7 @@ def feature_vector(similarity: float, features: PairFeatures) -> list[float]:
             float(f.opposite) * f.frame_overlap, neg * f.frame_overlap, float(f.swapped == "values"),
             float(f.swapped == "words"), float(f.dropped_negation), min(f.missing_words, 5) / 5, s * neg,
             s * float(f.opposite), s * float(f.values_differ), f.word_overlap, f.bigram_overlap,
-            s * f.bigram_overlap]
+            s * f.bigram_overlap, float(f.opposite_beside)]
 
 
 def hides(truth: str, decided: str) -> bool:

@@ -30,6 +30,7 @@ from mem0_hygiene.memory.decision_features import (
     edit_span,
     negates,
     opposite,
+    opposite_words,
     pair_features,
     split_frame,
     swapped,
@@ -105,6 +106,23 @@ def test_features_of_a_value_change_a_near_miss_and_a_retraction():
     assert retraction.negation == "stopped" and not retraction.values_differ
     assert pair_features("Now takes the bus", "Takes the train").change
     assert not pair_features("Takes the bus now", "Takes the train now").change  # the old one said it too
+
+
+def test_an_opposite_said_of_another_subject_or_object_is_told_from_one_said_of_the_same():
+    def beside(new: str, old: str) -> tuple[bool, bool]:
+        f = pair_features(new, old)
+        return f.opposite, f.opposite_beside
+
+    assert beside("Autoscaling is disabled on the web tier", "Autoscaling is enabled on the web tier") == (True, False)
+    assert beside("Autoscaling is disabled on the batch workers", "Autoscaling is enabled on the web tier") \
+        == (True, True)
+    assert beside("The back door lock works fine", "The front door lock is broken") == (True, True)
+    assert beside("Describes themselves as outgoing", "Is introverted") == (True, False)  # only one side has more
+    assert beside("Hates mushrooms", "Loves mushrooms") == (True, False)
+    assert beside("Loves green olives", "Loves olives") == (False, False)  # no opposite, nothing beside it
+    assert opposite_words("Hates mushrooms", "Loves mushrooms") == {"hates", "loves"}
+    assert opposite_words("The room is unavailable", "The room is available") == {"unavailable", "available"}
+    assert opposite_words("Loves green olives", "Loves olives") == frozenset()
 
 
 def test_opposites_need_no_negation_word_and_new_cues_count():
