@@ -10,7 +10,11 @@ The result is a plan:
 
 - duplicates are merged into the best-sourced, newest-confirmed one (the others are superseded by it);
 - an older fact is superseded by the newer one that updates it;
-- an older fact a newer one contradicts is invalidated.
+- an older fact a newer one contradicts is invalidated;
+- a pair the decision would change but is unsure of (the model's probability below ``CONFIDENT``, 0.75: the
+  line below which a write would ask the LLM judge) is left alone and listed (``ConsolidationPlan.unsure``).
+  Each memory meets several neighbours here, most of them about something else, so an unsure verdict, hiding a
+  true fact when it is wrong, is not applied without a person.
 
 Each memory is hidden at most once, no step points at a memory another step invalidates, and supersede
 chains never loop; a merge into a memory that a newer fact then supersedes makes a chain whose live end is
@@ -39,6 +43,7 @@ from ..config import WriteDecisionSettings
 from ..errors import ConfigError
 from ..memory.birth import adoption_row
 from ..memory.decision import (
+    CONFIDENT,
     CONTRADICTION,
     DUPLICATE,
     UPDATE,
@@ -53,7 +58,7 @@ from ..stores import consolidation_log as log
 from ..stores.ledger import LedgerRow
 from ..target import Target, resolve
 from ..timeutil import to_iso
-from .consolidate_plan import INVALIDATE, MERGE, SUPERSEDE, ConsolidationPlan, PlanStep
+from .consolidate_plan import INVALIDATE, MERGE, SUPERSEDE, ConsolidationPlan, PlanStep, UnsurePair
 
 BLOCK = 1024
 """Rows of the similarity matrix computed at once (1024 x 10k float32 = 40 MB)."""
@@ -116,7 +121,7 @@ def consolidate(target: Any, *, scope: dict[str, str] | None = None, dry_run: bo
         resumed = [_resume(m, s, now, dry_run) for s in left]
         hidden_before = {s.memory_id for s in left}
         memories = [mem for mem in _live_memories(m, now, wanted) if mem.memory_id not in hidden_before]
-        steps, scopes, pairs = plan_steps(memories, thresholds, k)
+        steps, scopes, pairs, unsure = plan_steps(memories, thresholds, k)
         plan_id = None
         if not dry_run and steps:
             plan_id = uuid.uuid4().hex
@@ -130,7 +135,7 @@ def consolidate(target: Any, *, scope: dict[str, str] | None = None, dry_run: bo
             steps = done
         return ConsolidationPlan(
             steps=tuple([*resumed, *steps]), dry_run=dry_run, at=to_iso(now), scopes=scopes, memories=len(memories),
-            pairs=pairs, thresholds=thresholds.as_dict(), embedder=family, plan_id=plan_id,
+            pairs=pairs, thresholds=thresholds.as_dict(), embedder=family, plan_id=plan_id, unsure=tuple(unsure),
         )
 
 
@@ -239,27 +244,34 @@ def neighbour_pairs(vectors: np.ndarray, k: int) -> dict[tuple[int, int], float]
     return out
 
 
-def plan_steps(memories: Sequence[Candidate], thresholds: Thresholds, k: int) -> tuple[list[PlanStep], int, int]:
-    """The plan for these live memories: (steps in the order to apply, scopes compared, pairs judged)."""
+def plan_steps(memories: Sequence[Candidate], thresholds: Thresholds,
+               k: int) -> tuple[list[PlanStep], int, int, list[UnsurePair]]:
+    """The plan for these live memories: (steps in the order to apply, scopes compared, pairs judged, the pairs
+    left alone as unsure, most similar first)."""
     by_scope: dict[tuple[str | None, ...], list[Candidate]] = {}
     for mem in memories:
         by_scope.setdefault(tuple(mem.scope.get(name) for name in SCOPE_KEYS), []).append(mem)
     steps: list[PlanStep] = []
+    unsure: list[UnsurePair] = []
     pairs_judged = 0
     for key in sorted(by_scope, key=lambda t: tuple(v or "" for v in t)):
         group = sorted(by_scope[key], key=lambda mem: mem.age_rank)
-        edges, judged = _edges(group, thresholds, k)
+        edges, judged, left = _edges(group, thresholds, k)
         pairs_judged += judged
         steps.extend(_choose(edges))
-    return steps, len(by_scope), pairs_judged
+        unsure.extend(left)
+    unsure.sort(key=lambda u: (-u.similarity, u.memory_id, u.into_id))
+    return steps, len(by_scope), pairs_judged, unsure
 
 
-def _edges(group: list[Candidate], thresholds: Thresholds, k: int) -> tuple[list[_Edge], int]:
+def _edges(group: list[Candidate], thresholds: Thresholds,
+           k: int) -> tuple[list[_Edge], int, list[UnsurePair]]:
     """The decided pairs of one scope (group sorted oldest first): each memory with the best-ranked copy of its
     own text, each distinct text with its ``k`` nearest distinct texts (so repeats never fill a memory's
-    neighbours), and memories of one identity key with the newest of them."""
+    neighbours), and memories of one identity key with the newest of them; and the pairs the decision would
+    change but is unsure of (the model's probability below :data:`CONFIDENT`), left alone."""
     if len(group) < 2:
-        return [], 0
+        return [], 0, []
     vectors = np.asarray([mem.vector for mem in group], dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     unit = vectors / np.where(norms == 0, 1.0, norms)
@@ -291,6 +303,7 @@ def _edges(group: list[Candidate], thresholds: Thresholds, k: int) -> tuple[list
         for i in members[:-1]:
             keyed[(i, newest)] = cos(i, newest)
     edges: list[_Edge] = []
+    unsure: list[UnsurePair] = []
     for (i, j), sim in {**pairs, **keyed}.items():
         older, newer = group[i], group[j]  # the group is sorted oldest first and i < j
         a, b = older.row.topic_key, newer.row.topic_key
@@ -303,12 +316,16 @@ def _edges(group: list[Candidate], thresholds: Thresholds, k: int) -> tuple[list
         action = _ACTION_OF.get(label)
         if action is None:
             continue
+        if decision != "same identity key" and verdict.confidence is not None and verdict.confidence < CONFIDENT:
+            unsure.append(UnsurePair(label, verdict.confidence, older.memory_id, older.text, newer.memory_id,
+                                     newer.text, sim, decision, dict(older.scope)))
+            continue
         if action == MERGE:
             keep, drop = (newer, older) if newer.keeper_rank >= older.keeper_rank else (older, newer)
             edges.append(_Edge(action, drop, keep, sim, decision))
         else:
             edges.append(_Edge(action, older, newer, sim, decision))
-    return edges, len(pairs) + len(keyed)
+    return edges, len(pairs) + len(keyed), unsure
 
 
 def _choose(edges: list[_Edge]) -> list[PlanStep]:

@@ -61,6 +61,34 @@ class PlanStep:
 
 
 @dataclass(frozen=True)
+class UnsurePair:
+    """A pair the decision would change but is unsure of (the model's probability below
+    :data:`~mem0_hygiene.memory.decision.CONFIDENT`): left alone, listed for a person to judge.
+
+    Fields:
+        label: what the decision leans to ("duplicate", "update" or "contradiction").
+        confidence: the model's probability of that label.
+        memory_id, text: the older memory (the one a change would hide, or merge).
+        into_id, into_text: the newer one.
+        similarity, decision, scope: as in :class:`PlanStep`.
+    """
+
+    label: str
+    confidence: float
+    memory_id: str
+    text: str | None
+    into_id: str
+    into_text: str | None
+    similarity: float
+    decision: str
+    scope: dict[str, str] = field(default_factory=dict)
+
+
+UNSURE_SHOWN = 20
+"""Unsure pairs the diff shows (``--json`` lists them all)."""
+
+
+@dataclass(frozen=True)
 class ConsolidationPlan(LinesView):
     """What ``consolidate`` found (and, unless ``dry_run``, did).
 
@@ -74,6 +102,7 @@ class ConsolidationPlan(LinesView):
         thresholds: the decision's thresholds (duplicate / update / contradiction).
         embedder: the embedder family the thresholds are for ("offline", "all-MiniLM-L6-v2", or None).
         plan_id: the run's id in the ledger's record (None for a dry run).
+        unsure: the pairs left alone because the decision was unsure of them, most similar first.
     """
 
     steps: tuple[PlanStep, ...]
@@ -85,6 +114,7 @@ class ConsolidationPlan(LinesView):
     thresholds: dict[str, float] = field(default_factory=dict)
     embedder: str | None = None
     plan_id: str | None = None
+    unsure: tuple[UnsurePair, ...] = ()
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -104,14 +134,17 @@ class ConsolidationPlan(LinesView):
             "memories": self.memories, "pairs": self.pairs, "thresholds": self.thresholds, "embedder": self.embedder,
             "counts": self.counts(), "applied": self.applied,
             "steps": [{**asdict(s), "similarity": round(s.similarity, 4)} for s in self.steps],
+            "unsure": [{**asdict(u), "similarity": round(u.similarity, 4), "confidence": round(u.confidence, 4)}
+                       for u in self.unsure],
         })
 
     def summary(self) -> str:
         c = self.counts()
         what = (f"{c[MERGE]} duplicate(s) to merge, {c[SUPERSEDE]} older fact(s) to supersede, "
                 f"{c[INVALIDATE]} contradicted fact(s) to invalidate")
+        unsure = f"; {len(self.unsure)} unsure pair(s) left alone" if self.unsure else ""
         return (f"compared {self.memories} live memories in {self.scopes} scope(s) ({self.pairs} nearest-neighbour "
-                f"pairs): {what}")
+                f"pairs): {what}{unsure}")
 
     def _lines(self) -> list[Line]:
         title = "consolidation plan (dry run: nothing changed)" if self.dry_run else "consolidation"
@@ -136,9 +169,11 @@ class ConsolidationPlan(LinesView):
             lines.append(((kept, "green"),))
             if step.outcome is not None:
                 lines.append(((f"    {step.outcome}", "dim" if step.outcome != "applied" else ""),))
+        lines.extend(self._unsure_lines())
         if not self.steps:
             lines.append((("nothing to consolidate: no live memory is a duplicate, an older version or a "
-                           "contradicted version of another in its scope", ""),))
+                           "contradicted version of another in its scope" + (" that the decision is sure of"
+                                                                             if self.unsure else ""), ""),))
         elif self.dry_run:
             lines.append((("", ""),))
             lines.append((("apply with `mem0-hygiene consolidate --apply` (the same options); every change "
@@ -148,4 +183,19 @@ class ConsolidationPlan(LinesView):
             lines.append((("", ""),))
             lines.append(((f"applied {self.applied} change(s)" + (f", {skipped} skipped" if skipped else "")
                            + "; `mem0-hygiene history ID` explains each", ""),))
+        return lines
+
+    def _unsure_lines(self) -> list[Line]:
+        if not self.unsure:
+            return []
+        lines: list[Line] = [(("", ""),), ((f"unsure, left alone ({len(self.unsure)}): the decision's probability is "
+                                            "below 0.75; if one is right, change it by hand (mem0-hygiene supersede "
+                                            "/ invalidate / forget)", "bold"),)]
+        for u in self.unsure[:UNSURE_SHOWN]:
+            lines.append(((f"  ? {u.label} ({u.confidence:.2f}); similarity {u.similarity:.2f}; "
+                           f"{scope_text(u.scope)}", ""),))
+            lines.append(((f"    {u.memory_id}  {short(u.text)}", "dim"),))
+            lines.append(((f"    {u.into_id}  {short(u.into_text)}", "dim"),))
+        if len(self.unsure) > UNSURE_SHOWN:
+            lines.append(((f"  ... and {len(self.unsure) - UNSURE_SHOWN} more (--json lists them all)", "dim"),))
         return lines

@@ -212,7 +212,8 @@ def test_a_chain_of_near_duplicates_is_merged_straight_into_the_best_sourced_cop
     a = cand("a", "Prefers pnpm", 0.0, "chat 1", "2026-01-01")
     b = cand("b", "Prefers pnpm a lot", 18.2, None, "2026-03-01")
     c = cand("c", "Really prefers pnpm", 24.5, None, "2026-02-01")
-    steps, scopes, pairs = plan_steps([a, b, c], EMBEDDER_DEFAULTS[OFFLINE_FAMILY], 2)
+    steps, scopes, pairs, unsure = plan_steps([a, b, c], EMBEDDER_DEFAULTS[OFFLINE_FAMILY], 2)
+    assert unsure == []  # the threshold rules give no probability: nothing is unsure
     assert (scopes, pairs) == (1, 3)
     assert sorted((s.memory_id, s.into_id) for s in steps) == [("b", "a"), ("c", "a")]
     assert all(s.action == "merge" and s.decision == "similarity" for s in steps)
@@ -228,7 +229,43 @@ def test_repeats_of_one_text_never_crowd_an_update_out_of_the_neighbours():
 
     copies = [cand(f"c{i}", "Dana uses Postgres 15", [1.0, 0.0], f"2026-01-0{i + 1}") for i in range(6)]
     newer = cand("new", "Dana uses Postgres 16", [0.9, 0.43], "2026-02-01")
-    steps, _scopes, _pairs = plan_steps([*copies, newer], EMBEDDER_DEFAULTS[OFFLINE_FAMILY], 2)
+    steps, _scopes, _pairs, _unsure = plan_steps([*copies, newer], EMBEDDER_DEFAULTS[OFFLINE_FAMILY], 2)
     kept = max(copies, key=lambda c: c.keeper_rank).memory_id  # the newest-confirmed copy
     assert sorted((s.action, s.memory_id, s.into_id) for s in steps) == sorted(
         [("merge", c.memory_id, kept) for c in copies if c.memory_id != kept] + [("supersede", kept, "new")])
+
+
+def test_a_pair_the_model_is_unsure_of_is_left_alone_and_listed_for_a_person():
+    import math
+
+    from rich.console import Console
+
+    from mem0_hygiene.actions.consolidate_plan import ConsolidationPlan
+    from mem0_hygiene.memory.decision import CONFIDENT, EMBEDDER_DEFAULTS, MINILM_FAMILY
+    from mem0_hygiene.stores.ledger import LedgerRow
+
+    def cand(mid: str, text: str, vector: list[float], created: str) -> Candidate:
+        row = LedgerRow(mid, user_id="dana", source="chat", source_kind="user", created_at=created)
+        return Candidate(mid, text, row, dict(DANA), vector)
+
+    def at(sim: float, first: int) -> list[float]:  # a unit vector at this cosine from axis `first`, in its plane
+        v = [0.0] * 4
+        v[first], v[first + 1] = sim, math.sqrt(1 - sim * sim)
+        return v
+
+    # two pairs in planes orthogonal to each other: a retraction (sure), and an opposite said of another door
+    memories = [cand("leeds", "Lives in Leeds", at(1.0, 0), "2026-01-01"),
+                cand("front", "The front door lock is broken", at(1.0, 2), "2026-01-02"),
+                cand("gone", "No longer lives in Leeds", at(0.89, 0), "2026-02-01"),
+                cand("back", "The back door lock works fine", at(0.69, 2), "2026-02-02")]
+    steps, _scopes, _pairs, unsure = plan_steps(memories, EMBEDDER_DEFAULTS[MINILM_FAMILY], 3)
+    assert [(s.action, s.memory_id, s.into_id) for s in steps] == [("invalidate", "leeds", "gone")]
+    assert [(u.label, u.memory_id, u.into_id) for u in unsure] == [("contradiction", "front", "back")]
+    assert unsure[0].confidence < CONFIDENT and unsure[0].similarity == pytest.approx(0.69, abs=1e-6)
+    plan = ConsolidationPlan(steps=tuple(steps), dry_run=True, at="2026-03-01T00:00:00+00:00", unsure=tuple(unsure))
+    console = Console(width=300, record=True)
+    console.print(plan)
+    text = console.export_text()
+    assert "1 unsure pair(s) left alone" in text and "unsure, left alone (1)" in text
+    assert "front  The front door lock is broken" in text and "back  The back door lock works fine" in text
+    assert plan.to_dict()["unsure"][0]["label"] == "contradiction"
