@@ -9,7 +9,8 @@ with a verb of change, and a *near miss* (another fact that shares words or the 
 * contradiction / negation: the negated form of the same value;
 * contradiction / antonym (frames that have one): the opposite predicate, no negation word;
 * unrelated / near miss: the near-miss fact, with the same value and with other values;
-* unrelated / other topic: a fact of another frame.
+* unrelated / other topic: a fact of another frame, and the negated form of another frame's fact (a negation
+  or a retraction alone does not make a contradiction: "Lives in Leeds" / "Stopped using Zed for coding").
 
 Deterministic (a fixed seed picks the values). Run ``python benchmarks/make_template_pairs.py`` to rewrite the
 file; ``benchmarks/train_decision.py`` trains on it with the other training files.
@@ -145,6 +146,11 @@ def pairs() -> list[dict[str, Any]]:
         other = slotted[(slotted.index(frame) + 7) % len(slotted)]
         emit(frame, "unrelated", "other topic", fill(forms[a], frame, v2),
              fill(rng.choice(other["forms"]), other, rng.choice(other["values"])))
+    # Appended after the pairs above, so that their ids and values stay as they were.
+    for frame in slotted:
+        other = slotted[(slotted.index(frame) + 5) % len(slotted)]
+        emit(frame, "unrelated", "other topic", fill(rng.choice(frame["forms"]), frame, rng.choice(frame["values"])),
+             fill(other["neg"], other, rng.choice(other["values"])))
     return out
 
 
