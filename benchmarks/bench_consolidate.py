@@ -136,7 +136,8 @@ def child(folder: Path, dry_run: bool, embedder: str) -> None:
 
     plan = maintenance.consolidate(config_for(folder, embedder), dry_run=dry_run)
     print(json.dumps({"seconds": time.perf_counter() - start, "memories": plan.memories, "pairs": plan.pairs,
-                      "counts": plan.counts(), "applied": plan.applied, "thresholds": plan.thresholds}))
+                      "counts": plan.counts(), "unsure": len(plan.unsure), "applied": plan.applied,
+                      "thresholds": plan.thresholds}))
 
 
 def timed(folder: Path, dry_run: bool, embedder: str) -> dict[str, Any]:
@@ -175,7 +176,7 @@ def main() -> int:
         if args.dir is None:
             shutil.rmtree(base, ignore_errors=True)
     print(f"plan (dry run)  {dry['seconds']:7.1f} s  {dry['memories']} live memories, {dry['pairs']} pairs judged, "
-          f"{dry['counts']}, thresholds {dry['thresholds']}")
+          f"{dry['counts']}, {dry['unsure']} unsure left alone, thresholds {dry['thresholds']}")
     print(f"plan + apply    {applied['seconds']:7.1f} s  {applied['applied']} change(s) applied")
     ok = dry["seconds"] <= BUDGET_S and applied["seconds"] <= BUDGET_S
     print(f"budget: each <= {BUDGET_S:.0f} s: {'held' if ok else 'NOT held'}")

@@ -46,8 +46,9 @@ def consolidate(store: StoreOptions, scopes: tuple[str, ...], dry_run: bool, app
     Each live memory is compared with its nearest neighbours in its own scope, using the embeddings
     already stored (nothing is embedded again, no API key needed), through the same decision as
     hygiene.write_decision. Without --apply this prints the plan as a diff and, in a terminal, asks
-    before applying it. Applying goes through supersede/invalidate (never a delete) and is recorded:
-    `mem0-hygiene history ID` says why. An interrupted run is finished by running it again.
+    before applying it. Pairs the decision is unsure of are listed, never applied. Applying goes
+    through supersede/invalidate (never a delete) and is recorded: `mem0-hygiene history ID` says why.
+    An interrupted run is finished by running it again.
     """
     from .. import maintenance
 
