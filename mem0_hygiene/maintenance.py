@@ -19,7 +19,8 @@ functions and render the same result objects.
   read from the ledger alone: :func:`queue_from_ledger`). ``supersede`` needs the vector store and the embedder.
 - :func:`consolidate` -> :class:`ConsolidationPlan`: duplicates merged, older facts superseded and contradicted
   ones invalidated among the live memories of each scope, decided over the embeddings already stored (a dry
-  run only plans); interrupted runs are finished by the next one.
+  run only plans); pairs the decision is unsure of are listed (:class:`UnsurePair`), never applied;
+  interrupted runs are finished by the next one.
 - :func:`digest` -> :class:`Digest` and :func:`memory_story` -> :class:`Story` read only history.db and
   the ledger (never the vector store), so they also work from outside while the app runs.
 
@@ -27,7 +28,7 @@ The operations live in :mod:`mem0_hygiene.actions`; this module re-exports them.
 """
 
 from .actions.consolidate import consolidate
-from .actions.consolidate_plan import ConsolidationPlan, PlanStep
+from .actions.consolidate_plan import ConsolidationPlan, PlanStep, UnsurePair
 from .actions.digest import digest, memory_story, window_start
 from .actions.opening import EmbedderUnavailable, StoreMissing, open_memory, store_lock_holder
 from .actions.prune import prune
@@ -48,6 +49,6 @@ __all__ = [
     "ChainLink", "Change", "ChangeResult", "ConsolidationPlan", "Digest", "DigestItem", "EmbedderUnavailable",
     "PlanStep", "ReviewItem", "ReviewQueue", "Story", "StoreMissing", "StoryEvent", "confirm", "consolidate",
     "digest", "invalidate", "memory_story", "open_memory", "prune", "queue_from_ledger", "review_queue",
-    "store_lock_holder", "supersede",
+    "store_lock_holder", "supersede", "UnsurePair",
     "window_start",
 ]
