@@ -171,6 +171,8 @@ class ConsolidationPlan(LinesView):
                 lines.append(((f"    {step.outcome}", "dim" if step.outcome != "applied" else ""),))
         lines.extend(self._unsure_lines())
         if not self.steps:
+            if self.unsure:
+                lines.append((("", ""),))
             lines.append((("nothing to consolidate: no live memory is a duplicate, an older version or a "
                            "contradicted version of another in its scope" + (" that the decision is sure of"
                                                                              if self.unsure else ""), ""),))
