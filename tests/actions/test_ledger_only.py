@@ -5,6 +5,7 @@ as the route through the app's own drop-in Memory. A memory without a ledger row
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import sqlite3
@@ -45,7 +46,9 @@ def plant(m: Memory) -> dict[str, str]:
 
 
 def ledger_rows(folder: Path) -> dict[str, tuple[Any, ...]]:
-    with sqlite3.connect(folder / "hygiene.db") as conn:
+    """The ledger's rows, read through a read-only connection closed at once: a read-write one left for the
+    garbage collector checkpoints the WAL whenever it is collected, which a test of "writes nothing" would see."""
+    with contextlib.closing(sqlite3.connect(f"{(folder / 'hygiene.db').as_uri()}?mode=ro", uri=True)) as conn:
         return {r[0]: tuple(r) for r in conn.execute(f"SELECT {', '.join(COLUMNS)} FROM memories")}
 
 
