@@ -311,12 +311,13 @@ def _edges(group: list[Candidate], thresholds: Thresholds,
             continue  # different identity keys never merge
         verdict = classify(sim, newer.text, older.text, thresholds)
         label, decision = verdict.label, verdict.reason
-        if a and a == b and label not in (DUPLICATE, CONTRADICTION):
+        keyed_update = bool(a and a == b and label not in (DUPLICATE, CONTRADICTION))
+        if keyed_update:
             label, decision = UPDATE, "same identity key"
         action = _ACTION_OF.get(label)
         if action is None:
             continue
-        if decision != "same identity key" and verdict.confidence is not None and verdict.confidence < CONFIDENT:
+        if not keyed_update and verdict.confidence is not None and verdict.confidence < CONFIDENT:
             unsure.append(UnsurePair(label, verdict.confidence, older.memory_id, older.text, newer.memory_id,
                                      newer.text, sim, decision, dict(older.scope)))
             continue

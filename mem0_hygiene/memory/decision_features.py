@@ -207,9 +207,10 @@ def opposite_beside(new_text: str, old_text: str, words: frozenset[str], rename:
         return False
 
     def rest(text: str) -> frozenset[str]:
-        return frozenset(rename.get(k, k) for (w, c), k in zip(content(text), content_keys(text)) if w not in words)
+        keys = (content_key(w, c) for w, c in content(text) if w not in words)
+        return frozenset(rename.get(k, k) for k in keys)
 
-    new, old = rest(new_text), frozenset(k for k in rest(old_text))
+    new, old = rest(new_text), rest(old_text)
     return bool(new - old) and bool(old - new)
 
 
@@ -310,9 +311,14 @@ def swapped(new_text: str, old_text: str) -> str | None:
     return "values" if kinds == {True} else "words" if kinds == {False} else "mixed"
 
 
+def content_key(word: str, capital: bool) -> str:
+    """A content word's value key (a value) or its synonym key (a frame word)."""
+    return value_key(word) if is_value(word, capital) else synonym_key(word)
+
+
 def content_keys(text: str) -> list[str]:
-    """The content words of a text in order (:func:`content`), each as its value key or its synonym key."""
-    return [value_key(w) if is_value(w, c) else synonym_key(w) for w, c in content(text)]
+    """The content words of a text in order (:func:`content`), each as its :func:`content_key`."""
+    return [content_key(w, c) for w, c in content(text)]
 
 
 def _bigrams(keys: list[str]) -> frozenset[tuple[str, str]]:

@@ -6,7 +6,7 @@ side ("Autoscaling is enabled" / "disabled", "I'm an introvert" / "extrovert"). 
 comma-separated list of words or short phrases; words are compared by :func:`word_key` (a crude stem: "likes",
 "liked", "liking" and "like" are one key), so list the base form. Besides the list, a word and the same word with
 a negating prefix or suffix are opposites ("available" / "unavailable", "careful" / "careless"):
-:func:`prefixed_opposites`.
+:func:`prefixed_pair`.
 """
 
 from __future__ import annotations
@@ -166,15 +166,10 @@ _PREFIXABLE = ("able", "ible", "al", "ful", "ive", "ent", "ant", "ous", "ic", "e
                "ate", "ine", "ior")
 
 
-def prefixed_opposites(a_words: set[str], b_words: set[str]) -> bool:
-    """Whether a word of one set is a word of the other with a negating prefix ("available" / "unavailable"), or
-    the two differ by -ful / -less ("careful" / "careless"). Words of at least four letters after the prefix,
-    ending like an adjective or a participle."""
-    return prefixed_pair(a_words, b_words) is not None
-
-
 def prefixed_pair(a_words: set[str], b_words: set[str]) -> tuple[str, str] | None:
-    """The two words :func:`prefixed_opposites` finds (the prefixed or -less one first), or None."""
+    """A word of one set and the same word in the other with a negating prefix ("available" / "unavailable"), or
+    the two differing by -ful / -less ("careful" / "careless"): (the prefixed or -less one, the other), else None.
+    Words of at least four letters after the prefix, ending like an adjective or a participle."""
     for x, y in ((a_words, b_words), (b_words, a_words)):
         for word in x:
             for prefix in _PREFIXES:
