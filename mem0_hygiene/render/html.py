@@ -5,8 +5,8 @@ nothing (a Content-Security-Policy forbids scripts and fetches) and it prints cl
 as the terminal report does:
 
 1. a header: the verdict, the target and run, counts per severity and one small bar per area;
-2. the findings as cards, grouped by area in :data:`mem0_hygiene.report.AREAS` order, most severe first: severity
-   badge, code, count, title, why, the fix as a code block that wraps at spaces (one click selects all of it, so
+2. the findings as cards, most severe first (every error before any warning), then by area in
+   :data:`mem0_hygiene.report.AREAS` order: severity badge, code, count, title, why, the fix as a code block that wraps at spaces (one click selects all of it, so
    it copies whole), the examples and the details (a key/value list) folded in ``<details>``;
 3. the skipped checks, always shown (a check that could not run is never silently clean);
 4. the store map: where each store lives, and which of them are volatile or under a temp folder.
@@ -34,7 +34,9 @@ from .terminal import (
     location_fstype,
     location_where,
     ordered_areas,
+    ordered_sections,
     printable,
+    section_title,
     verdict,
     yes_no,
 )
@@ -227,10 +229,13 @@ def _findings(report: Report) -> str:
     if not report.findings:
         return '<h3>Findings</h3><p class="m0h-none">No findings.</p>'
     parts = []
-    for area, findings in ordered_areas(report):
+    seen: set[str] = set()
+    for severity, area, findings in ordered_sections(report):
         cards = "".join(_card(f) for f in findings)
-        heading = f"<h3>{e(area.capitalize())} ({len(findings)})</h3>"
-        parts.append(f'<section id="{area_id(area)}">{heading}{cards}</section>')
+        heading = f"<h3>{e(section_title(severity, area, len(findings)))}</h3>"
+        anchor = f' id="{area_id(area)}"' if area not in seen else ""  # the area bars link to its first section
+        seen.add(area)
+        parts.append(f"<section{anchor}>{heading}{cards}</section>")
     return "".join(parts)
 
 

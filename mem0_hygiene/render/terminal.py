@@ -4,7 +4,8 @@
 ``rich.print(report)``, the CLI and :func:`format_text` all show the same thing:
 
 1. a summary panel (target, counts by severity, skipped checks, verdict, run times);
-2. the findings, grouped by area in the order of :data:`mem0_hygiene.report.AREAS`, most severe first,
+2. the findings, most severe first (every error before any warning), then by area in the order of
+   :data:`mem0_hygiene.report.AREAS`,
    each with its severity, code, title, count, a few examples, why it matters and the fix; the fix
    sits on lines of its own so it can be copied as a command;
 3. the skipped checks, always shown (a check that could not run is never silently clean);
@@ -85,6 +86,24 @@ def ordered_areas(report: Report) -> list[tuple[str, list[Finding]]]:
     groups = report.by_area()
     names = [a for a in AREAS if a in groups] + [a for a in groups if a not in AREAS]
     return [(name, sorted(groups[name], key=lambda f: -int(f.severity))) for name in names]
+
+
+def ordered_sections(report: Report) -> list[tuple[Severity, str, list[Finding]]]:
+    """The report's sections, severity first (every ERROR before any WARNING, whatever its area), then area in
+    :data:`AREAS` order: one section per (severity, area) that has findings."""
+    sections: list[tuple[Severity, str, list[Finding]]] = []
+    for severity in sorted(Severity, reverse=True):
+        for area, findings in ordered_areas(report):
+            chosen = [f for f in findings if f.severity is severity]
+            if chosen:
+                sections.append((severity, area, chosen))
+    return sections
+
+
+def section_title(severity: Severity, area: str, count: int) -> str:
+    """"Errors: history (2)", the heading of one section of findings."""
+    word = "Info" if severity is Severity.INFO else severity.label.capitalize() + "s"
+    return f"{word}: {area} ({count})"
 
 
 def location_where(loc: Mapping[str, Any]) -> str:
@@ -193,9 +212,9 @@ def _findings(report: Report, wrap_fix: bool) -> list[RenderableType]:
     if not report.findings:
         return [Text(""), Text("No findings.", style="green")]
     out: list[RenderableType] = []
-    for area, findings in ordered_areas(report):
+    for severity, area, findings in ordered_sections(report):
         out.append(Text(""))
-        out.append(Rule(Text(f"{area.capitalize()} ({len(findings)})", style="bold"), align="left"))
+        out.append(Rule(Text(section_title(severity, area, len(findings)), style="bold"), align="left"))
         for i, finding in enumerate(findings):
             if i:
                 out.append(Text(""))

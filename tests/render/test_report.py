@@ -206,7 +206,7 @@ def test_small_report_text_exactly():
             "│ Run       2026-11-29 13:30:04 UTC, took 1.0 s" + " " * 32 + "│",
             "╰" + rule * 78 + "╯",
             "",
-            "Storage (1) " + rule * 68,
+            "Warnings: storage (1) " + rule * 58,
             "WARNING  STORE_UNDER_TMP  history.db is under /tmp",
             "         Count     1",
             "         Examples  /tmp/mem0/history.db",
@@ -226,7 +226,7 @@ def test_small_report_text_exactly():
     assert format_text(small_report(), width=80) == expected
 
 
-def test_sections_in_order_summary_first_then_areas_then_skipped_then_locations():
+def test_sections_in_order_summary_first_then_errors_before_warnings_then_skipped_then_locations():
     lines = format_text(full_report(), width=100).splitlines()
     assert lines[0].startswith("╭─ mem0-hygiene audit ")
     assert "Findings  2 errors, 2 warnings, 1 info" in lines[2]
@@ -235,15 +235,16 @@ def test_sections_in_order_summary_first_then_areas_then_skipped_then_locations(
 
     at = 0
     for needle in [
-        "Storage (2) ─",
+        "Errors: storage (1) ─",
         "ERROR    STORE_VOLATILE  Vector store lives on a RAM disk (tmpfs): every memory is lost at reboot",
-        "WARNING  STORE_UNDER_TMP  history.db is under /tmp",
-        "History (1) ─",
-        "WARNING  HISTORY_DELETED_TEXT  Text of deleted memories still readable in history.db",
-        "Ledger (1) ─",
-        "INFO     LEDGER_REVIEW_BACKLOG  Review queue: 64 facts unconfirmed for 90+ days",
-        "Content (1) ─",
+        "Errors: content (1) ─",
         "ERROR    CONTENT_CREDENTIAL  Memory text contains credentials",
+        "Warnings: storage (1) ─",
+        "WARNING  STORE_UNDER_TMP  history.db is under /tmp",
+        "Warnings: history (1) ─",
+        "WARNING  HISTORY_DELETED_TEXT  Text of deleted memories still readable in history.db",
+        "Info: ledger (1) ─",
+        "INFO     LEDGER_REVIEW_BACKLOG  Review queue: 64 facts unconfirmed for 90+ days",
         "Skipped checks (1) ─",
         "BACKUP_LAST_VERIFIED  backups  The backup feature is not available yet; nothing to check.",
         "Store locations ─",
@@ -306,15 +307,27 @@ def test_long_examples_are_shortened():
     assert example == "         Examples  " + "x" * 159 + "…"
 
 
-def test_unknown_area_comes_after_the_known_ones():
+def test_unknown_area_comes_after_the_known_ones_of_the_same_severity():
     report = Report(
         findings=(
-            Finding(code="ODD_ONE", severity=Severity.ERROR, area="elsewhere", title="odd"),
+            Finding(code="ODD_ONE", severity=Severity.WARNING, area="elsewhere", title="odd"),
             Finding(code="BACKUP_NONE", severity=Severity.WARNING, area="backups", title="no backup"),
         )
     )
     lines = format_text(report).splitlines()
-    assert line_index(lines, "Backups (1)") < line_index(lines, "Elsewhere (1)")
+    assert line_index(lines, "Warnings: backups (1)") < line_index(lines, "Warnings: elsewhere (1)")
+
+
+def test_an_error_in_a_late_area_comes_before_every_warning():
+    report = Report(
+        findings=(
+            Finding(code="STORE_UNDER_TMP", severity=Severity.WARNING, area="storage", title="under tmp"),
+            Finding(code="HISTORY_GAP", severity=Severity.INFO, area="history", title="gap"),
+            Finding(code="CONTENT_CREDENTIAL", severity=Severity.ERROR, area="content", title="keys"),
+        )
+    )
+    for text in (format_text(report), format_html(report)):
+        assert text.index("CONTENT_CREDENTIAL") < text.index("STORE_UNDER_TMP") < text.index("HISTORY_GAP")
 
 
 def test_locations_tolerate_missing_keys_and_show_remotes_with_whole_paths():
@@ -550,12 +563,13 @@ def test_html_page_has_the_same_sections_as_the_terminal():
         for s in [
             "mem0-hygiene audit",
             "errors found; 1 check could not run",
-            "<h3>Storage (2)</h3>",
+            "<h3>Errors: storage (1)</h3>",
             "STORE_VOLATILE",
+            "<h3>Errors: content (1)</h3>",
+            "<h3>Warnings: storage (1)</h3>",
             "STORE_UNDER_TMP",
-            "<h3>History (1)</h3>",
-            "<h3>Ledger (1)</h3>",
-            "<h3>Content (1)</h3>",
+            "<h3>Warnings: history (1)</h3>",
+            "<h3>Info: ledger (1)</h3>",
             "<h3>Skipped checks (1)</h3>",
             "BACKUP_LAST_VERIFIED",
             "<h3>Store locations</h3>",
