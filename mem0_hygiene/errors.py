@@ -82,6 +82,26 @@ class EmbedderUnavailable(ConfigError):
     embedded. Reading and deleting need no embedder; use them, or set the key."""
 
 
+class CollectionNotFound(ConfigError):
+    """The vector store has collections, but not the one the config names (a wrong ``collection_name``): told
+    apart from lost memories before anything is read, so no restore is advised on a wrong name.
+
+    Fields:
+        collection: the name the config gave.
+        present: the collections the store holds.
+    """
+
+    def __init__(self, where: str, collection: str, present: list[str]) -> None:
+        self.collection = collection
+        self.present = present
+        own = [n for n in present if not n.endswith("_entities")] or present
+        super().__init__(
+            f"the vector store at {where} has no collection {collection!r}; it holds {', '.join(map(repr, present))}. "
+            f"Nothing was read or changed. Name the app's collection: --collection {own[0]} (or "
+            f"vector_store.config.collection_name in the app's config)"
+        )
+
+
 class AuditError(HygieneError):
     """The audit could not run at all (nothing readable at the configured locations)."""
 

@@ -374,6 +374,17 @@ def validate_config(mem0_part: dict[str, Any]) -> None:
     build_mem0_config(for_maintenance(mem0_part))
 
 
+def check_collection(target: Target) -> None:
+    """Refuse a local Qdrant folder that holds collections but not the configured one
+    (:class:`~mem0_hygiene.errors.CollectionNotFound`, naming those it holds), read from its ``meta.json``
+    without opening or locking it: a wrong name must never read as lost memories. Servers are checked where
+    they are first read (:func:`~mem0_hygiene.stores.qdrant.check_collection_named`)."""
+    from .stores.qdrant import check_collection_named, collection_names
+
+    for path in target.vector_paths:
+        check_collection_named(path, target.collection, collection_names(path))
+
+
 def resolve(target: Any = None, *, description: str = "", flush: bool = True) -> Target:
     """The :class:`Target` for ``target``: a config dict (None/``{}``: mem0's defaults), a live ``Memory``
     (mem0's or the drop-in), or a Target (returned as it is).
@@ -388,11 +399,13 @@ def resolve(target: Any = None, *, description: str = "", flush: bool = True) ->
         config = dict(target or {})
         mem0_part, settings, facts = split_config(config)
         validate_config(mem0_part)
-        return Target(
+        resolved = Target(
             description=description or ("config" if config else "mem0 defaults"),
             config=config, mem0_config=mem0_part, settings=settings, facts=facts,
             locations=tuple(resolve_locations(config)),
         )
+        check_collection(resolved)
+        return resolved
     if is_memory(target):
         if flush and callable(getattr(target, "flush", None)):
             target.flush()
@@ -414,6 +427,7 @@ __all__ = [
     "IN_PROCESS_HINTS",
     "StoreMissing",
     "Target",
+    "check_collection",
     "check_embedder",
     "is_dropin",
     "is_memory",

@@ -11,8 +11,9 @@ import gc
 import os
 from typing import Any
 
+from ..errors import HygieneError
 from ..stores.locations import QDRANT_DEFAULT_PATH
-from ..stores.qdrant import is_locked, locked_message
+from ..stores.qdrant import check_collection_named, is_locked, locked_message
 from ..stores.restore_journal import refuse_while_restoring
 from ..stores.vectors import qdrant_pages
 from ..target import Target
@@ -42,8 +43,12 @@ def load_vector_points(db: ScratchDB, target: Target, extra: dict[str, Any], pag
         try:
             client = QdrantClient(url=conf.get("url"), host=conf.get("host"), port=conf.get("port"),
                                   api_key=conf.get("api_key"), https=conf.get("https"))
-            _scroll_into(db, client, target.collection, page_size)
-            client.close()
+            try:
+                _scroll_into(db, client, target.collection, page_size, str(target.vector_location.remote or ""))
+            finally:
+                client.close()
+        except HygieneError:
+            raise
         except Exception as exc:  # a server that is down or refuses us: the other checks still run
             db.sources.missing["points"] = f"the Qdrant server could not be read ({type(exc).__name__}: {exc})"
         return
@@ -78,8 +83,9 @@ def _open_local(path: str) -> Any:
             gc.enable()
 
 
-def _scroll_into(db: ScratchDB, client: Any, collection: str, page_size: int) -> None:
+def _scroll_into(db: ScratchDB, client: Any, collection: str, page_size: int, where: str = "") -> None:
     names = {c.name for c in client.get_collections().collections}
+    check_collection_named(where or "the configured Qdrant", collection, names)
     db.load_points(_reported(qdrant_pages(client, collection, page_size)) if collection in names else iter(()))
 
 

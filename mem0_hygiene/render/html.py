@@ -6,8 +6,9 @@ as the terminal report does:
 
 1. a header: the verdict, the target and run, counts per severity and one small bar per area;
 2. the findings as cards, most severe first (every error before any warning), then by area in
-   :data:`mem0_hygiene.report.AREAS` order: severity badge, code, count, title, why, the fix as a code block that wraps at spaces (one click selects all of it, so
-   it copies whole), the examples and the details (a key/value list) folded in ``<details>``;
+   :data:`mem0_hygiene.report.AREAS` order: severity badge, code, count, title, why, the fix as a code block
+   that wraps at spaces (one click selects all of it, so it copies whole), the examples and the details (a
+   key/value list) folded in ``<details>``;
 3. the skipped checks, always shown (a check that could not run is never silently clean);
 4. the store map: where each store lives, and which of them are volatile or under a temp folder.
 

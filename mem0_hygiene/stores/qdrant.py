@@ -347,3 +347,13 @@ def collection_names(path: str | os.PathLike[str]) -> set[str]:
         return set()
     collections = meta.get("collections") if isinstance(meta, dict) else None
     return set(collections) if isinstance(collections, dict) else set()
+
+
+def check_collection_named(where: str, collection: str, present: set[str]) -> None:
+    """Raise :class:`~mem0_hygiene.errors.CollectionNotFound` when a store holds collections but not
+    ``collection`` (mem0 2.x keeps ``{collection}_entities`` beside it: such a collection alone does not count).
+    A store holding none is a new one: nothing to tell."""
+    from ..errors import CollectionNotFound
+
+    if any(not name.endswith("_entities") for name in present) and collection not in present:
+        raise CollectionNotFound(where, collection, sorted(present))
