@@ -3,6 +3,7 @@ optionally long-unused ones, then ledger compaction. Every deletion goes through
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any
@@ -12,7 +13,7 @@ from mem0 import Memory as Mem0Memory
 from ..errors import ConfigError
 from ..memory.core import Memory
 from ..memory.pruning import PrunedMemory, PruneResult
-from ..target import resolve
+from ..target import Target, resolve
 from ..timeutil import duration_text, parse_duration
 from .compaction import compact_ledger
 
@@ -32,7 +33,9 @@ def prune(target: Any, *, dry_run: bool = False, unused: timedelta | str | None 
     if delete_unused and unused is None:
         raise ConfigError("delete_unused needs unused='180d' (how long unused and unconfirmed)")
     window = parse_duration(unused, what="unused") if unused is not None else None
-    with resolve(target).memory_for("prune", readonly=dry_run) as m, m.ledger.exclusive("prune"):  # one replica
+    tgt = resolve(target)
+    new_ledger = _ledger_file_missing(tgt)
+    with tgt.memory_for("prune", readonly=dry_run) as m, m.ledger.exclusive("prune"):  # one replica
         result = m.prune(dry_run=dry_run)
         now = m.now()
         listed: tuple[PrunedMemory, ...] = ()
@@ -53,7 +56,16 @@ def prune(target: Any, *, dry_run: bool = False, unused: timedelta | str | None 
             delete_unused=delete_unused,
             tombstones_purged=compaction.purged,
             leftovers=tuple(dict.fromkeys([*result.leftovers, *compaction.leftovers])),
+            ledger_created=new_ledger,
         )
+
+
+def _ledger_file_missing(target: Target) -> str | None:
+    """The SQLite ledger file a prune of ``target`` creates (a store plain mem0 wrote has none), else None."""
+    path = target.ledger_path
+    if target.in_process or target.settings.ledger_url or path == ":memory:" or os.path.exists(path):
+        return None
+    return path
 
 
 def memory_text(m: Memory, memory_id: str) -> str | None:

@@ -19,7 +19,7 @@ from ..target import resolve
 from ..timeutil import as_utc, system_clock, to_iso
 from .checks import REGISTRY, Context, skipped
 from .reading import load_vector_points
-from .scratch import ScratchDB
+from .scratch import NO_LEDGER, ScratchDB
 
 
 def _order(f: Finding) -> tuple[int, int, str]:
@@ -77,7 +77,10 @@ def audit(
             unavailable = [n for n in chk.needs if not any(getattr(db.sources, a, False) for a in n.split("|"))]
             if unavailable:
                 first = unavailable[0].split("|")[0]
-                skips.append(skipped(chk, db.sources.missing.get(first, f"{first} unavailable")))
+                reason = db.sources.missing.get(first, f"{first} unavailable")
+                if first == "ledger" and reason.startswith(NO_LEDGER):
+                    reason += f"; {ctx.cmd('adopt')} gives its memories ledger rows, then this check runs"
+                skips.append(skipped(chk, reason))
                 continue
             try:
                 findings.extend(chk.func(ctx))

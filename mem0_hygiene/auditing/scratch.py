@@ -27,6 +27,8 @@ from ..stores.ledger import APPLICATION_ID
 from ..stores.sqlite import connect, is_wal_file, uri
 from .ledger_sql import AttachedLedger, LedgerSQL, ServerLedger
 
+NO_LEDGER = "no mem0-hygiene ledger"
+"""How the reason a ledger is missing begins when there is no ledger file at all (a store plain mem0 wrote)."""
 _SCRATCH_SCHEMA = """
 CREATE TABLE points (
     id TEXT PRIMARY KEY, text TEXT, norm TEXT, user_id TEXT, agent_id TEXT, run_id TEXT,
@@ -345,7 +347,7 @@ class ScratchDB:
         """A SQLite ledger file attached as ``l`` (see :meth:`open_ledger`, which also reads a PostgreSQL one)."""
         if not path or path == ":memory:" or not os.path.isfile(path):
             self.sources.missing["ledger"] = (
-                f"no mem0-hygiene ledger at {path}: the app has not used mem0_hygiene.Memory on this store yet"
+                f"{NO_LEDGER} at {path}: the app has not used mem0_hygiene.Memory on this store yet"
             )
             return
         shown, path = path, self._readable("ledger", path)

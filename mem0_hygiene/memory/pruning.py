@@ -59,6 +59,10 @@ class PruneResult:
             (with dry_run: that would be removed).
         leftovers: tombstoned memories whose points were still in the vector store (a delete that a crash
             interrupted, or a compacted tombstone's point), deleted through mem0's API (with dry_run: would be).
+        adopted: memories plain mem0 wrote that the prune gave a ledger row first (source "unknown", mem0's own
+            ``expiration_date`` as their expiry), so what mem0 itself considers expired is pruned too.
+        ledger_created: the ledger file this prune created (with dry_run: would create), because the store had
+            none yet; None when it was there.
     """
 
     memories: tuple[PrunedMemory, ...]
@@ -71,6 +75,8 @@ class PruneResult:
     delete_unused: bool = False
     tombstones_purged: int = 0
     leftovers: tuple[str, ...] = ()
+    adopted: int = 0
+    ledger_created: str | None = None
 
     @property
     def count(self) -> int:
@@ -99,6 +105,8 @@ class PruneResult:
             "unused_deleted": self.unused_deleted,
             "tombstones_purged": self.tombstones_purged,
             "leftovers": list(self.leftovers),
+            "adopted": self.adopted,
+            "ledger_created": self.ledger_created,
         })
 
     def summary(self) -> str:
@@ -116,6 +124,11 @@ class PruneResult:
         if self.leftovers:
             parts.append(f"{len(self.leftovers)} leftover point(s) of deleted memories")
         parts.append(f"{self.tombstones_purged} old tombstone row(s) {'to compact' if self.dry_run else 'compacted'}")
+        if self.adopted:
+            parts.append(f"{self.adopted} memor{'y' if self.adopted == 1 else 'ies'} written by plain mem0 "
+                         f"{'would be' if self.dry_run else 'were'} adopted first (mem0's expiration_date counts)")
+        if self.ledger_created:
+            parts.append(f"{'would create' if self.dry_run else 'created'} the ledger at {self.ledger_created}")
         return "; ".join(parts)
 
     def _rows(self) -> list[tuple[Any, ...]]:
@@ -164,7 +177,7 @@ class PruneMixin:
     """Mixin: ``prune`` and ``hygiene.auto_prune``.
 
     Expects from the class it is mixed into: ``ledger``, ``hygiene_settings``, ``now()``, ``flush()``,
-    ``delete_ids()`` (tombstone, then delete through mem0, with the chains) and ``finish_deletes()``
+    ``delete_ids()`` (tombstone, then delete through mem0, with the chains), ``adopt()`` and ``finish_deletes()``
     (:class:`~mem0_hygiene.memory.recovery.RecoveryMixin`). Its ``__init__`` sets up the auto-prune
     state, then passes the call on along the MRO.
     """
@@ -178,6 +191,7 @@ class PruneMixin:
         def delete_ids(self, memory_ids: Sequence[str]) -> list[str]: ...
         def finish_deletes(self, limit: int | None = None, *, dry_run: bool = False
                            ) -> tuple[list[str], bool]: ...
+        def adopt(self) -> int: ...
 
     AUTO_PRUNE_STEP = 1
     """How many prunable memories (each with the chain it superseded) one add/search call deletes at
@@ -206,6 +220,7 @@ class PruneMixin:
 
         self.flush()
         leftovers, _more = self.finish_deletes(dry_run=dry_run)
+        adopted = self.adopt()  # memories plain mem0 wrote: their own expiration_date is expiry too
         now = self.now()
         pruned: list[PrunedMemory] = []
         candidates = list(self.ledger.prune_candidates(now, self.hygiene_settings.retain_superseded))
@@ -221,7 +236,7 @@ class PruneMixin:
         self._last_prune = now
         self._prune_pending = False
         return PruneResult(memories=tuple(pruned), dry_run=dry_run, at=to_iso(now), cascaded=tuple(cascaded),
-                           leftovers=tuple(leftovers))
+                           leftovers=tuple(leftovers), adopted=adopted)
 
     def maybe_auto_prune(self, now: datetime) -> None:
         """``hygiene.auto_prune``: a prune spread thinly over the app's own add/search calls.

@@ -37,7 +37,7 @@ def test_clean_store_exits_0_with_a_human_report(app_config):
     assert "mem0-hygiene audit" in result.output
     assert "BACKUP_LAST_VERIFIED" in result.output and "No verified backup" in result.output  # a warning
     assert "Skipped checks (0)" in result.output
-    assert result.output.index("Findings") < result.output.index("History")
+    assert result.output.index("Findings") < result.output.index("history (")
 
 
 def test_error_finding_exits_1_and_json_validates_against_the_schema(app_config):

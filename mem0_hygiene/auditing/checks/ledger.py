@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ...report import Severity
 from ..ledger_sql import LedgerSQL
+from ..scratch import NO_LEDGER
 from .base import (
     LEDGER_LIVE,
     CheckResult,
@@ -33,13 +34,17 @@ def _ledger(ctx: Context) -> LedgerSQL:
 def ledger_missing(ctx: Context) -> CheckResult:
     reason = ctx.db.sources.missing.get("ledger")
     if reason:
-        absent = reason.startswith("no mem0-hygiene ledger")
+        absent = reason.startswith(NO_LEDGER)
         yield finding(
             "LEDGER_MISSING", Severity.INFO if absent else Severity.ERROR, "ledger",
             "No mem0-hygiene ledger yet: memories have no provenance, expiry or supersession records" if absent
             else "The ledger file cannot be used", examples=[reason],
             why="Without the ledger nothing records where a memory came from or whether it is still true.",
-            fix="from mem0_hygiene import Memory  # instead of mem0's Memory; existing memories are adopted",
+            fix=(ctx.cmd("adopt") + "  # gives every memory a ledger row now (source 'unknown'; mem0's "
+                 "expiration_date kept as its expiry)\nfrom mem0_hygiene import Memory  # in the app, instead of "
+                 "mem0's Memory: new memories get their source and expiry") if absent
+            else "Restore the ledger from the latest backup (mem0-hygiene restore), or move the damaged file aside "
+                 "and run " + ctx.cmd("adopt"),
         )
 
 
@@ -72,15 +77,34 @@ def backlog(ctx: Context) -> CheckResult:
     )
 
 
-@check("EXPIRED_NOT_PRUNED", "ledger", needs=("ledger",))
+@check("EXPIRED_NOT_PRUNED", "ledger", needs=("ledger|points",))
 def expired(ctx: Context) -> CheckResult:
-    led = _ledger(ctx)
-    where = f"FROM {led.memories} WHERE deleted_at IS NULL AND expires_at IS NOT NULL AND expires_at <= ?"
-    n = led.one(f"SELECT COUNT(*) {where}", (ctx.now_iso,))
+    """Expired by the ledger's ``expires_at``, and, for memories the ledger does not know (plain mem0 wrote
+    them; no ledger at all), by mem0's own ``expiration_date`` in the payload, as mem0 reads it: a date before
+    today (UTC)."""
+    n, ids = 0, []
+    led = ctx.db.ledger
+    has_ledger = bool(ctx.db.sources.ledger and led is not None)
+    if has_ledger:
+        assert led is not None
+        where = f"FROM {led.memories} WHERE deleted_at IS NULL AND expires_at IS NOT NULL AND expires_at <= ?"
+        n = led.one(f"SELECT COUNT(*) {where}", (ctx.now_iso,))
+        if n:
+            ids = [f"{mid} (expired {exp[:10]})" for mid, exp in led.rows(
+                f"SELECT memory_id, expires_at {where} ORDER BY expires_at{led.collate}, memory_id{led.collate} "
+                "LIMIT ?", (ctx.now_iso, ctx.examples))]
+    if ctx.db.sources.points:
+        untracked = (f"FROM points p LEFT JOIN {led.keys} m ON m.memory_id = p.id WHERE m.memory_id IS NULL AND "
+                     if has_ledger and led is not None else "FROM points p WHERE ")
+        where = untracked + "p.expiration_date IS NOT NULL AND p.expiration_date <> '' AND p.expiration_date < ?"
+        today = ctx.now.date().isoformat()
+        more = ctx.db.one(f"SELECT COUNT(*) {where}", (today,)) or 0
+        if more:
+            ids += [f"{mid} (mem0 expiration_date {exp[:10]})" for mid, exp in ctx.db.rows(
+                f"SELECT p.id, p.expiration_date {where} ORDER BY p.expiration_date, p.id LIMIT ?",
+                (today, max(ctx.examples - len(ids), 0)))]
+        n += more
     if n:
-        ids = [f"{mid} (expired {exp[:10]})" for mid, exp in led.rows(
-            f"SELECT memory_id, expires_at {where} ORDER BY expires_at{led.collate}, memory_id{led.collate} LIMIT ?",
-            (ctx.now_iso, ctx.examples))]
         yield finding(
             "EXPIRED_NOT_PRUNED", Severity.WARNING, "ledger",
             f"{n_memories(n)} {has_have(n)} expired but {is_are(n)} still stored", count=n, examples=ids,
