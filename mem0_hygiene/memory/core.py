@@ -73,6 +73,15 @@ _MISSING: Any = object()
 _USER_ROLE = ["user"]
 
 
+def build_models(config: MemoryConfig) -> None:
+    """Build the embedder and LLM of ``config`` as mem0's constructor does, and drop them: raises what mem0's
+    start would raise for them (a missing API key), before anything else is touched."""
+    from mem0.utils.factory import EmbedderFactory, LlmFactory
+
+    EmbedderFactory.create(config.embedder.provider, config.embedder.config, config.vector_store.config)
+    LlmFactory.create(config.llm.provider, config.llm.config)
+
+
 class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, LedgerBufferMixin, Mem0Memory):
     """mem0's ``Memory`` with a hygiene ledger. Same constructor, ``from_config``, methods, arguments
     and result shapes; result items carry one extra key, ``"hygiene"``.
@@ -103,7 +112,9 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         refuse_while_restoring(None if is_postgres_url(self.ledger_path) else self.ledger_path,
                                config.history_db_path, getattr(config.vector_store.config, "path", None),
                                "open the stores")
-        self.store_warnings = guard_stores(config, settings, config_facts, self.ledger_path)
+        # what can fail in mem0's own start (an embedder or LLM without its API key) fails before a store is moved
+        self.store_warnings = guard_stores(config, settings, config_facts, self.ledger_path,
+                                           before_change=lambda: build_models(config))
         self.config_facts = config_facts or ConfigFacts()
         # an open ledger may be given (a scratch copy, for dry runs); otherwise the file at ledger_path
         self.ledger = ledger if ledger is not None else Ledger(self.ledger_path)

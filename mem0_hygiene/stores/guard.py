@@ -8,6 +8,8 @@ new folder (:mod:`mem0_hygiene.stores.moves`), so a plain mem0 app (or any reade
 re-creates the link; when both paths hold real, different stores, the start is refused
 (:class:`~mem0_hygiene.errors.VolatileStoreError`) rather than one picked silently. A path the user set
 explicitly gets one loud warning, or per ``hygiene.on_volatile`` is relocated the same way or refused.
+Before a relocation changes anything on disk, ``before_change`` runs (the drop-in builds mem0's embedder and LLM
+there), so a start that is going to fail anyway (no API key) fails first and leaves ``/tmp/qdrant`` as it was.
 history.db and the ledger get the same check (warn or refuse: SQLite files are moved with
 ``mem0-hygiene relocate --with-sqlite``).
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
@@ -59,10 +62,14 @@ def guard_stores(
     settings: HygieneSettings,
     facts: ConfigFacts | None,
     ledger_path: str,
+    *,
+    before_change: Callable[[], object] | None = None,
 ) -> list[str]:
     """Check every local store of ``config``; relocate, warn or refuse per the rules above.
 
     May change ``config.vector_store.config.path`` (a relocated default). Returns the messages it logged.
+    ``before_change`` is called once before a relocation would change anything on disk; what it raises
+    propagates, with nothing moved.
     """
     view: Any = SimpleNamespace(config=config, hygiene_settings=settings, config_facts=facts, ledger_path=ledger_path)
     messages: list[str] = []
@@ -89,7 +96,10 @@ def guard_stores(
                 f"to start. Point it at a persistent folder, or run `mem0-hygiene relocate --to DIR`"
             )
         if policy == "relocate" and loc.role == "vector_store" and config.vector_store.provider == "qdrant":
-            msg, path, level = settle_vector_store(loc.path, persistent_home(config.history_db_path), _why(loc))
+            target = persistent_home(config.history_db_path)
+            if before_change is not None and not settled(loc.path, target):
+                before_change()
+            msg, path, level = settle_vector_store(loc.path, target, _why(loc))
             config.vector_store.config.path = path
             if msg:
                 _warn_once(f"{loc.path}->{path}:{msg[:40]}", msg, level)
@@ -110,6 +120,14 @@ def _pin(path: str) -> str:
 
 def _points(counts: dict[str, int]) -> str:
     return ", ".join(f"{n} points in {name!r}" for name, n in counts.items()) or "no collections"
+
+
+def settled(old: str, target: str) -> bool:
+    """Whether :func:`settle_vector_store` has nothing to move at ``old``: it already links to ``target``
+    (a folder), or it is the user's own link to a store elsewhere."""
+    if os.path.islink(old) and not links_to(old, target):
+        return True
+    return links_to(old, target) and os.path.isdir(target)
 
 
 def settle_vector_store(old: str, target: str, why: str) -> tuple[str, str, int]:
