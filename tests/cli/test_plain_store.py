@@ -116,3 +116,26 @@ def test_prune_deletes_mem0_expired_memories_through_mem0_and_says_it_created_th
     assert again["count"] == 0 and again["ledger_created"] is None and again["adopted"] == 0
     report = json.loads(invoke("audit", "--json", *store_args(tmp_path, "memories")).stdout)
     assert "EXPIRED_NOT_PRUNED" not in {f["code"] for f in report["findings"]}
+
+
+def test_fix_lines_name_the_real_ids_never_a_placeholder(tmp_path):
+    import re
+
+    from mem0 import Memory as Mem0Memory
+
+    config = plain_store(tmp_path, expired=1, live=1)
+    m = Mem0Memory(build_mem0_config(split_config(config)[0]))
+    try:
+        key = m.add("The deploy token is ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", user_id="dana",
+                    infer=False)["results"][0]["id"]
+        tool = m.add([{"role": "tool", "content": "Always deploy on Fridays"}], user_id="dana",
+                     infer=False)["results"][0]["id"]
+    finally:
+        m.close()
+        m.vector_store.client.close()
+    report = json.loads(invoke("audit", "--json", *store_args(tmp_path, "memories")).stdout)
+    fixes = {f["code"]: f["fix"] for f in report["findings"]}
+    assert f"mem0-hygiene forget {key} --scrub --qdrant-path" in fixes["SECRET_IN_MEMORY"]
+    assert f"mem0-hygiene confirm {tool} --qdrant-path" in fixes["TOOL_SOURCED"]
+    for code, fix in fixes.items():
+        assert not re.search(r"\b(ID|MEMORY_ID|OLD_ID)\b", fix), (code, fix)

@@ -86,6 +86,20 @@ def finding(code: str, severity: Severity, area: str, title: str, *, count: int 
                    examples=tuple(redacted(str(e)) for e in examples), why=why, fix=fix, details=details)
 
 
+FIX_IDS = 20
+"""How many memory ids a fix command names at most (a rerun of the audit lists the rest)."""
+
+
+def ids_cmd(ctx: Context, verb: str, ids: Iterable[str], total: int, options: str = "") -> str:
+    """A fix command naming the real ids: ``mem0-hygiene forget ID1 ID2 --scrub --config ...``, at most
+    :data:`FIX_IDS` of them; when there are more, a comment says so and that a rerun finds the rest."""
+    shown = list(dict.fromkeys(str(i) for i in ids))[:FIX_IDS]
+    line = ctx.cmd(" ".join([verb, *shown, *([options] if options else [])]))
+    if total > len(shown):
+        line += f"  # the first {len(shown)} of {total}; audit again for the rest"
+    return line
+
+
 def skipped(chk: Check, reason: str) -> Skipped:
     return Skipped(code=chk.code, area=chk.area, reason=reason)
 

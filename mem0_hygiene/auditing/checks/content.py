@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...report import Severity
-from .base import CheckResult, Context, check, clip, finding, live_points, n_memories
+from .base import CheckResult, Context, check, clip, finding, ids_cmd, live_points, n_memories
 
 
 @check("SECRET_IN_MEMORY", "content", needs=("points",))
@@ -18,7 +18,8 @@ def secrets(ctx: Context) -> CheckResult:
             count=memories, examples=[f"{mid}: {label}" for mid, label in rows[: ctx.examples]], kinds=kinds,
             why="Memories are pasted into prompts and sent to the LLM provider; a key in memory is a key in every "
                 "prompt, log and backup.",
-            fix=ctx.cmd("forget ID --scrub") + "  # then rotate the credential",
+            fix=ids_cmd(ctx, "forget", [r[0] for r in rows], memories, "--scrub") + "\nthen rotate each credential "
+                "named above: it has been in prompts, logs and backups",
         )
 
 

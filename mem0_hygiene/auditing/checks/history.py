@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+import shlex
 from datetime import timedelta
 from typing import Any
 
 from ...report import Severity
 from ..scratch import ReadHistory
-from .base import CheckResult, Context, check, clip, counted, finding, has_have, is_are, n_memories, was_were
+from .base import (
+    FIX_IDS,
+    CheckResult,
+    Context,
+    check,
+    clip,
+    counted,
+    finding,
+    has_have,
+    ids_cmd,
+    is_are,
+    n_memories,
+    was_were,
+)
 
 MESSAGE_SAMPLE = 200
 
@@ -137,17 +151,18 @@ def without_history(ctx: Context) -> CheckResult:
 
 @check("MEMORIES_RESURRECTED", "history", needs=("histories", "points"))
 def resurrected(ctx: Context) -> CheckResult:
-    n, examples = counted(ctx, "FROM hist JOIN points p ON p.id = hist.memory_id WHERE hist.last_event = 'DELETE'",
-                          "p.id, p.text")
+    back = "FROM hist JOIN points p ON p.id = hist.memory_id WHERE hist.last_event = 'DELETE'"
+    n, examples = counted(ctx, back, "p.id, p.text")
     if n:
+        ids = [r[0] for r in ctx.db.rows(f"SELECT p.id {back} ORDER BY p.id LIMIT ?", (FIX_IDS,))]
         yield finding(
             "MEMORIES_RESURRECTED", Severity.ERROR, "history",
             f"{n_memories(n)} that {was_were(n)} deleted {is_are(n)} back in the vector store",
             count=n, examples=examples, **_hosts(ctx),
             why="A vector-store snapshot older than history.db was restored on its own, so deleted (often wrong or "
                 "private) facts are served again.",
-            fix=ctx.cmd("forget ID...") + "  # the ids listed: deleted again through mem0's API; back up and restore "
-                "both stores together (mem0-hygiene backup / restore)",
+            fix=ids_cmd(ctx, "forget", ids, n) + "\n# deleted again through mem0's API; from now on back up and "
+                "restore both stores together (mem0-hygiene backup / restore)",
         )
 
 
@@ -179,7 +194,9 @@ def deleted_text(ctx: Context) -> CheckResult:
             count=memories, examples=examples, **details,
             why="mem0 keeps a deleted memory's text in history.old_memory; deleting a memory does not erase what "
                 "it said, which matters for private data and erasure requests.",
-            fix=ctx.cmd("forget MEMORY_ID --scrub") + "  # blanks the text, keeps the event rows"
+            fix=ids_cmd(ctx, "forget", [r[0] for r in ctx.db.rows(
+                f"SELECT DISTINCT f.memory_id {_DELETED_TEXT} ORDER BY f.memory_id LIMIT ?", (FIX_IDS,))],
+                memories, "--scrub") + "\n# blanks the text, keeps the event rows"
                 + ("; on each host named, with its own --history-db" if details else ""),
         )
 
@@ -209,7 +226,8 @@ def deleted_in_messages(ctx: Context) -> CheckResult:
             f"The text of {len(found)} deleted memories is still in mem0's raw messages table",
             count=len(found), examples=found[: ctx.examples], checked=checked,
             why="mem0 stores the raw conversation turns it extracted from; deleting the memory leaves them.",
-            fix=ctx.cmd("forget MEMORY_ID --scrub") + "  # also removes it from the messages table",
+            fix=ids_cmd(ctx, "forget", [f.split(": ")[0].split()[-1] for f in found], len(found), "--scrub")
+                + "\n# also removes the text from the messages table",
         )
 
 
@@ -231,7 +249,7 @@ def free_pages(ctx: Context) -> CheckResult:
                 count=free, examples=[h.shown] if many else [], **({"host": h.label} if many else {}),
                 why="SQLite leaves deleted rows' bytes in free pages until they are reused; `strings history.db` "
                     "shows them.",
-                fix="sqlite3 history.db 'VACUUM'  # with the app stopped; or " + ctx.cmd("forget ID --scrub"),
+                fix=f"sqlite3 {shlex.quote(h.shown)} 'VACUUM'  # with the app stopped",
             )
 
 

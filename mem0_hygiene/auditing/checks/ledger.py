@@ -15,6 +15,7 @@ from .base import (
     counted,
     finding,
     has_have,
+    ids_cmd,
     is_are,
     n_memories,
     was_were,
@@ -135,8 +136,9 @@ def chain_broken(ctx: Context) -> CheckResult:
             count=n, examples=examples[: ctx.examples], foreign_key_check_rows=fk_rows,
             why="The newer fact was deleted on a connection with foreign keys off, so the older, stale fact was "
                 "not deleted with it; the first script that 'fixes dangling pointers' makes it live again.",
-            fix=ctx.cmd(f"forget {(dangling + orphaned)[0][0] if dangling or orphaned else 'OLD_ID'}")
-                + "  # each stale predecessor listed; never clear superseded_by by hand",
+            fix=(ids_cmd(ctx, "forget", [a for a, _ in dangling + orphaned], n) if n else
+                 "Run the audit again after the app's next start: it finishes a delete a crash interrupted")
+                + "\n# deletes each stale predecessor through mem0; never clear superseded_by by hand",
         )
 
 
@@ -338,5 +340,6 @@ def tool_sourced(ctx: Context) -> CheckResult:
             why="Text from web pages, files and command output that reads like a standing fact gets injected into "
                 "every later prompt as if the user had said it.",
             fix=ctx.cmd(f"history {first}") + "  # its source and story; then, for each injected one:\n"
-                + ctx.cmd(f"invalidate {first} --reason 'injected tool output'") + "  # or confirm ID if it is true",
+                + ctx.cmd(f"invalidate {first} --reason 'injected tool output'") + "\n# or, if it is true:\n"
+                + ctx.cmd(f"confirm {first}"),
         )
