@@ -1,5 +1,6 @@
-"""Credentials in memory text: ``find_secrets(text)`` finds provider API keys, private keys, bearer tokens,
-JWTs and passwords in prose or in connection strings; only a redacted form (``redact``) leaves here."""
+"""Credentials in memory text: ``find_secrets(text)`` finds provider API keys (AWS secret access keys beside
+their name or key id included), private keys, bearer tokens, JWTs and passwords in prose or in connection
+strings; only a redacted form (``redact``) leaves here."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ SECRET_KINDS = (
     "anthropic_api_key",
     "openai_api_key",
     "aws_access_key_id",
+    "aws_secret_access_key",
     "github_token",
     "slack_token",
     "slack_webhook",
@@ -128,8 +130,17 @@ def _is_placeholder(value: str) -> bool:
     )
 
 
-def _password_value(m: re.Match[str]) -> str | None:
-    """The password an assignment match names, or None when the words after "password" are prose."""
+def _password_value(m: re.Match[str]) -> tuple[int, int] | None:
+    """Where the password an assignment match names stands, or None when the words after "password" are prose."""
+    value = _password_text(m)
+    if value is None:
+        return None
+    group = next(g for g in ("dq", "sq", "bq", "bare") if m.group(g) is not None)
+    start = m.string.find(value, m.start(group))
+    return start, start + len(value)
+
+
+def _password_text(m: re.Match[str]) -> str | None:
     short_keyword = m.group("kw").lower() in ("pass", "pw")
     if short_keyword and not m.group("op"):
         return None  # "the pass is valid": only "pass:" / "pass=" can be credentials
@@ -155,37 +166,81 @@ def _password_value(m: re.Match[str]) -> str | None:
     return value
 
 
-def _secret_assignment_value(m: re.Match[str]) -> str | None:
+def _secret_assignment_value(m: re.Match[str]) -> tuple[int, int] | None:
     value = m.group("s")
     has_letter = any(c.isalpha() for c in value)
-    return value if _has_digit(value) and has_letter and not _is_placeholder(value) else None
+    return m.span("s") if _has_digit(value) and has_letter and not _is_placeholder(value) else None
 
 
-def _group_if(accept: Callable[[str], bool]) -> Callable[[re.Match[str]], str | None]:
-    def pick(m: re.Match[str]) -> str | None:
-        value = m.group("s")
-        return value if accept(value) else None
+def _group_if(accept: Callable[[str], bool]) -> Callable[[re.Match[str]], tuple[int, int] | None]:
+    def pick(m: re.Match[str]) -> tuple[int, int] | None:
+        return m.span("s") if accept(m.group("s")) else None
 
     return pick
 
 
-def _plain(m: re.Match[str]) -> str | None:
-    return m.group("s")
+def _plain(m: re.Match[str]) -> tuple[int, int] | None:
+    return m.span("s")
+
+
+# An AWS secret access key: 40 characters of base64 (no padding), standing alone. Only ever taken beside its name
+# ("aws_secret_access_key", "secret key", "secret") or near an AKIA/ASIA key id: alone, 40 characters look like
+# too many other things.
+_AWS_SECRET_TOKEN = r"(?<![A-Za-z0-9/+])(?P<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+_AWS_SECRET_ANYWHERE = re.compile(_AWS_SECRET_TOKEN)
+_AWS_SECRET_NAMED = re.compile(
+    r"(?:(?<![A-Za-z0-9_])|(?<=aws_)|(?<=aws-))secret(?:[ _-]?access)?(?:[ _-]?key)?s?(?![a-z0-9])"
+    + _MID
+    + r"(?:" + _ASSIGN + r"|\s+)[\"'`]?"
+    + _AWS_SECRET_TOKEN,
+    re.I,
+)
+_AWS_KEY_ID = r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"
+_NEAR_KEY_ID = 120  # characters between a key id and its secret ("access key AKIA... and its secret ...")
+_HEX = frozenset("0123456789abcdef")
+
+
+def _aws_secret_shape(value: str) -> bool:
+    """Random base64, not a word, a path or a hex digest (a git SHA is 40 hex digits): both cases, and a digit
+    or a plus."""
+    return (any(c.isupper() for c in value) and any(c.islower() for c in value)
+            and any(c.isdigit() or c == "+" for c in value) and not set(value.lower()) <= _HEX
+            and not _is_placeholder(value))
+
+
+def _named_aws_secret(m: re.Match[str]) -> tuple[int, int] | None:
+    return m.span("s") if _aws_secret_shape(m.group("s")) else None
+
+
+def _aws_secret_near_key_id(m: re.Match[str]) -> tuple[int, int] | None:
+    """The nearest secret-shaped token after the key id (within ``_NEAR_KEY_ID`` characters), else before it."""
+    text = m.string
+    before: tuple[int, int] | None = None
+    for token in _AWS_SECRET_ANYWHERE.finditer(text, max(0, m.start() - _NEAR_KEY_ID - 40)):
+        if token.start() > m.end() + _NEAR_KEY_ID:
+            break
+        if not _aws_secret_shape(token.group("s")):
+            continue
+        if token.start() >= m.end():
+            return token.span("s")
+        if token.end() <= m.start():
+            before = token.span("s")
+    return before
 
 
 _DB_SCHEME_BEFORE = re.compile(
-    r"(?<![A-Za-z0-9+.-])(?:postgres(?:ql)?|mysql|mariadb|mongodb|rediss?|amqps?|mssql|sqlserver|oracle"
-    r"|cockroachdb|clickhouse|ftps?|sftp|smtps?|ldaps?|https?)(?:\+[a-z0-9]+)?\Z",
+    r"(?<![A-Za-z0-9+.-])(?:postgres(?:ql)?|pgsql|mysql|mariadb|mongodb|rediss?|amqps?|mqtts?|nats|kafka|mssql"
+    r"|sqlserver|oracle|cockroachdb|clickhouse|couchdbs?|neo4j|bolt|snowflake|elasticsearch|influxdb|ftps?"
+    r"|sftp|ssh|smtps?|imaps?|pop3s?|ldaps?|wss?|https?)(?:\+[a-z0-9]+)?\Z",
     re.I,
 )
 
 
-def _connection_password(m: re.Match[str]) -> str | None:
+def _connection_password(m: re.Match[str]) -> tuple[int, int] | None:
     """The password of a ``scheme://user:pass@host`` match whose scheme is one that carries credentials."""
     if not _DB_SCHEME_BEFORE.search(m.string, max(0, m.start() - 40), m.start()):
         return None
-    value = m.group("s")
-    return None if _is_placeholder(value) else value
+    return None if _is_placeholder(m.group("s")) else m.span("s")
 
 
 @dataclass(frozen=True)
@@ -193,7 +248,7 @@ class _SecretRule:
     kind: str
     anchors: tuple[str, ...]  # lowercase; the regex is tried only where one of them starts in the text
     regex: re.Pattern[str]  # begins exactly at the anchor
-    secret: Callable[[re.Match[str]], str | None]  # the secret in a match, or None to drop the match
+    secret: Callable[[re.Match[str]], tuple[int, int] | None]  # where the secret of a match is, or None: no hit
 
 
 # Order is priority: where two secrets overlap, the earlier (more specific) rule keeps it.
@@ -216,6 +271,8 @@ _SECRET_RULES = (
         re.compile(r"(?<![A-Za-z0-9])(?P<s>(?:AKIA|ASIA)[A-Z0-9]{16})(?![A-Za-z0-9])"),
         _plain,
     ),
+    _SecretRule("aws_secret_access_key", ("secret",), _AWS_SECRET_NAMED, _named_aws_secret),
+    _SecretRule("aws_secret_access_key", ("akia", "asia"), re.compile(_AWS_KEY_ID), _aws_secret_near_key_id),
     _SecretRule(
         "github_token",
         ("ghp_", "gho_", "ghs_", "ghu_", "ghr_", "github_pat_"),
@@ -257,7 +314,8 @@ _SECRET_RULES = (
         ("-----begin",),
         re.compile(
             r"(?P<s>-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
-            r"(?:(?:[^-]|-(?!----)){0,16384}-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----)?)"
+            r"(?:(?:[^-]|-(?!----)){0,16384}-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+            r"|[A-Za-z0-9+/=\s\\:,-]*[A-Za-z0-9+/=])?)"
         ),
         _plain,
     ),
@@ -296,7 +354,9 @@ def find_secrets(text: str) -> list[SecretHit]:
     Provider keys are recognised by their documented prefixes and lengths (OpenAI ``sk-``/``sk-proj-``,
     Anthropic ``sk-ant-``, AWS ``AKIA``/``ASIA``, GitHub ``ghp_``/``gho_``/``ghs_``/``github_pat_``,
     Slack ``xox?-`` and webhooks, Stripe ``sk_live_``/``rk_live_`` and their ``_test_`` twins, Google
-    ``AIza``, Hugging Face ``hf_``); then PEM private keys, JWTs, URLs with a password
+    ``AIza``, Hugging Face ``hf_``), AWS secret access keys (40 characters of base64 beside
+    ``aws_secret_access_key``/``secret key``/``secret`` or within a sentence of an ``AKIA``/``ASIA`` key id; never a
+    40-digit hex digest such as a git SHA); then PEM private keys (the whole block), JWTs, URLs with a password
     (``postgres://user:pass@host``, ``redis://:pass@host``, ``https://user:token@host``, ...),
     ``Bearer <token>``, password assignments in prose or config ("password: X", "pwd is X", "the
     password for the DB is X") and ``api_key = <token>``-style assignments. Placeholders
@@ -324,17 +384,16 @@ def secret_spans(text: str) -> list[tuple[int, int, str]]:
                 candidates.extend((priority, m) for m in rule.regex.finditer(text))
     if not candidates:
         return []
-    taken: list[tuple[int, int, str, str]] = []
+    taken: list[tuple[int, int, str]] = []
     for priority, m in sorted(candidates, key=lambda c: (c[0], c[1].start())):
-        secret = _SECRET_RULES[priority].secret(m)
-        if not secret:
+        span = _SECRET_RULES[priority].secret(m)
+        if span is None or span[0] >= span[1]:
             continue
-        start = text.find(secret, m.start())
-        end = start + len(secret)
-        if all(end <= s or e <= start for s, e, _, _ in taken):
-            taken.append((start, end, _SECRET_RULES[priority].kind, secret))
+        start, end = span
+        if all(end <= s or e <= start for s, e, _ in taken):
+            taken.append((start, end, _SECRET_RULES[priority].kind))
     taken.sort()
-    return [(start, end, kind) for start, end, kind, _secret in taken]
+    return taken
 
 
 def redact_secrets(text: str, marker: str = "[redacted {kind}]") -> tuple[str, list[str]]:

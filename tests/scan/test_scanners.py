@@ -28,6 +28,9 @@ _JWT = (
     ".dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
 )
 _PEM = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU\n-----END OPENSSH PRIVATE KEY-----"
+_PEM_CUT = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo\n4lgOEePzNm0tRgeLezV6ffAt0gunVTLw"
+_AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"  # AWS's documented example
+_AWS_SECRET_2 = "Zq8Xv2bN5mK1pL7wR3tY9uI0oP4aS6dF2gH8jK1l"
 
 # (memory text, expected kind, the secret that must not come back)
 SECRET_POSITIVES = [
@@ -87,11 +90,28 @@ SECRET_POSITIVES = [
     ),
     ("Mailgun API key: 9f8e7d6c5b4a39281706f5e4d3c2b1a0", "secret_assignment", "9f8e7d6c5b4a39281706f5e4d3c2b1a0"),
     ("settings: apikey=Zq8wX2vB7nM4kL1pR6tY", "secret_assignment", "Zq8wX2vB7nM4kL1pR6tY"),
-    (
-        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-        "secret_assignment",
-        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-    ),
+    (f"aws_secret_access_key = {_AWS_SECRET}", "aws_secret_access_key", _AWS_SECRET),
+    (f"export AWS_SECRET_ACCESS_KEY={_AWS_SECRET}", "aws_secret_access_key", _AWS_SECRET),
+    (f'{{"aws_secret_access_key": "{_AWS_SECRET}"}}', "aws_secret_access_key", _AWS_SECRET),
+    (f"The AWS secret key for the backup bucket is {_AWS_SECRET}", "aws_secret_access_key", _AWS_SECRET),
+    (f"Backup bucket secret {_AWS_SECRET_2}", "aws_secret_access_key", _AWS_SECRET_2),
+    # what an earlier redaction of the key id alone left (the example): the secret still stands beside "secret"
+    (f"access key [redacted aws_access_key_id] secret {_AWS_SECRET_2}", "aws_secret_access_key", _AWS_SECRET_2),
+    ("Unsigned JWT eyJhbGciOiJub25lIn0.eyJzdWIiOiJkYW5hIiwiYWRtaW4iOnRydWV9.", "jwt",
+     "eyJhbGciOiJub25lIn0.eyJzdWIiOiJkYW5hIiwiYWRtaW4iOnRydWV9."),
+    (f"Old deploy key, END line lost in the paste: {_PEM_CUT}", "private_key", _PEM_CUT),
+    ("Reports read postgresql://report:Rep0rt-pw@10.0.0.7/warehouse", "connection_string_password", "Rep0rt-pw"),
+    ("JDBC url jdbc:postgresql://app:J4va-pw@db:5432/app", "connection_string_password", "J4va-pw"),
+    ("Broker at mqtt://sensor:Mq77-pass@broker.local:1883", "connection_string_password", "Mq77-pass"),
+]
+
+# An AWS secret access key with its key id, as people write them: both are redacted.
+AWS_PAIRS = [
+    f"access key AKIAIOSFODNN7EXAMPLE secret {_AWS_SECRET}",
+    f"AKIAIOSFODNN7EXAMPLE / {_AWS_SECRET}",
+    f"The CI user's keys: id AKIAIOSFODNN7EXAMPLE and {_AWS_SECRET_2}",
+    f"{_AWS_SECRET_2} goes with ASIAY34FZKBOKMUTVV7A until tonight",
+    f"export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE AWS_SECRET_ACCESS_KEY={_AWS_SECRET}",
 ]
 
 SECRET_NEGATIVES = [
@@ -126,6 +146,16 @@ SECRET_NEGATIVES = [
     "Prefers pnpm over npm",
     "Monkey: favourite animal since 2019",
     "Her house key is under the mat",
+    # 40 characters that are not an AWS secret: a git SHA, uuids (memory ids), words, paths, beside the words that
+    # would make one an AWS secret
+    "The fix for the secret leak is commit 3f786850e387550fdab836ed7e6dc881de23001b",
+    "secret 7c0f1e2d-9a8b-4c3d-8e7f-0123456789ab is the memory id to forget",
+    "The secret ingredient is cinnamon, from grandma's recipe book of 1954",
+    "Keeps her secret diary in /home/dana/Documents/PrivateNotes/Journal",
+    "Secret Santa budget is 20 EUR this year",
+    "AWS secret access keys are 40 characters long",
+    "The aws_secret_access_key goes in ~/.aws/credentials",
+    "Favourite song: Secret Garden (ThisIsTheLongestSongTitleEverWrittenOk)",
 ]
 
 # (memory text, expected label)
@@ -218,6 +248,37 @@ def test_find_secrets_never_returns_the_raw_secret(text: str, kind: str, secret:
 @pytest.mark.parametrize("text", SECRET_NEGATIVES)
 def test_find_secrets_ignores_prose_placeholders_and_lookalikes(text: str) -> None:
     assert find_secrets(text) == []
+
+
+@pytest.mark.parametrize("text", AWS_PAIRS)
+def test_an_aws_secret_access_key_beside_its_key_id_is_redacted_with_it(text: str) -> None:
+    out, kinds = redact_secrets(text)
+    assert sorted(kinds) == ["aws_access_key_id", "aws_secret_access_key"]
+    for secret in ("AKIAIOSFODNN7EXAMPLE", "ASIAY34FZKBOKMUTVV7A", _AWS_SECRET, _AWS_SECRET_2):
+        assert secret not in out
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("AKIAIOSFODNN7EXAMPLE was rotated in commit 3F786850E387550FDAB836ED7E6DC881DE23001B",
+     "3F786850E387550FDAB836ED7E6DC881DE23001B"),
+    ("Key AKIAIOSFODNN7EXAMPLE was revoked; see memory 123e4567-e89b-12d3-a456-426614174000",
+     "123e4567-e89b-12d3-a456-426614174000"),
+    ("Key AKIAIOSFODNN7EXAMPLE belongs to the user DanaBackupsServiceAccountForTheBucket",
+     "DanaBackupsServiceAccountForTheBucket"),
+])
+def test_a_hex_digest_a_memory_id_or_a_word_beside_a_key_id_is_not_taken_for_its_secret(text: str, kept: str) -> None:
+    out, kinds = redact_secrets(text)
+    assert kinds == ["aws_access_key_id"] and kept in out
+
+
+def test_an_aws_secret_far_from_any_key_id_or_name_is_left_alone() -> None:
+    text = f"Key AKIAIOSFODNN7EXAMPLE is for backups. {'Many unrelated words follow here. ' * 5}{_AWS_SECRET_2}"
+    assert [hit.kind for hit in find_secrets(text)] == ["aws_access_key_id"]
+
+
+def test_a_password_equal_to_its_user_name_is_redacted_where_the_password_stands() -> None:
+    assert redact_secrets("Dev queue amqp://guest:guest@localhost:5672/") == (
+        "Dev queue amqp://guest:[redacted connection_string_password]@localhost:5672/", ["connection_string_password"])
 
 
 def test_find_secrets_reports_a_bearer_jwt_once_as_a_jwt() -> None:
