@@ -10,8 +10,9 @@ This module holds the class, its constructor, the mem0 methods it overrides and 
 (confirm, supersede, invalidate, adopt, review_queue, backup, forget, close). The rest is mixed in:
 buffered ledger writes (:mod:`~mem0_hygiene.memory.buffer`), read filtering and paging
 (:mod:`~mem0_hygiene.memory.reads`), the write-time decision (:mod:`~mem0_hygiene.memory.write_decision`),
-pruning (:mod:`~mem0_hygiene.memory.pruning`) and finishing what a crashed process left under way
-(:mod:`~mem0_hygiene.memory.recovery`).
+pruning (:mod:`~mem0_hygiene.memory.pruning`), finishing what a crashed process left under way
+(:mod:`~mem0_hygiene.memory.recovery`) and the write guard on the texts mem0 makes itself, its LLM's facts
+included (:mod:`~mem0_hygiene.memory.fact_guard`).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from ..stores.vectors import iter_points
 from ..timeutil import Clock, as_utc, parse_duration, parse_time, shift_time, system_clock, to_iso
 from .birth import adoption_row, birth_facts, birth_metadata, point_item, replaces_facts, strip_birth
 from .buffer import LedgerBufferMixin
+from .fact_guard import FactGuardMixin, collecting_redactions, with_redactions
 from .guard import CLEAN, Screened, facts_of, screen_messages, screen_text
 from .live_query import hook_for
 from .mem0_rules import expiration_end, mem0_rejects
@@ -82,7 +84,8 @@ def build_models(config: MemoryConfig) -> None:
     LlmFactory.create(config.llm.provider, config.llm.config)
 
 
-class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, LedgerBufferMixin, Mem0Memory):
+class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, LedgerBufferMixin, FactGuardMixin,
+             Mem0Memory):
     """mem0's ``Memory`` with a hygiene ledger. Same constructor, ``from_config``, methods, arguments
     and result shapes; result items carry one extra key, ``"hygiene"``.
 
@@ -211,11 +214,14 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         quarantined until :meth:`confirm`.
         """
         now = self.now()
-        results, rows, links, extra = self._store(
-            messages, now, user_id=user_id, agent_id=agent_id, run_id=run_id, metadata=metadata,
-            timestamp=timestamp, expiration_date=expiration_date, infer=infer, memory_type=memory_type,
-            prompt=prompt, source=source, source_kind=source_kind, ttl=ttl, expires_at=expires_at,
-            topic_key=topic_key)
+        with collecting_redactions() as found:  # what the guard took out of the facts mem0's LLM returned
+            results, rows, links, extra = self._store(
+                messages, now, user_id=user_id, agent_id=agent_id, run_id=run_id, metadata=metadata,
+                timestamp=timestamp, expiration_date=expiration_date, infer=infer, memory_type=memory_type,
+                prompt=prompt, source=source, source_kind=source_kind, ttl=ttl, expires_at=expires_at,
+                topic_key=topic_key)
+        if found:
+            rows = with_redactions(results, rows, found)
         self.buffer_new(rows)
         if links:
             self.apply_decisions(links, now)  # each linked row is written with its link, in one transaction

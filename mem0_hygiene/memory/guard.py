@@ -10,7 +10,8 @@ instructions"): stored and marked in the ledger (shown first in the digest), sto
 confirmed, or stored as any fact.
 
 The detectors are the audit's own (:mod:`mem0_hygiene.scan`), so the guard and the audit agree on what a
-credential and an order are. Each text is scanned once.
+credential and an order are. Each text is scanned once. What mem0 writes of its own making (the facts its LLM
+returns, a procedural summary) is screened for credentials by :mod:`mem0_hygiene.memory.fact_guard`.
 """
 
 from __future__ import annotations
