@@ -6,6 +6,12 @@ when the app never called ``close()``).
 
 A buffered row stays readable in its buffer until the ledger holds it (a write takes a snapshot, writes it
 outside the buffer lock, then takes out what it wrote), and one flush writes at a time.
+
+A new row that holds a ``topic_key`` supersedes the older row of that key and scope when it is written
+(:mod:`mem0_hygiene.stores.topic_keys`). Until then reads in this process see that supersede already
+(:meth:`~LedgerBufferMixin.overlaid`: the newest buffered holder of each key hides the older rows of its key),
+and the writer thread is asked for the write at once, so other replicas see it from their next read after that
+commit, milliseconds later, while rows without a key keep their batch.
 """
 
 from __future__ import annotations
@@ -17,11 +23,13 @@ import logging
 import threading
 import weakref
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..errors import LedgerError
 from ..stores.ledger import LedgerRow
+from ..stores.topic_keys import holds_key
 from .birth import adoption_row, point_item, strip_birth
 
 if TYPE_CHECKING:
@@ -36,6 +44,15 @@ BEHIND_LIMIT = 4
 writer thread fell behind, or its writes fail)."""
 _writer: concurrent.futures.ThreadPoolExecutor | None = None
 _writer_lock = threading.Lock()
+
+
+KeyScope = tuple[str, str, str, str]
+"""A topic key and the scope it holds in (``""`` for a scope id not given), as the ledger's unique index sees it."""
+
+
+def key_scope(row: LedgerRow) -> KeyScope:
+    """The (topic key, user, agent, run) a row would hold."""
+    return (str(row.topic_key), row.user_id or "", row.agent_id or "", row.run_id or "")
 
 
 def _submit(job: Any) -> None:
@@ -67,6 +84,7 @@ class LedgerBufferMixin:
         self._uses: dict[str, tuple[int, datetime]] = {}
         self._pending_adopt: dict[str, LedgerRow] = {}
         self._pending_new: dict[str, LedgerRow] = {}  # rows of memories just added, written in batches
+        self._keyed: dict[KeyScope, LedgerRow] = {}  # the newest buffered new row holding each topic key
         self._settled: set[str] = set()  # journaled deletes that are done; their entries are closed in batches
         self._buffer_lock = threading.RLock()
         self._flush_lock = threading.Lock()  # one flush writes at a time; taken before the buffer lock
@@ -85,11 +103,34 @@ class LedgerBufferMixin:
         with self._buffer_lock:
             for row in rows:
                 self._pending_new[row.memory_id] = row
+                if holds_key(row):
+                    key = key_scope(row)
+                    held = self._keyed.get(key)
+                    if held is None or held.created_at <= row.created_at:  # a tie: the one written last wins
+                        self._keyed[key] = row
 
     def unbuffer_new(self, memory_id: str) -> LedgerRow | None:
         """Take a just-added memory's row back out of the queue (None when it is not queued)."""
         with self._buffer_lock:
-            return self._pending_new.pop(memory_id, None)
+            row = self._pending_new.pop(memory_id, None)
+            if row is not None and holds_key(row) and self._keyed.get(key := key_scope(row)) is row:
+                del self._keyed[key]
+                for other in self._pending_new.values():  # the next newest buffered holder, if any
+                    held = self._keyed.get(key)
+                    if holds_key(other) and key_scope(other) == key and (
+                            held is None or held.created_at <= other.created_at):
+                        self._keyed[key] = other
+            return row
+
+    def overlaid(self, row: LedgerRow) -> LedgerRow:
+        """``row`` as the ledger will hold it once the buffered rows are written: superseded by the newest
+        buffered new row that holds its topic key in its scope (when that one is not older), else as it is."""
+        if not self._keyed or row.topic_key is None:
+            return row
+        held = self._keyed.get(key_scope(row))
+        if held is None or held.memory_id == row.memory_id or not holds_key(row) or row.created_at > held.created_at:
+            return row
+        return replace(row, superseded_by=held.memory_id, superseded_at=held.created_at)
 
     def settle_later(self, memory_ids: Iterable[str]) -> None:
         """Queue the closing of these finished deletes' journal entries (written by the next flush). Safe to
@@ -118,7 +159,7 @@ class LedgerBufferMixin:
             with self._buffer_lock:
                 self._pending_adopt[mid] = row
         strip_birth(item)
-        return row
+        return self.overlaid(row)
 
     def note_uses(self, items: Iterable[dict[str, Any]], now: datetime) -> None:
         """Count one use of each item (returned by a read, or reinforced by a duplicate) at ``now``."""
@@ -134,7 +175,8 @@ class LedgerBufferMixin:
         return {mid: when for mid, (_count, when) in self._uses.items()}
 
     def flush_soon(self) -> None:
-        """Flush now when the buffers are full, else make sure a timer writes them within ``flush_after``."""
+        """Flush now when the buffers are full, have the writer thread flush when they fill up or hold a row
+        with a topic key, else make sure a timer writes them within ``flush_after``."""
         pending = len(self._uses) + len(self._pending_adopt) + len(self._pending_new) + len(self._settled)
         if not pending:
             return
@@ -142,13 +184,16 @@ class LedgerBufferMixin:
         if self.hygiene_settings.flush_after <= 0 or self._eager_ledger or pending >= every * BEHIND_LIMIT:
             self.flush()
             return
-        if pending >= every:
+        if pending >= every or self._keyed:  # a buffered supersede by topic key: other replicas wait for it
             with self._buffer_lock:
-                if self._behind or self._stopped:
+                if self._stopped:
                     return
+                queue = not self._behind
                 self._behind = True
-            _submit(self._flush_behind)
-            return
+            if queue:
+                _submit(self._flush_behind)
+                return
+            # a write already queued may have taken its snapshot before the newest rows: the timer follows
         if self._pending_new and self._flush_timer is None:
             with self._buffer_lock:
                 if self._flush_timer is None:
@@ -181,6 +226,13 @@ class LedgerBufferMixin:
         if memory_id in self._pending_adopt:
             self.flush()
 
+    def flush_keyed(self, memory_id: str) -> None:
+        """Flush when this memory's row is buffered holding a topic key (it supersedes what held the key, and
+        reads already say so: a change of its state needs that chain in the ledger first)."""
+        row = self._pending_new.get(memory_id)
+        if row is not None and holds_key(row):
+            self.flush()
+
     def flush(self) -> None:
         """Write buffered ledger rows: new memories' rows, adoption rows and last-use counts.
 
@@ -205,6 +257,8 @@ class LedgerBufferMixin:
                 for row in new:
                     if self._pending_new.get(row.memory_id) is row:
                         del self._pending_new[row.memory_id]
+                    if row.topic_key is not None and self._keyed.get(key := key_scope(row)) is row:
+                        del self._keyed[key]
                 for row in adopt:
                     if self._pending_adopt.get(row.memory_id) is row:
                         del self._pending_adopt[row.memory_id]

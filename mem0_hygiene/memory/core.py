@@ -474,6 +474,7 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         """mem0's ``delete``, plus the memories this one superseded (each through mem0's API) and a
         tombstone that keeps them hidden if their points ever reappear."""
         self.finish_deletes_once(leaving=[memory_id])  # what a process that died midway left, this id aside
+        self.flush_keyed(memory_id)  # a buffered supersede by topic key is written first: the delete takes its chain
         fresh = self.unbuffer_new(memory_id)
         if fresh is not None:
             # added and not yet written to the ledger: it superseded nothing, so there is no chain to
