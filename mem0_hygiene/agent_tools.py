@@ -25,6 +25,7 @@ from .memory.prompt import format_for_prompt
 from .memory.provenance import kind_from_source
 from .memory.scope import SCOPE_KEYS, scope_of
 from .render.text import printable, redacted_data
+from .scan import redact_secrets
 from .stores.ledger import LedgerRow
 from .stores.states import live_sql
 from .timeutil import to_iso
@@ -92,6 +93,12 @@ def _memory_data(item: dict[str, Any]) -> dict[str, Any]:
     if item.get("score") is not None:
         out["score"] = round(float(item["score"]), 4)
     return out
+
+
+def _said_redacted(kinds: list[str], what: str = "") -> str:
+    """What a tool's answer says when the write guard took credentials out (the same detector as the guard's)."""
+    return (f" Redacted before storing{what}: {', '.join(kinds)} (each replaced by a marker, as shown; the "
+            "credential itself was not stored).")
 
 
 def _limit(value: Any, what: str, default: int) -> int:
@@ -223,7 +230,7 @@ class AgentTools:
         text = (f"Added memory {new_id}: {_text(new.get('memory'))} It supersedes {old.memory_id} "
                 f"({_text(old_text)}), same topic_key {key!r}, now hidden.")
         if found:
-            text += f" Redacted before storing: {', '.join(found)} (credentials are never stored)."
+            text += _said_redacted(found)
         return ToolResult(text, {"outcome": "superseded", "id": new_id, "memory": _text(new.get("memory")),
                                  "state": facts.get("state"), "source": _text(facts.get("source")),
                                  "expires_at": facts.get("expires_at"), "redacted": found,
@@ -256,7 +263,7 @@ class AgentTools:
             parts.append("It contradicts, and invalidated: " + "; ".join(
                 f"{i.get('id')} ({_text(i.get('memory'))})" for i in invalidated) + ".")
         if data["redacted"]:
-            parts.append(f"Redacted before storing: {', '.join(data['redacted'])} (credentials are never stored).")
+            parts.append(_said_redacted(data["redacted"]).strip())
         if facts.get("instruction"):
             data["instruction"] = facts["instruction"]
             parts.append("It reads as a standing order to the agent and is flagged for review.")
@@ -294,11 +301,12 @@ class AgentTools:
             found = [k for k in (row.redacted or "").split(",") if k] if row is not None else []
             new = m.get(new_id) or {}
             data = {"outcome": "superseded", "old_id": old_id, "new_id": new_id, "old_memory": _text(old.get("memory")),
-                    "memory": _text(new.get("memory")), "reason": why, "redacted": found}
+                    "memory": _text(new.get("memory")), "reason": _text(why) if why else None,
+                    "redacted": found}
             msg = f"Corrected: {old_id} ({_text(old.get('memory'))}) is superseded by {new_id} " \
                   f"({_text(new.get('memory'))}); recall now returns only the new fact."
             if found:
-                msg += f" Redacted before storing: {', '.join(found)}."
+                msg += _said_redacted(found)
             return ToolResult(msg, data)
 
         return self._call(run)
@@ -310,10 +318,13 @@ class AgentTools:
         def run(m: Memory) -> ToolResult:
             item = self.owned(m, memory_id)
             mid = str(item["id"])
-            m.invalidate(mid, reason=why)
-            return ToolResult(f"Invalidated {mid} ({_text(item.get('memory'))}): {_text(why)}. It is no longer "
-                              "recalled.", {"outcome": "invalidated", "id": mid, "memory": _text(item.get("memory")),
-                                            "reason": _text(why)})
+            m.invalidate(mid, reason=why)  # the reason is kept: the write guard screens it
+            found = list(dict.fromkeys(redact_secrets(why)[1])) if m.hygiene_settings.secrets != "allow" else []
+            msg = f"Invalidated {mid} ({_text(item.get('memory'))}): {_text(why)}. It is no longer recalled."
+            if found:
+                msg += _said_redacted(found, " the reason")
+            return ToolResult(msg, {"outcome": "invalidated", "id": mid, "memory": _text(item.get("memory")),
+                                    "reason": _text(why), "redacted": found})
 
         return self._call(run)
 

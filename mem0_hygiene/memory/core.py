@@ -246,6 +246,9 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
                 "hygiene.require_source is on and this add() has no source; pass source='chat 2026-08-08' "
                 "(or 'tool:NAME URL', 'file:PATH') saying where the fact came from"
             )
+        from_source = CLEAN
+        if source and self.hygiene_settings.secrets != "allow":  # stored in the payload and the ledger too
+            source, from_source = screen_text(source, self.hygiene_settings.secrets, "allow", "the source")
         groups: list[tuple[Any, str]] = []
         screened: list[Screened] = []  # what the write guard found, per group
         if isinstance(messages, str):  # the commonest call: one user message, screened as the text it is
@@ -291,6 +294,7 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         decider = self._decider if memory_type is None and replaces is None else None
         links: list[Link] = []
         for (group, kind), seen in zip(groups, screened):
+            seen = seen.merged(from_source) if from_source is not CLEAN else seen
             meta = dict(metadata or {})
             quarantined = kind in QUARANTINED_KINDS or seen.quarantine
             redacted = ",".join(seen.redacted) or None
@@ -465,8 +469,11 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
 
     def invalidate(self, memory_id: str, reason: str = "") -> None:
         """Declare a memory untrue (soft delete with a date); kept for audit until prune. A deleted, superseded
-        or already invalidated memory is refused (compare-and-set: also when another writer got there first)."""
+        or already invalidated memory is refused (compare-and-set: also when another writer got there first).
+        The reason goes through the write guard (``hygiene.secrets``) as a memory's text does."""
         self.require_row(memory_id)
+        if reason and self.hygiene_settings.secrets != "allow":  # the reason is kept in the ledger
+            reason = screen_text(reason, self.hygiene_settings.secrets, "allow", "the reason")[0]
         invalidate_row(self.ledger, memory_id, reason or "invalidated", self.now())
 
     # -- deletes ----------------------------------------------------------------------------
