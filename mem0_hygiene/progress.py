@@ -17,12 +17,15 @@ Pass one for a block of code, around any library call::
         maintenance.prune(config)
 
 The callback is a context variable, so it follows the calling thread or task only. An exception raised by
-a callback is ignored (progress never breaks the operation it watches). Nothing here imports rich or mem0.
+a callback is ignored (progress never breaks the operation it watches). Every report is also a safe point
+where a stop asked for by :func:`request_stop` (the CLI's Ctrl-C) takes effect. Nothing here imports rich or
+mem0.
 """
 
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 from typing import Protocol, TypeVar
@@ -49,15 +52,36 @@ def reporting(callback: ProgressCallback | None) -> Iterator[None]:
         _CURRENT.reset(token)
 
 
+_STOP = threading.Event()
+
+
+def request_stop() -> None:
+    """Ask the running operation to stop at its next safe point: the next :func:`report` (each item of a phase
+    is finished by then, and every multi-step operation is journaled) raises
+    :class:`~mem0_hygiene.errors.Interrupted`. The CLI calls it on the first Ctrl-C; safe from a signal
+    handler."""
+    _STOP.set()
+
+
+def clear_stop() -> None:
+    """Forget a stop request that no operation took up."""
+    _STOP.clear()
+
+
 def report(phase: str, done: int = 0, total: int | None = None) -> None:
-    """Tell the caller's callback (if any) how far ``phase`` got; cheap when nobody listens."""
+    """Tell the caller's callback (if any) how far ``phase`` got; cheap when nobody listens. A safe point: when
+    a stop was requested (:func:`request_stop`), raises :class:`~mem0_hygiene.errors.Interrupted`."""
     callback = _CURRENT.get()
-    if callback is None:
-        return
-    try:
-        callback(phase, done, total)
-    except Exception:  # noqa: BLE001 - a display must never break the operation it shows
-        pass
+    if callback is not None:
+        try:
+            callback(phase, done, total)
+        except Exception:  # noqa: BLE001 - a display must never break the operation it shows
+            pass
+    if _STOP.is_set():
+        from .errors import Interrupted
+
+        _STOP.clear()
+        raise Interrupted(phase, done, total)
 
 
 def counted(phase: str, items: Iterable[T], total: int | None = None) -> Iterator[T]:

@@ -40,6 +40,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 EXIT_FINDINGS = 1  # only for what a command found: audit findings, text an erasure could not remove
 EXIT_BAD_INPUT = 2  # as click's own usage errors: a bad option, or a config, id or value the library refuses
 EXIT_FAILED = 3  # the command could not run: a locked or missing store, a damaged ledger, a file it cannot write
+EXIT_INTERRUPTED = 130  # stopped by Ctrl-C (SIGINT), as shells report it: what was done is kept
 
 DEBUG_ENV = "MEM0_HYGIENE_DEBUG"
 """Set to 1 to see the traceback of an unexpected error instead of its one-line message."""
@@ -57,6 +58,50 @@ class CouldNotRun(click.ClickException):
     ledger or backup set, a file it cannot read or write)."""
 
     exit_code = EXIT_FAILED
+
+
+class Stopped(click.ClickException):
+    """``Interrupted: MESSAGE`` and exit status 130: Ctrl-C stopped the command at a safe point (or at once, on
+    a second Ctrl-C); the message says how far it got and that running it again finishes the rest."""
+
+    exit_code = EXIT_INTERRUPTED
+
+    def format_message(self) -> str:
+        return self.message
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"Interrupted: {self.format_message()}", err=True)
+
+
+@contextlib.contextmanager
+def stop_at_safe_points() -> Iterator[None]:
+    """Within the block, the first Ctrl-C (SIGINT) asks the running operation to stop at its next safe point
+    (:func:`mem0_hygiene.progress.request_stop`) and says so; a second one stops at once. Only in the main
+    thread (where Python delivers signals); the previous handler is put back after."""
+    import signal
+    import threading
+
+    from ..progress import clear_stop, request_stop
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    asked = []
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        if asked:
+            raise KeyboardInterrupt
+        asked.append(signum)
+        request_stop()
+        click.echo("\nstopping at the next safe point (Ctrl-C again to stop at once)", err=True)
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    clear_stop()
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        clear_stop()
 
 
 def input_errors() -> tuple[type[BaseException], ...]:
@@ -103,10 +148,18 @@ def reported_errors() -> Iterator[None]:
     command could not run (any other :class:`HygieneError`, a file it cannot use, an unexpected error). What
     the message quotes from a store or a file is made printable (credentials redacted, control characters
     visible)."""
+    from ..errors import Interrupted
+
     try:
         yield
-    except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit, KeyboardInterrupt):
+    except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit):
         raise
+    except Interrupted as exc:
+        raise Stopped(printable(str(exc))) from exc
+    except KeyboardInterrupt as exc:
+        raise Stopped("stopped at once (a second Ctrl-C, or between safe points); every multi-step operation is "
+                      "journaled, so nothing is half-done: running the same command again finishes what it "
+                      "started") from exc
     except input_errors() as exc:
         raise BadInput(fitted_message(str(exc))) from exc
     except HygieneError as exc:
@@ -123,11 +176,12 @@ def reported_errors() -> Iterator[None]:
 
 def hygiene_command(func: F) -> F:
     """Decorator for a command body: an error becomes one ``Error: MESSAGE`` line, exit 2 for bad input and 3
-    when the command could not run (see :func:`reported_errors`)."""
+    when the command could not run (see :func:`reported_errors`); Ctrl-C stops it at a safe point, saying how
+    far it got, with exit 130 (see :func:`stop_at_safe_points`)."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        with reported_errors():
+        with stop_at_safe_points(), reported_errors():
             return func(*args, **kwargs)
 
     return cast(F, wrapper)

@@ -41,9 +41,15 @@ class RichProgress:
                              completed=done if info is None or info.total is None else info.total)
         self.progress.stop_task(task)
 
-    def close(self) -> None:
-        if self.current is not None:
+    def close(self, finished: bool = True) -> None:
+        """Mark the running phase done (``finished``), or only stop it where it got (the command was stopped
+        or failed: its bar must not jump to the end)."""
+        if self.current is None:
+            return
+        if finished:
             self._finish(self.current)
+        else:
+            self.progress.stop_task(self.tasks[self.current])
 
 
 def wanted(as_json: bool) -> bool:
@@ -71,5 +77,7 @@ def progress_shown(as_json: bool = False) -> Iterator[None]:
     with progress, reporting(display):
         try:
             yield
-        finally:
-            display.close()
+        except BaseException:
+            display.close(finished=False)
+            raise
+        display.close()
