@@ -137,6 +137,24 @@ def _yaml(text: str, path: str) -> Any:
                           "file of some bytes expand to billions of values). Write the values out instead") from None
 
 
+def yaml_problem(exc: Exception) -> str:
+    """A YAML parser's error on one line, with the place in the file: "expected ',' or '}', but got '<scalar>'
+    at line 4, column 1 (while parsing a flow mapping at line 3, column 11)" (PyYAML's own text spans lines and
+    names the file "<unicode string>")."""
+    problem = getattr(exc, "problem", None)
+    if not problem:
+        return " ".join(str(exc).split())
+    out = str(problem)
+    mark = getattr(exc, "problem_mark", None)
+    if mark is not None:
+        out += f" at line {mark.line + 1}, column {mark.column + 1}"
+    context, cmark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+    if context:
+        out += f" ({context}" + (f" at line {cmark.line + 1}, column {cmark.column + 1}" if cmark is not None else "")
+        out += ")"
+    return out
+
+
 def _parse_file(path: str) -> Any:
     import yaml
 
@@ -152,7 +170,7 @@ def _parse_file(path: str) -> Any:
             try:
                 return _yaml(text, path)
             except yaml.YAMLError as exc:
-                raise ConfigError(f"config file {path} is not valid YAML: {exc}") from exc
+                raise ConfigError(f"config file {path} is not valid YAML: {yaml_problem(exc)}") from exc
         try:
             return json.loads(text)
         except json.JSONDecodeError:
@@ -160,7 +178,7 @@ def _parse_file(path: str) -> Any:
         try:
             return _yaml(text, path)
         except yaml.YAMLError as exc:
-            raise ConfigError(f"config file {path} is neither JSON nor YAML: {exc}") from exc
+            raise ConfigError(f"config file {path} is neither JSON nor YAML: {yaml_problem(exc)}") from exc
     except RecursionError:
         raise ConfigError(f"config file {path} is nested too deeply to read; a mem0 config is a few levels deep: "
                           "check that --config names the app's config file") from None

@@ -46,6 +46,10 @@ class StoreLocked(HygieneError):
     """A local Qdrant folder is held by another process (local Qdrant allows one)."""
 
 
+class ReadOnlyStore(HygieneError):
+    """A write was asked of a store opened read-only (a local Qdrant folder this process may only read)."""
+
+
 class RelocateError(HygieneError):
     """A store cannot be moved: nothing to move, the destination is taken, or a copy failed verification."""
 
@@ -100,6 +104,40 @@ class CollectionNotFound(ConfigError):
             f"Nothing was read or changed. Name the app's collection: --collection {own[0]} (or "
             f"vector_store.config.collection_name in the app's config)"
         )
+
+
+class NotADatabase(ConfigError):
+    """A path the config names as one of the SQLite stores (mem0's history.db, the ledger) holds something else:
+    named, with what to check, before anything is opened (sqlite3 would say only "file is not a database").
+
+    Fields:
+        path: the file.
+        role: "history_db" or "ledger".
+    """
+
+    def __init__(self, path: str, role: str) -> None:
+        self.path, self.role = path, role
+        what, option = (("mem0's history database", "--history-db / history_db_path") if role == "history_db"
+                        else ("the mem0-hygiene ledger", "--ledger / hygiene.ledger_path"))
+        super().__init__(f"{path} is not a SQLite database, so it cannot be {what}; nothing was read or changed. "
+                         f"Check that {option} names the right file")
+
+
+class Interrupted(HygieneError):
+    """A long operation stopped at a safe point because its caller asked it to (the CLI on Ctrl-C; see
+    :func:`mem0_hygiene.progress.request_stop`). What was done is kept; running it again finishes the rest.
+
+    Fields:
+        phase: what it was doing ("deleting memories through mem0").
+        done: the items of that phase finished.
+        total: the phase's items, None when not known.
+    """
+
+    def __init__(self, phase: str, done: int, total: int | None) -> None:
+        self.phase, self.done, self.total = phase, done, total
+        counts = f"{done} of {total}" if total is not None else str(done)
+        super().__init__(f"stopped at a safe point while {phase} ({counts} done); what was done is kept, and "
+                         "running the same command again finishes the rest")
 
 
 class AuditError(HygieneError):

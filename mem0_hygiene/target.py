@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import logging
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -23,10 +24,20 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from .config import ConfigFacts, HygieneSettings, default_ledger_path, split_config
-from .errors import ConfigError, EmbedderUnavailable, HygieneError, StoreLocked, StoreMissing
+from .errors import (
+    ConfigError,
+    EmbedderUnavailable,
+    HygieneError,
+    NotADatabase,
+    ReadOnlyStore,
+    StoreLocked,
+    StoreMissing,
+)
 from .stores.history import HistoryFile, history_files
 from .stores.locations import StoreLocation, history_location, location_of, resolve_locations
 from .timeutil import Clock, as_utc
+
+logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from .memory.core import Memory
@@ -206,6 +217,18 @@ class Target:
                 return path
         return None
 
+    def read_only_reason(self) -> str | None:
+        """Why this process may only read the deployment's local Qdrant folder (its lock cannot be opened for
+        writing: a read-only mount, another user's store), or None. Readers then read the collection's own file
+        (:mod:`~mem0_hygiene.stores.qdrant_file`); nothing may write to it."""
+        from .stores.qdrant_file import lock_refusal
+
+        for path in self.vector_paths:
+            why = lock_refusal(path)
+            if why:
+                return why
+        return None
+
     # -- opening ----------------------------------------------------------------------------------
     def open_memory(self, *, for_writing_text: bool = False, action: str = "open",
                     must_exist: bool = True, readonly: bool = False) -> Memory:
@@ -226,14 +249,24 @@ class Target:
         ``mem0-hygiene relocate`` (``hygiene.on_volatile`` is "warn" here; relocation is an explicit act).
         ``readonly=True`` (dry runs and reads) writes nothing anywhere: the ledger is a scratch copy in memory
         (:meth:`Ledger.scratch_copy`; no file is created), a missing history.db is an in-memory one, and a local
-        Qdrant store must already hold the collection (nothing is created in it).
+        Qdrant store must already hold the collection (nothing is created in it). A local folder this process may
+        only read (:meth:`read_only_reason`) is then read from its files into an in-memory copy
+        (:func:`~mem0_hygiene.stores.qdrant_file.readonly_client`), even while the app holds it; without
+        ``readonly`` such a folder is refused (:class:`~mem0_hygiene.errors.ReadOnlyStore`).
         """
         from .config_loader import for_maintenance
         from .memory.core import Memory
         from .offline import OFFLINE_PROVIDER
         from .stores.qdrant import is_qdrant_folder
 
-        holder = self.lock_holder()
+        read_only = self.read_only_reason()
+        if read_only and not readonly:
+            raise ReadOnlyStore(
+                f"cannot {action} the local Qdrant store at {self.vector_path}: this account may only read it "
+                f"({read_only}). Run it as the store's owner (the app's user), on a writable copy, or inside the app; "
+                "the commands that only read work here (audit, where, digest, history, review --list, "
+                "prune --dry-run, consolidate --dry-run)")
+        holder = None if read_only else self.lock_holder()  # read-only: the file is read beside the app
         if holder:
             raise locked_error(holder, action)
         paths = self.vector_paths
@@ -269,13 +302,35 @@ class Target:
         if path and self.collection not in collection_names(path):
             raise StoreMissing(f"the local Qdrant store at {path} has no collection {self.collection!r}, so there is "
                                f"nothing to {action}; check vector_store.config.collection_name (--collection)")
-        mem0_part, settings, facts = split_config(cfg)
-        built = build_mem0_config(mem0_part)
-        if not os.path.isfile(self.history_path):
-            built.history_db_path = ":memory:"  # sqlite3 would create the file
-        settings.ledger_path = self.ledger_path
-        settings.flush_after = 0.0  # no timer thread: buffered rows go straight into the scratch copy
-        return Memory(built, hygiene=settings, config_facts=facts, ledger=Ledger.scratch_copy(self.ledger_path))
+        client = self._readonly_client() if path else None
+        if client is not None:  # the folder's own files, read into memory: mem0 reads through this client
+            cfg = {**cfg, "vector_store": {**cfg.get("vector_store", {}),
+                                           "config": {**((cfg.get("vector_store") or {}).get("config") or {}),
+                                                      "client": client}}}
+        try:
+            mem0_part, settings, facts = split_config(cfg)
+            built = build_mem0_config(mem0_part)
+            if not os.path.isfile(self.history_path):
+                built.history_db_path = ":memory:"  # sqlite3 would create the file
+            settings.ledger_path = self.ledger_path
+            settings.flush_after = 0.0  # no timer thread: buffered rows go straight into the scratch copy
+            return Memory(built, hygiene=settings, config_facts=facts, ledger=Ledger.scratch_copy(self.ledger_path))
+        except BaseException:
+            if client is not None:
+                client.close()
+            raise
+
+    def _readonly_client(self) -> Any:
+        """An in-memory copy of the collection when this process may only read the local folder (None when it
+        may open it): read from the collection's own file, and said so in a log warning (the CLI shows it)."""
+        why = self.read_only_reason()
+        if not why:
+            return None
+        from .stores.qdrant_file import readonly_client
+
+        client = readonly_client(self.vector_path or "", self.collection, why)
+        logger.warning("%s", client.folder_note)
+        return client
 
     @contextlib.contextmanager
     def memory_for(self, action: str, *, for_writing_text: bool = False, readonly: bool = False) -> Iterator[Memory]:
@@ -299,8 +354,9 @@ class Target:
     def vector_client(self, action: str, error: type[HygieneError] = HygieneError) -> Iterator[Any]:
         """A Qdrant client to read this deployment's vector store with: the app's (in-process) or the
         config's own, used as they are, or one of ours, closed after. Ours on a local folder takes the
-        folder's lock for as long as it is open, so nobody else writes it. ``error`` is the exception raised
-        when there is no store to read or the server cannot be reached."""
+        folder's lock for as long as it is open, so nobody else writes it; on a folder this process may only read
+        it is a read-only in-memory copy of the collection (:meth:`read_only_reason`), whose writes raise.
+        ``error`` is the exception raised when there is no store to read or the server cannot be reached."""
         if self.client is not None:
             yield self.client
             return
@@ -310,6 +366,13 @@ class Target:
             path = self.vector_path or ""
             if not qdrant.is_qdrant_folder(path):
                 raise error(f"there is no local Qdrant store at {path}: nothing to {action}")
+            own = self._readonly_client()
+            if own is not None:  # read access only: an in-memory copy read from the folder's files
+                try:
+                    yield own
+                finally:
+                    own.close()
+                return
             with qdrant.opened(path, action) as client:
                 yield client
             return
@@ -385,6 +448,26 @@ def check_collection(target: Target) -> None:
         check_collection_named(path, target.collection, collection_names(path))
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def check_store_files(target: Target) -> None:
+    """Refuse (:class:`~mem0_hygiene.errors.NotADatabase`, naming the file) a history.db path that holds
+    something other than a SQLite database, read from its first 16 bytes. A missing, empty or unreadable file is
+    left to the command (mem0 creates a missing one; an unreadable one is reported where it is read); a damaged
+    ledger has its own error, naming the backup to restore (:class:`~mem0_hygiene.errors.LedgerError`)."""
+    for role, path in (("history_db", h.path) for h in target.history_files):
+        if not path or path == ":memory:":
+            continue
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(len(SQLITE_HEADER))
+        except OSError:
+            continue
+        if head and head != SQLITE_HEADER:
+            raise NotADatabase(path, role)
+
+
 def resolve(target: Any = None, *, description: str = "", flush: bool = True) -> Target:
     """The :class:`Target` for ``target``: a config dict (None/``{}``: mem0's defaults), a live ``Memory``
     (mem0's or the drop-in), or a Target (returned as it is).
@@ -405,6 +488,7 @@ def resolve(target: Any = None, *, description: str = "", flush: bool = True) ->
             locations=tuple(resolve_locations(config)),
         )
         check_collection(resolved)
+        check_store_files(resolved)
         return resolved
     if is_memory(target):
         if flush and callable(getattr(target, "flush", None)):
@@ -429,6 +513,7 @@ __all__ = [
     "Target",
     "check_collection",
     "check_embedder",
+    "check_store_files",
     "is_dropin",
     "is_memory",
     "locked_error",

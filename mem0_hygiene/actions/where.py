@@ -18,7 +18,7 @@ from rich.text import Text
 
 from ..errors import BackupError
 from ..render.tables import html_table
-from ..render.text import human_size, printable, yes_no
+from ..render.text import human_size, plural, printable, yes_no
 from ..stores.copies import StoreCopy, list_copies
 from ..stores.locations import StoreLocation
 from ..target import resolve
@@ -99,8 +99,10 @@ class Where:
         if self.copies_problem:
             out.append(("warning", "yellow", f"the copies of the stores cannot be listed: {self.copies_problem}"))
         elif self.copies:
-            out.append(("note", "", f"{len(self.copies)} copies of the stores hold the same memories; "
-                                    "forget --scrub erases a memory from all of them"))
+            many = len(self.copies) > 1
+            out.append(("note", "", f"{plural(len(self.copies), 'copy', 'copies')} of the stores "
+                                    f"{'hold' if many else 'holds'} the same memories; forget --scrub erases a "
+                                    f"memory from {'all of them' if many else 'it too'}"))
         return out
 
     def __rich__(self) -> Group:

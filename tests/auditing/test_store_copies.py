@@ -95,3 +95,11 @@ def test_an_unreadable_registry_is_a_warning_naming_the_file(deployment):
     assert finding.severity is Severity.WARNING and "hygiene.copies.json" in finding.examples[0]
     assert "not a mem0-hygiene registry of copies" in where(cfg).copies_problem
     assert "cannot be listed" in str(where(cfg).notes())
+
+
+def test_one_copy_is_counted_in_the_singular(deployment, persistent_dir):
+    cfg = deployment.config
+    backup(cfg, persistent_dir / "backups")
+    assert audit(cfg).get("STORE_COPIES").title.startswith("1 copy of the stores (")
+    out = CliRunner().invoke(cli, ["where", "--config", str(deployment.config_path)], catch_exceptions=False)
+    assert "1 copy of the stores holds the same memories" in " ".join(out.output.split())

@@ -102,3 +102,27 @@ def test_a_hygiene_setting_out_of_range_makes_audit_exit_2_not_3(store, tmp_path
 def test_an_unknown_memory_id_is_bad_input(store):
     unknown = run("history", "no-such-id", "--config", store)
     assert unknown.exit_code == 2 and "no memory with id" in unknown.output
+
+
+@pytest.mark.parametrize("command", [["digest"], ["history", "some-id"], ["prune"], ["prune", "--dry-run"], ["audit"],
+                                     ["review", "--list"]])
+def test_a_history_db_that_is_not_sqlite_is_named_and_exits_2_changing_nothing(make_deployment, tmp_path, command):
+    d = make_deployment(tmp_path / "store", plant=lambda m: m.add("Dana works on billing", user_id="dana",
+                                                                  infer=False, source="chat"))
+    wrong = tmp_path / "notes.db"
+    wrong.write_text("a text file, not mem0's history database\n")
+    args = ["--qdrant-path", str(d.folder / "qdrant"), "--history-db", str(wrong)]
+    result = run(*command, *args)
+    assert_usage_error(result, f"{wrong} is not a SQLite database", "--history-db")
+    assert "DatabaseError" not in result.output and "unexpected" not in result.output
+    assert wrong.read_text() == "a text file, not mem0's history database\n"
+
+
+def test_a_yaml_syntax_error_is_one_line_with_its_line_and_column(tmp_path):
+    path = tmp_path / "app.yaml"
+    path.write_text('vector_store:\n  provider: qdrant\n  config: {path: "x"\nllm: [\n')
+    result = run("audit", "--config", str(path))
+    assert_usage_error(result, "app.yaml is not valid YAML: expected ',' or '}'", "at line 4, column 1",
+                       "(while parsing a flow mapping at line 3, column 11)")
+    assert "\\n" not in result.output and "<unicode string>" not in result.output
+    assert result.output.count("\n") == 1

@@ -13,7 +13,7 @@ import shlex
 from datetime import timedelta
 
 from ...errors import BackupError
-from ...render.text import human_size
+from ...render.text import human_size, plural
 from ...report import Severity
 from ...stores.copies import StoreCopy, list_copies
 from ...timeutil import duration_text
@@ -79,7 +79,8 @@ def copies(ctx: Context) -> CheckResult:
     if stale:
         yield finding(
             "STORE_COPIES", Severity.WARNING, "storage",
-            f"{len(stale)} of {len(found)} copies of the stores are older than the retention "
+            f"{len(stale)} of {plural(len(found), 'copy', 'copies')} of the stores "
+            f"{'is' if len(stale) == 1 else 'are'} older than the retention "
             f"({duration_text(retain)}, hygiene.retain_superseded)",
             count=len(stale), examples=[_describe(c, ctx) for c in stale][: ctx.examples],
             why=_WHY + " These are older than the time superseded and invalidated memories are kept.",
@@ -88,8 +89,8 @@ def copies(ctx: Context) -> CheckResult:
         return
     yield finding(
         "STORE_COPIES", Severity.INFO, "storage",
-        f"{len(found)} copies of the stores ({human_size(details['size_bytes'])}), all within the retention "
-        f"({duration_text(retain)})",
+        f"{plural(len(found), 'copy', 'copies')} of the stores ({human_size(details['size_bytes'])}), "
+        f"{'all within' if len(found) > 1 else 'within'} the retention ({duration_text(retain)})",
         count=len(found), examples=[_describe(c, ctx) for c in found][: ctx.examples],
         why=_WHY, fix=ctx.cmd("where") + "  # lists every copy with its age and size", **details,
     )
