@@ -3,16 +3,21 @@ through the drop-in Memory, plain mem0 over a folder, and a second process holdi
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 
-# Before mem0 is imported anywhere: no telemetry, and mem0's own folder away from the home dir.
+# Before mem0 is imported anywhere: no telemetry, and mem0's own folder away from the home dir (removed at exit).
 os.environ["MEM0_TELEMETRY"] = "False"
-os.environ.setdefault("MEM0_DIR", tempfile.mkdtemp(prefix="mem0-hygiene-tests-"))
+if not os.environ.get("MEM0_DIR"):
+    os.environ["MEM0_DIR"] = tempfile.mkdtemp(prefix="mem0-hygiene-tests-")
+    atexit.register(shutil.rmtree, os.environ["MEM0_DIR"], True)
 
+import contextlib  # noqa: E402
 from collections.abc import Callable, Iterator  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 from datetime import datetime, timedelta, timezone  # noqa: E402
@@ -144,16 +149,54 @@ def close_plain() -> Callable[[Any], None]:
     return _close_plain_mem0
 
 
+CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+def persistent_root() -> Path | None:
+    """Where tests put stores the product must see as persistent (like ~/.mem0 would be): ~/.cache, or where HOME
+    is itself under a temp folder or on a RAM disk (containers, CI runners), the checkout's own .test-stores;
+    None when neither is on a normal disk."""
+    from mem0_hygiene.stores.locations import is_under_tmp
+    from mem0_hygiene.stores.mounts import filesystem_of
+
+    for base in (Path.home() / ".cache" / "mem0-hygiene-tests", CHECKOUT / ".test-stores"):
+        if not is_under_tmp(str(base)) and not filesystem_of(str(base)).volatile:
+            return base
+    return None
+
+
 @pytest.fixture
 def persistent_dir() -> Iterator[Path]:
-    """A folder outside /tmp (like ~/.mem0 would be), so storage checks see a normal disk."""
-    import shutil
+    """A folder on a normal disk, neither under a temp folder nor on a RAM disk (:func:`persistent_root`), so storage
+    checks see it as persistent; removed afterwards. Skips, saying why, where there is none."""
     import uuid
 
-    folder = Path.home() / ".cache" / "mem0-hygiene-tests" / uuid.uuid4().hex[:10]
+    root = persistent_root()
+    if root is None:
+        pytest.skip("needs a folder on a normal disk: HOME and the checkout are both under a temp folder or in RAM")
+    folder = root / uuid.uuid4().hex[:10]
     folder.mkdir(parents=True)
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        root.rmdir()  # the last one out removes the shared folder
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_demo_left_in_ram(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """At the session's end, remove the RAM-disk folders (/dev/shm/mem0-hygiene-demo-*) of demos this session built:
+    the demo puts its vector store there, outside its folder, and only a later demo removes it."""
+    from mem0_hygiene.demo import OWNER_FILE, RAM_PREFIX, RAM_ROOT
+
+    yield
+    ours = tmp_path_factory.getbasetemp().resolve()  # this session's own: never another run's demo
+    for ram in RAM_ROOT.glob(f"{RAM_PREFIX}*") if RAM_ROOT.is_dir() else ():
+        try:
+            owner = Path((ram / OWNER_FILE).read_text(encoding="utf-8").strip()).resolve()
+        except OSError:
+            continue
+        if owner.is_relative_to(ours) and not ram.is_symlink():
+            shutil.rmtree(ram, ignore_errors=True)
 
 
 HOLD_QDRANT = """

@@ -38,11 +38,14 @@ FILE_OPERATIONS = (
 PRELOAD = ("mem0", "qdrant_client", "mem0_hygiene", "mem0_hygiene.memory.core", "mem0_hygiene.actions.relocate")
 
 HELPER = r"""
-import importlib, json, os, signal, sys, traceback
+import importlib, json, os, signal, sys, tempfile, traceback
 
 OPERATIONS = json.loads(sys.argv[1])
 for name in json.loads(sys.argv[2]):
     importlib.import_module(name)
+# find the temp folder here, once: its probe writes and unlinks a file, and a child killed at that unlink
+# would leave the probe file behind in TMPDIR
+tempfile.gettempdir()
 
 
 def child(request):

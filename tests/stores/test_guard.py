@@ -31,12 +31,9 @@ def shm_dir():
 
 
 @pytest.fixture
-def home_dir():
-    """A persistent folder (not under /tmp), like ~/.mem0 would be."""
-    folder = Path.home() / ".cache" / f"mem0-hygiene-test-{uuid.uuid4().hex[:8]}"
-    folder.mkdir(parents=True)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
+def home_dir(persistent_dir):
+    """A persistent folder (neither under a temp folder nor in RAM), like ~/.mem0 would be."""
+    return persistent_dir
 
 
 def config_with_vector_path(home: Path, vector_path: Path, **hygiene):
