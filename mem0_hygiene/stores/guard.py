@@ -1,7 +1,8 @@
 """Store safety when the drop-in starts: no memories on a RAM disk by accident, and never two live copies.
 
 A vector-store path that mem0 defaulted (``/tmp/qdrant``) and that sits on tmpfs/ramfs or under a temp
-folder is replaced by a persistent folder beside history.db (:func:`persistent_home`), its data moved there
+folder is replaced by a persistent folder beside history.db (:func:`persistent_home`; mem0's folder when
+history.db's is at risk too, and when both are, nothing moves and a warning says so), its data moved there
 first: copied, verified by point counts and a payload sample, and then the old path becomes a link to the
 new folder (:mod:`mem0_hygiene.stores.moves`), so a plain mem0 app (or any reader) still opening
 ``/tmp/qdrant`` sees the very same store. When the OS cleaned /tmp and took the link with it, the next start
@@ -27,7 +28,8 @@ from mem0.configs.base import MemoryConfig
 
 from ..config import ConfigFacts, HygieneSettings
 from ..errors import RelocateError, StoreLocked, VolatileStoreError
-from .locations import StoreLocation, current_mem0_dir, resolve_locations
+from .locations import StoreLocation, current_mem0_dir, is_under_tmp, resolve_locations
+from .mounts import filesystem_of
 from .moves import compare_stores, finish_swap, links_to, swap_folder_for_link
 from .qdrant import check_not_nested, copy_store_verified, is_qdrant_folder
 
@@ -49,12 +51,21 @@ def _why(loc: StoreLocation) -> str:
     return "under a temp folder that the OS may wipe at reboot or age out (systemd-tmpfiles)"
 
 
-def persistent_home(history_db_path: str) -> str:
-    """Where a moved vector store goes: beside history.db, or in mem0's own folder when that is at risk too."""
+def _at_risk(folder: str) -> bool:
+    if is_under_tmp(folder) or folder.startswith(("/dev/shm", "/run")):
+        return True
+    findmnt = None if os.path.exists(MOUNTINFO) else "findmnt"
+    return filesystem_of(folder, findmnt=findmnt, mountinfo=MOUNTINFO).volatile
+
+
+def persistent_home(history_db_path: str) -> str | None:
+    """Where a moved vector store goes: beside history.db, or in mem0's own folder when history.db's is at risk
+    too; None when both are (HOME under /tmp, say): moving it there would gain nothing."""
     folder = os.path.dirname(os.path.abspath(history_db_path)) if history_db_path != ":memory:" else ""
-    if folder and not folder.startswith(("/tmp", "/var/tmp", "/dev/shm", "/run")):
-        return os.path.join(folder, "qdrant")
-    return os.path.join(current_mem0_dir(), "qdrant")
+    for candidate in (folder, current_mem0_dir()):
+        if candidate and not _at_risk(candidate):
+            return os.path.join(candidate, "qdrant")
+    return None
 
 
 def guard_stores(
@@ -97,6 +108,13 @@ def guard_stores(
             )
         if policy == "relocate" and loc.role == "vector_store" and config.vector_store.provider == "qdrant":
             target = persistent_home(config.history_db_path)
+            if target is None:
+                msg = (f"vector store at {loc.path} is {_why(loc)}, and there is no persistent folder to move it to: "
+                       f"the folders of history.db and of mem0 ({current_mem0_dir()}) are at risk too. Point "
+                       f"vector_store.config.path at a persistent folder, or run `mem0-hygiene relocate --to DIR`")
+                _warn_once(f"nowhere:{loc.path}", msg)
+                messages.append(msg)
+                continue
             if before_change is not None and not settled(loc.path, target):
                 before_change()
             msg, path, level = settle_vector_store(loc.path, target, _why(loc))

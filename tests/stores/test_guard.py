@@ -330,3 +330,20 @@ def test_only_the_relocate_policy_finishes_a_switch_a_crash_left(shm_dir, home_d
         assert not leftover.exists() and [r["id"] for r in m.get_all(filters={"user_id": "u"})["results"]] == ids
     finally:
         m.close()
+
+
+def test_with_no_persistent_folder_to_move_to_the_store_stays_and_a_warning_says_why(shm_dir, seed, caplog,
+                                                                                     monkeypatch):
+    old = shm_dir / "asked"
+    ids = seed(old, shm_dir, n=2)
+    monkeypatch.setenv("MEM0_DIR", str(shm_dir / "mem0-dir"))  # mem0's folder on the RAM disk too, like HOME under /tmp
+    with caplog.at_level(logging.WARNING, logger="mem0_hygiene"):
+        m = Memory.from_config(config_with_vector_path(shm_dir, old, on_volatile="relocate"))
+    try:
+        assert m.config.vector_store.config.path == str(old) and not old.is_symlink()
+        assert sorted(r["id"] for r in m.get_all(filters={"user_id": "u"})["results"]) == sorted(ids)
+        said = [r.message for r in caplog.records if "no persistent folder to move it to" in r.message]
+        assert len(said) == 1 and str(old) in said[0] and "relocate --to DIR" in said[0]
+        assert not (shm_dir / "qdrant").exists() and not (shm_dir / "mem0-dir" / "qdrant").exists()
+    finally:
+        m.close()
