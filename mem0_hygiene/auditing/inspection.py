@@ -90,6 +90,8 @@ class Inspection:
         target: what was read ("config", "mem0 defaults", "in-process Memory").
         review_older_than: the review line (``hygiene.review_older_than``, 90 days by default).
         missing: store ("vector store", "history.db", "ledger") -> why it could not be read.
+        read_only: how the vector store was read when this process may only read it (its local Qdrant file read
+            directly, the lock not taken); "" otherwise.
     """
 
     memories: Any
@@ -99,11 +101,14 @@ class Inspection:
     target: str = ""
     review_older_than: timedelta = timedelta(days=90)
     missing: dict[str, str] = field(default_factory=dict)
+    read_only: str = ""
 
     @property
     def note(self) -> str:
-        """What could not be read and what that leaves out; empty when every store was read."""
-        return " ".join(f"{name} not read: {reason.rstrip('.')}." for name, reason in self.missing.items())
+        """What could not be read and what that leaves out, and how a store this process may only read was read;
+        empty when every store was read the usual way."""
+        return " ".join([f"{name} not read: {reason.rstrip('.')}." for name, reason in self.missing.items()]
+                        + ([f"vector store {self.read_only}."] if self.read_only else []))
 
     # -- summaries --------------------------------------------------------------------------
     def counts(self) -> dict[str, int]:
@@ -241,7 +246,8 @@ def inspect(target: Any = None, *, now: datetime | None = None, page_size: int =
     with ScratchDB() as db:
         db.attach_history(tgt.history_path)
         db.open_ledger(tgt.ledger_path, None)  # a PostgreSQL ledger is read on the server, never copied here
-        load_vector_points(db, tgt, {}, page_size)
+        extra: dict[str, Any] = {}
+        load_vector_points(db, tgt, extra, page_size)
         src = db.sources
         if not (src.points or src.history or src.ledger):
             raise InspectionError(
@@ -263,6 +269,7 @@ def inspect(target: Any = None, *, now: datetime | None = None, page_size: int =
         target=tgt.description,
         review_older_than=tgt.settings.review_older_than,
         missing=missing,
+        read_only=str(extra.get("read_only") or ""),
     )
 
 

@@ -2,7 +2,10 @@
 
 The app's own open client is used in-process (or a client passed in the config); otherwise a Qdrant server is
 scrolled, or a local Qdrant folder opened, unless another process holds its lock: then the points are marked
-missing with the reason, and every check that needs them is reported as skipped, never as clean.
+missing with the reason, and every check that needs them is reported as skipped, never as clean. A folder this
+process may only read (its lock cannot be opened for writing) is read from its collection's own SQLite file,
+read-only, without the lock (:class:`~mem0_hygiene.stores.qdrant_file.QdrantFolder`; ``extra["read_only"]`` says
+how).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Any
 from ..errors import HygieneError
 from ..stores.locations import QDRANT_DEFAULT_PATH
 from ..stores.qdrant import check_collection_named, is_locked, locked_message
+from ..stores.qdrant_file import QdrantFolder, lock_refusal
 from ..stores.restore_journal import refuse_while_restoring
 from ..stores.vectors import qdrant_pages
 from ..target import Target
@@ -55,6 +59,19 @@ def load_vector_points(db: ScratchDB, target: Target, extra: dict[str, Any], pag
     path = target.vector_path or os.path.expanduser(conf.get("path") or QDRANT_DEFAULT_PATH)
     if not os.path.isfile(os.path.join(path, "meta.json")):
         db.sources.missing["points"] = f"no local Qdrant store at {path}"
+        return
+    why = lock_refusal(path)
+    if why:  # read access only: the collection's own file, read-only, the lock not taken
+        with QdrantFolder(path, why) as folder:
+            check_collection_named(path, target.collection, set(folder.collections()))
+            gc_paused = gc.isenabled()
+            gc.disable()  # as in _open_local: long-lived objects
+            try:
+                db.load_points(_reported(folder.pages(target.collection, page_size)))
+            finally:
+                if gc_paused:
+                    gc.enable()
+            extra["read_only"] = folder.note
         return
     if is_locked(path):
         extra["locked_path"] = path

@@ -27,6 +27,15 @@ def _order(f: Finding) -> tuple[int, int, str]:
     return (-int(f.severity), area, f.code)
 
 
+def _noted(location: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    """The vector store's location with how it was read when that was read-only, without its lock (see
+    :func:`~mem0_hygiene.auditing.reading.load_vector_points`)."""
+    how = extra.get("read_only")
+    if location.get("role") != "vector_store" or not how:
+        return location
+    return {**location, "note": f"{location['note']}; {how}" if location.get("note") else how}
+
+
 def audit(
     target: Any = None,
     *,
@@ -91,7 +100,7 @@ def audit(
     return Report(
         findings=tuple(sorted(findings, key=_order)),
         skipped=tuple(skips),
-        locations=tuple(loc.to_dict() for loc in tgt.every_location),
+        locations=tuple(_noted(loc.to_dict(), extra) for loc in tgt.every_location),
         stats=stats,
         started_at=to_iso(moment),
         finished_at=to_iso(as_utc(system_clock())) if now is None and tgt.settings.clock is system_clock

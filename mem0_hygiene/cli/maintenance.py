@@ -212,9 +212,10 @@ def _open_for_review(config: dict[str, Any]) -> tuple[Any, Any, dict[str, str]]:
 
 def _note_ledger_only(config: dict[str, Any]) -> None:
     """Say so when the queue came from the ledger alone (the app holds the store)."""
-    from .. import maintenance
+    from ..target import resolve
 
-    holder = maintenance.store_lock_holder(config)
+    target = resolve(config)
+    holder = None if target.read_only_reason() else target.lock_holder()  # read-only: read from the store's file
     if holder:
         note(f"note: the app holds the vector store at {printable(holder)}, so the queue is read from the ledger "
              "alone: memories plain mem0 wrote join it once adopted (`mem0-hygiene adopt` while the app is "

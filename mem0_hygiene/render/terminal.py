@@ -299,6 +299,8 @@ def _locations(report: Report) -> list[RenderableType]:
         out.append(Text("No store locations recorded."))
     else:
         out.append(location_lines(report.locations))
+        out += [Text(f"note: {printable(loc.get('role') or '-')}: {printable(str(loc['note']))}")
+                for loc in report.locations if loc.get("note")]
     return out
 
 
