@@ -1,7 +1,9 @@
 """The write-time decision of the drop-in ``Memory`` (``hygiene.write_decision``): at ``add``, each new
 memory is compared with the live memory of the same identity key, or else the nearest live memory in
 exactly the same scope (one vector search), and stored, reinforced (duplicate), or stored superseding
-or invalidating the old one. The rules themselves are in :mod:`mem0_hygiene.memory.decision`.
+or invalidating the old one. The rules themselves are in :mod:`mem0_hygiene.memory.decision`; the guards of
+:mod:`mem0_hygiene.memory.decision_guards` check every decision by likeness after it (a guarded pair is stored
+as an add and kept as a possible conflict, :mod:`mem0_hygiene.memory.conflicts`).
 
 With ``infer=False`` the decision is taken before mem0 stores the memory, so a supersede or invalidation
 is journaled in the ledger first and the new memory carries what it replaces in its birth facts; its
@@ -25,7 +27,9 @@ from ..stores.ledger import LedgerRow
 from ..stores.states import live_sql
 from ..timeutil import to_iso
 from .birth import birth_metadata, replaces_facts
+from .conflicts import record_conflict
 from .decision import CONTRADICTION, DUPLICATE, UNRELATED, UPDATE, Thresholds, classify, embedder_family, normalize_text
+from .decision_guards import guard
 from .judge import JUDGE, Judgement, ask_judge, record_judgement
 from .recovery import invalidation_reason
 from .scope import SCOPE_KEYS
@@ -64,6 +68,7 @@ class _Found:
     old_row: LedgerRow | None = None
     judged: Judgement | None = None
     deterministic: str | None = None  # the label before the judge, when one was asked
+    conflict: str | None = None  # a guard took the decision back: why the pair is a possible conflict
 
     def describe(self, **names: str) -> dict[str, Any]:
         out: dict[str, Any] = {"label": self.label, "reason": self.reason,
@@ -74,6 +79,8 @@ class _Found:
         if self.old_id is not None:
             out[{UPDATE: "supersedes", CONTRADICTION: "invalidates", DUPLICATE: "reinforces"}.get(
                 self.label, "nearest")] = self.old_id
+        if self.conflict is not None:
+            out["possible_conflict"] = self.conflict
         out.update(names)
         return out
 
@@ -133,6 +140,8 @@ class WriteDecisionMixin:
             item["hygiene"] = {**self.hygiene_facts(row, now), "decision": found.describe()}
             results.append(item)
             self._keep_judgement(mid, found, now)
+            if found.conflict is not None and found.old_id is not None:
+                record_conflict(self.ledger, mid, found.old_id, found.label, found.conflict, found.similarity, now)
             if found.old_id is None:
                 return
             if found.label == UPDATE:
@@ -259,6 +268,10 @@ class WriteDecisionMixin:
             found = _Found(verdict.label, verdict.similarity, verdict.reason, hid, old_text, row)
             if settings.judge == JUDGE and verdict.ambiguous:
                 found = self._judge(found, text, old_text)
+            guarded = guard(found.label, text, old_text)  # the judge's answer too: never on likeness alone
+            if guarded.changed is not None:
+                found = replace(found, label=guarded.label, reason=f"{found.reason}; {guarded.changed}",
+                                conflict=guarded.conflict)
             return found
         return _Found(UNRELATED, None, "no live memory nearby")
 
