@@ -68,12 +68,28 @@ from mem0_hygiene.memory.decision import (  # noqa: E402
     UNRELATED,
     UPDATE,
     Thresholds,
-    classify,
+    Verdict,
     negates,
     normalize_text,
     numbers,
 )
+from mem0_hygiene.memory.decision import classify as decide  # noqa: E402
+from mem0_hygiene.memory.decision_guards import guard  # noqa: E402
 from mem0_hygiene.memory.decision_model import hides  # noqa: E402
+
+GUARDS = True
+"""Apply the guards after the decision, as the store does (``--no-guards``: the decision alone, as before them)."""
+
+
+def classify(similarity: float, new_text: str, old_text: str, thresholds: Thresholds) -> Verdict:
+    """The decision as the store takes it: the model or the threshold rules, then the guards
+    (:mod:`mem0_hygiene.memory.decision_guards`) unless ``--no-guards``."""
+    verdict = decide(similarity, new_text, old_text, thresholds)
+    guarded = guard(verdict.label, new_text, old_text) if GUARDS else None
+    if guarded is None or guarded.changed is None:
+        return verdict
+    return Verdict(guarded.label, verdict.similarity, f"{verdict.reason}; {guarded.changed}", verdict.confidence,
+                   verdict.ambiguous)
 from mem0_hygiene.offline import embed_text  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "staleness_pairs.jsonl"
@@ -427,7 +443,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--embedder", choices=("offline", "minilm", "all"), default="all")
     parser.add_argument("--no-store", action="store_true", help="skip the replay through a real store")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--no-guards", action="store_true", help="the decision alone, without the guards")
     args = parser.parse_args(argv)
+    global GUARDS
+    GUARDS = not args.no_guards
     pairs = train_decision.training_pairs()
     held_out = None if args.no_held_out else load_pairs(args.held_out)
     try:

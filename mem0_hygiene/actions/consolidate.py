@@ -52,6 +52,7 @@ from ..memory.decision import (
     embedder_family,
     normalize_text,
 )
+from ..memory.decision_guards import guard
 from ..memory.recovery import point_item
 from ..memory.scope import SCOPE_KEYS
 from ..stores import consolidation_log as log
@@ -314,6 +315,15 @@ def _edges(group: list[Candidate], thresholds: Thresholds,
         keyed_update = bool(a and a == b and label not in (DUPLICATE, CONTRADICTION))
         if keyed_update:
             label, decision = UPDATE, "same identity key"
+        else:
+            guarded = guard(label, newer.text, older.text)  # never drop or hide a fact on likeness alone
+            if guarded.conflict is not None:  # a possible conflict: both stay, listed for a person
+                unsure.append(UnsurePair(label, verdict.confidence if verdict.confidence is not None else 0.0,
+                                         older.memory_id, older.text, newer.memory_id, newer.text, sim,
+                                         f"possible conflict: {guarded.conflict}", dict(older.scope)))
+                continue
+            if guarded.changed is not None:
+                label, decision = guarded.label, f"{decision}; {guarded.changed}"
         action = _ACTION_OF.get(label)
         if action is None:
             continue

@@ -269,3 +269,26 @@ def test_a_pair_the_model_is_unsure_of_is_left_alone_and_listed_for_a_person():
     assert "1 unsure pair(s) left alone" in text and "unsure, left alone (1)" in text
     assert "front  The front door lock is broken" in text and "back  The back door lock works fine" in text
     assert plan.to_dict()["unsure"][0]["label"] == "contradiction"
+
+
+def test_the_plan_never_merges_changed_values_nor_other_subjects_and_lists_the_possible_conflicts():
+    from mem0_hygiene.memory.decision import EMBEDDER_DEFAULTS, OFFLINE_FAMILY
+    from mem0_hygiene.stores.ledger import LedgerRow
+
+    def cand(mid: str, text: str, vector: list[float], created: str) -> Candidate:
+        row = LedgerRow(mid, user_id="dana", source="chat", source_kind="user", created_at=created)
+        return Candidate(mid, text, row, dict(DANA), vector)
+
+    # the same vector each: a likeness alone would merge every pair
+    memories = [cand("daughter", "My daughter is allergic to peanuts", [1.0, 0.0, 0.0], "2026-01-01"),
+                cand("son", "My son is allergic to peanuts", [1.0, 0.0, 0.0], "2026-01-02"),
+                cand("nine", "Standup is at 07:30", [0.0, 1.0, 0.0], "2026-01-03"),
+                cand("again", "Standup is at 7:30 am", [0.0, 1.0, 0.0], "2026-01-04"),
+                cand("rent", "Rent is 1,450 EUR", [0.0, 0.0, 1.0], "2026-01-05"),
+                cand("more", "Rent is €1500", [0.0, 0.0, 1.0], "2026-01-06")]
+    steps, _scopes, _pairs, unsure = plan_steps(memories, EMBEDDER_DEFAULTS[OFFLINE_FAMILY], 2)
+    assert sorted((s.action, s.memory_id, s.into_id) for s in steps) == [
+        ("merge", "nine", "again"), ("supersede", "rent", "more")]  # a reformatted time merges, a new amount updates
+    assert [(u.memory_id, u.into_id) for u in unsure] == [("daughter", "son")]
+    assert unsure[0].decision.startswith("possible conflict") and "daughter / son" in unsure[0].decision.replace(
+        "son / daughter", "daughter / son")
