@@ -86,7 +86,7 @@ def stop_at_safe_points() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    asked = []
+    asked: list[int] = []
 
     def on_sigint(signum: int, frame: Any) -> None:
         if asked:
