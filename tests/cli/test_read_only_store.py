@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -177,26 +178,49 @@ def run_as_nobody(args: list[str], home: Path) -> subprocess.CompletedProcess[st
                            *args], capture_output=True, text=True, env=env, cwd=home)
 
 
+def searchable_by_all(path: Path) -> bool:
+    return all(p.stat().st_mode & 0o001 for p in [path, *path.parents])
+
+
 @pytest.fixture
-def nobody_home(tmp_path: Path) -> Path:
-    """A home folder for the unprivileged `nobody`, who must be able to run this Python and import the package."""
+def shared_dir() -> Iterator[Path]:
+    """A folder root owns and every account may read (pytest's own temp folders are private to root, and another
+    pytest run may make them so again at any time); removed afterwards."""
     if os.geteuid() != 0 or not shutil.which("setpriv"):
         pytest.skip("running a command as another account needs root and setpriv")
-    home = tmp_path / "nobody"
+    base = next((Path(p) for p in (tempfile.gettempdir(), "/tmp", "/var/tmp") if searchable_by_all(Path(p))), None)
+    if base is None:
+        pytest.skip("no temp folder here that every account may enter")
+    folder = Path(tempfile.mkdtemp(prefix="mem0-hygiene-tests-ro-", dir=base))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def nobody_home(shared_dir: Path) -> Path:
+    """A home folder for the unprivileged `nobody`, who must be able to run this Python and import the package."""
+    home = shared_dir / "nobody"
     home.mkdir()
     os.chown(home, 65534, 65534)
-    for parent in (tmp_path, tmp_path.parent, tmp_path.parent.parent):
-        parent.chmod(parent.stat().st_mode | 0o005)  # pytest makes its tmp folders private to root
     probe = run_as_nobody(["-c", "import mem0_hygiene, os; assert os.geteuid() != 0"], home)
     if probe.returncode:
         pytest.skip(f"nobody cannot run this Python with the package: {probe.stderr.strip()[-200:]}")
     return home
 
 
+def shared_copy(folder: Path, shared_dir: Path) -> Path:
+    """The (closed) store copied where `nobody` may read it, owned by root: nobody may only read it."""
+    copy = shared_dir / "store"
+    shutil.copytree(folder, copy, symlinks=True)
+    return copy
+
+
 def test_another_account_audits_and_reads_a_store_it_may_only_read(
-        store: tuple[Path, list[str], str], nobody_home: Path, tmp_path: Path):
+        store: tuple[Path, list[str], str], nobody_home: Path, shared_dir: Path):
     folder, ids, _kind = store
-    cfg = config_file(folder, tmp_path)
+    folder = shared_copy(folder, shared_dir)
+    cfg = config_file(folder, shared_dir)
     before = snapshot(folder)
     for args in read_only_commands(ids[0]):
         result = run_as_nobody(["-m", "mem0_hygiene", *args, "--config", str(cfg)], nobody_home)
@@ -211,9 +235,10 @@ def test_another_account_audits_and_reads_a_store_it_may_only_read(
 
 
 def test_another_account_audits_a_store_while_the_app_holds_it_reading_only_committed_points(
-        store: tuple[Path, list[str], str], nobody_home: Path, tmp_path: Path, hold_qdrant_lock: Any):
+        store: tuple[Path, list[str], str], nobody_home: Path, shared_dir: Path, hold_qdrant_lock: Any):
     folder, ids, _kind = store
-    cfg = config_file(folder, tmp_path)
+    folder = shared_copy(folder, shared_dir)
+    cfg = config_file(folder, shared_dir)
     hold_qdrant_lock(folder / "qdrant")
     before = snapshot(folder)
     result = run_as_nobody(["-m", "mem0_hygiene", "audit", "--json", "--config", str(cfg)], nobody_home)
