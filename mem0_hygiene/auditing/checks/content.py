@@ -18,8 +18,8 @@ def secrets(ctx: Context) -> CheckResult:
             count=memories, examples=[f"{mid}: {label}" for mid, label in rows[: ctx.examples]], kinds=kinds,
             why="Memories are pasted into prompts and sent to the LLM provider; a key in memory is a key in every "
                 "prompt, log and backup.",
-            fix=ids_cmd(ctx, "forget", [r[0] for r in rows], memories, "--scrub") + "\nthen rotate each credential "
-                "named above: it has been in prompts, logs and backups",
+            fix=ids_cmd(ctx, "forget", [r[0] for r in rows], memories, "--scrub")
+                + "\n# then rotate each credential named above: it has been in prompts, logs and backups",
         )
 
 
