@@ -13,6 +13,7 @@ from typing import Any
 
 from ..errors import ConfigError, MemoryNotFound
 from ..memory.birth import adoption_row, birth_of
+from ..memory.conflicts import open_conflicts
 from ..memory.provenance import kind_from_source
 from ..render.text import plural
 from ..stores.consolidation_log import applied_reasons
@@ -138,6 +139,12 @@ def digest(target: Any, since: timedelta | datetime | str = "1d") -> Digest:
         if src.ledger is not None:  # without a ledger no drop-in ever wrote here: no birth facts to find
             rows.update(birth_rows(tgt, [mid for mid in created if mid not in rows], now))
         history = src.history_for(created)
+        conflicts: dict[str, str] = {}
+        if src.ledger is not None:
+            for c in reversed(open_conflicts(src.ledger, now)):  # the newest one of each memory last: kept
+                if c.memory_id in created:
+                    other = _last_text(src.history_for([c.compared_id]).get(c.compared_id, []))
+                    conflicts[c.memory_id] = f"with {c.compared_id} {other!r}: {c.reason}"
         items = []
         for mid, when in created.items():
             row = rows.get(mid)
@@ -159,6 +166,7 @@ def digest(target: Any, since: timedelta | datetime | str = "1d") -> Digest:
                 tool_sourced=_is_tool(row),
                 instruction=row.flag if row else None,
                 redacted=tuple(row.redacted.split(",")) if row and row.redacted else (),
+                conflict=conflicts.get(mid),
             ))
 
         def rank(item: DigestItem) -> tuple[int, str, str]:

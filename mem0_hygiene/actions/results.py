@@ -54,20 +54,42 @@ class ReviewItem:
 
 
 @dataclass(frozen=True)
+class ConflictItem:
+    """A possible conflict to settle: two live memories the write-time decision's guards would not let a likeness
+    alone merge or hide (see :mod:`mem0_hygiene.memory.conflicts`). Settled by confirming one, or invalidating,
+    superseding or deleting either.
+
+    Fields:
+        memory_id, text: the newer memory; compared_id, compared_text: the older one.
+        reason: why they may conflict; found_at: when (UTC ISO); similarity: their cosine similarity, if measured.
+    """
+
+    memory_id: str
+    text: str | None
+    compared_id: str
+    compared_text: str | None
+    reason: str
+    found_at: str
+    similarity: float | None = None
+
+
+@dataclass(frozen=True)
 class ReviewQueue(TableView):
-    """The memories due for review, oldest confirmation first.
+    """The memories due for review, oldest confirmation first, then the possible conflicts to settle.
 
     Fields:
         items: the queue (at most ``limit``).
         older_than: confirmations older than this are due ("90d").
         limit: the most shown at once (a week's review).
         at: when the queue was taken (UTC ISO).
+        conflicts: open possible conflicts, newest first (at most ``limit``).
     """
 
     items: tuple[ReviewItem, ...]
     older_than: str
     limit: int
     at: str
+    conflicts: tuple[ConflictItem, ...] = ()
 
     def __len__(self) -> int:
         return len(self.items)
@@ -75,13 +97,20 @@ class ReviewQueue(TableView):
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: the fields above, items as dicts (credentials redacted)."""
         return redacted_data({"at": self.at, "older_than": self.older_than, "limit": self.limit,
-                              "items": [asdict(i) for i in self.items]})
+                              "items": [asdict(i) for i in self.items],
+                              "conflicts": [asdict(c) for c in self.conflicts]})
 
     def _table_args(self) -> tuple[str, tuple[str, ...], list[tuple[Any, ...]], str]:
-        rows = [(i.memory_id, short(i.text), short(i.source), i.source_kind, _age(i.age_days), _scope_text(i.scope))
-                for i in self.items]
+        rows: list[tuple[Any, ...]] = [
+            (i.memory_id, short(i.text), short(i.source), i.source_kind, _age(i.age_days), _scope_text(i.scope))
+            for i in self.items]
+        rows += [(c.memory_id, short(c.text), (f"may conflict with {c.compared_id} {short(c.compared_text)!r}: "
+                                               f"{c.reason}", "bold yellow"), "conflict", "-", "-")
+                 for c in self.conflicts]
         caption = (f"{len(self.items)} memor{'y' if len(self.items) == 1 else 'ies'} not confirmed for "
-                   f"{self.older_than}" + (" (the first ones)" if len(self.items) >= self.limit else ""))
+                   f"{self.older_than}" + (" (the first ones)" if len(self.items) >= self.limit else "")
+                   + (f"; {len(self.conflicts)} possible conflict(s): confirm one, or invalidate or supersede "
+                      f"the other" if self.conflicts else ""))
         return (f"review queue at {heading_time(self.at)}", ("memory", "text", "source", "kind", "age", "scope"),
                 rows, caption)
 
@@ -179,6 +208,8 @@ class DigestItem:
     tool_sourced: bool = False
     instruction: str | None = None
     redacted: tuple[str, ...] = ()
+    conflict: str | None = None
+    """An open possible conflict with an older memory: "with ID 'its text': why" (see ``review``), or None."""
 
 
 @dataclass(frozen=True)
@@ -220,16 +251,20 @@ class Digest(TableView):
         rows = []
         for i in self.items:
             kind: Any = (i.source_kind, "bold yellow") if i.tool_sourced else i.source_kind
-            rows.append((i.created_at[:19].replace("T", " "), kind, short(i.source), short(i.text),
+            text: Any = short(i.text) if i.conflict is None else (
+                f"{short(i.text)}  (may conflict {i.conflict})", "bold yellow")
+            rows.append((i.created_at[:19].replace("T", " "), kind, short(i.source), text,
                          state_cell(i.state), i.memory_id, _scope_text(i.scope)))
         tool = sum(1 for i in self.items if i.tool_sourced)
+        conflicts = sum(1 for i in self.items if i.conflict)
         orders = sum(1 for i in self.items if i.instruction)
         caption = (f"{len(self.items)} memor{'y' if len(self.items) == 1 else 'ies'} written since "
                    f"{heading_time(self.since)}"
                    + (f"; {tool} from tool output or the web: check them first" if tool else "")
                    + (f"; {orders} read{'s' if orders == 1 else ''} as an order to the agent" if orders else "")
                    + (f"; {self.redacted} credential{'' if self.redacted == 1 else 's'} redacted"
-                      if self.redacted else ""))
+                      if self.redacted else "")
+                   + (f"; {conflicts} may conflict with an older memory (see review)" if conflicts else ""))
         return (f"new memories {heading_time(self.since)} .. {heading_time(self.until)}",
                 ("written", "kind", "source", "text", "state", "memory", "scope"), rows, caption)
 

@@ -9,11 +9,12 @@ the store. ``supersede`` stores a new fact, so it needs the vector store and the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
 from ..errors import ConfigError, StateError, StoreLocked
+from ..memory.conflicts import open_conflicts
 from ..memory.core import Memory
 from ..memory.scope import SCOPE_KEYS
 from ..stores.history import HistoryAndLedger
@@ -30,7 +31,7 @@ from ..target import locked_error, resolve
 from ..timeutil import duration_text, parse_duration, to_iso
 from .ledger_session import last_text, ledger_now, ledger_session
 from .prune import memory_text
-from .results import Change, ChangeResult, ReviewItem, ReviewQueue
+from .results import Change, ChangeResult, ConflictItem, ReviewItem, ReviewQueue
 
 
 def review_queue(target: Any, *, older_than: timedelta | str | None = None, limit: int = 20,
@@ -62,8 +63,29 @@ def _queue_of(m: Memory, older_than: timedelta | str | None, limit: int,
         facts = item.get("hygiene") or {}
         out.append(_item(str(item["id"]), item.get("memory"), facts,
                          {k: str(item[k]) for k in SCOPE_KEYS if item.get(k)}))
+    m.flush()  # possible conflicts are read from the ledger
+    conflicts = _conflicts(m.ledger, m.now(), limit, filters, lambda mid: memory_text(m, mid))
     return ReviewQueue(items=tuple(out), older_than=duration_text(older_than if older_than is not None else delta),
-                       limit=limit, at=to_iso(m.now()))
+                       limit=limit, at=to_iso(m.now()), conflicts=conflicts)
+
+
+def _conflicts(ledger: Any, now: Any, limit: int, filters: dict[str, Any] | None,
+               text: Callable[[str], str | None]) -> tuple[ConflictItem, ...]:
+    """The open possible conflicts (:func:`~mem0_hygiene.memory.conflicts.open_conflicts`) in the scope of
+    ``filters``, with both texts (``text(memory_id)``)."""
+    scope = {k: v for k, v in (filters or {}).items() if k in SCOPE_KEYS and v}
+    found = open_conflicts(ledger, now)
+    rows = ledger.get_many([c.memory_id for c in found]) if scope and found else {}
+    out = []
+    for c in found:
+        row = rows.get(c.memory_id)
+        if scope and (row is None or any(row.scope.get(k) != v for k, v in scope.items())):
+            continue
+        out.append(ConflictItem(c.memory_id, text(c.memory_id), c.compared_id, text(c.compared_id), c.reason,
+                                c.found_at, c.similarity))
+        if len(out) >= limit:
+            break
+    return tuple(out)
 
 
 def _item(memory_id: str, text: str | None, facts: dict[str, Any], scope: dict[str, str]) -> ReviewItem:
@@ -100,8 +122,13 @@ def queue_from_ledger(target: Any, *, older_than: timedelta | str | None = None,
             if events and str(events[-1][1]).upper() == "DELETE":
                 continue  # deleted through mem0 behind the ledger's back: the audit reports it
             out.append(_item(row.memory_id, last_text(events), Memory.hygiene_facts(row, now), row.scope))
+
+        def text(mid: str) -> str | None:
+            return last_text(src.history_for([mid]).get(mid, []))
+
+        conflicts = _conflicts(src.ledger, now, limit, filters, text)
         return ReviewQueue(items=tuple(out), older_than=duration_text(older_than if older_than is not None else delta),
-                           limit=limit, at=to_iso(now))
+                           limit=limit, at=to_iso(now), conflicts=conflicts)
 
 
 def _state_of(m: Memory, memory_id: str) -> tuple[LedgerRow, str, str | None]:

@@ -1,7 +1,8 @@
 """Guards over the write-time decision that hold for any wording, applied after the model or the threshold rules
 (:func:`guard`): a fact is never dropped or hidden on a likeness alone.
 
-- **A duplicate** drops the new memory, so it is only kept when nothing that carries meaning differs: the values
+- **A duplicate** drops the new memory, so it is only kept when nothing that carries meaning differs: no negation or
+  opposite (then it is judged as a contradiction), the values
   (numbers, quantities with their units, times, days, dates, versions, ordinal and spelled numbers, names and
   places, each normalised first: :func:`values`) and the subject words (:func:`subject_contrast`: "daughter" /
   "son", "front" / "back", "staging" / "production"). A changed value makes it an update; another subject, an add.
@@ -205,12 +206,10 @@ here no not never now just also still always usually often every each our dana's
 
 # -- subjects -----------------------------------------------------------------------------------------------
 _CONTRASTS = """
-daughter | son | child kid | baby | twin
-mother mom mum mommy mummy | father dad daddy | parent
-sister | brother | sibling
-wife | husband | partner spouse | girlfriend | boyfriend | fiance fiancee
-grandmother grandma granny | grandfather grandpa | grandson | granddaughter | grandchild
-aunt | uncle | niece | nephew | cousin
+daughter | son | child kid | baby | twin | mother mom mum mommy mummy | father dad daddy | parent | sister | \
+brother | sibling | wife | husband | partner spouse | girlfriend | boyfriend | fiance fiancee | grandmother grandma \
+granny | grandfather grandpa | grandson | granddaughter | grandchild | aunt | uncle | niece | nephew | cousin | \
+stepson | stepdaughter | stepmother | stepfather | friend | neighbour neighbor | roommate flatmate
 front | back rear | side
 left | right
 top upper | bottom lower
@@ -223,7 +222,7 @@ home personal private | work office business
 laptop | desktop | phone mobile | tablet
 cat | dog | bird | fish | rabbit | hamster
 breakfast | lunch | dinner | supper | brunch
-""".strip().splitlines()
+""".replace("\\\n", "").strip().splitlines()
 
 
 def _groups() -> dict[str, tuple[int, int]]:
@@ -367,6 +366,15 @@ def guard(label: str, new_text: str, old_text: str) -> Guarded:
 def _duplicate(new_text: str, old_text: str) -> Guarded:
     if _same_text(new_text, old_text):
         return Guarded(DUPLICATE)
+    contrast = subject_contrast(new_text, old_text)  # "front" / "back": other subjects, even when opposites
+    if contrast is not None:
+        why = f"another subject ({contrast[0]} / {contrast[1]})"
+        return Guarded(UNRELATED, f"duplicate not applied: {why}", f"alike, about another subject: {why}")
+    said = evidence(new_text, old_text)
+    if said is not None:  # a negation or an opposite carries meaning: judged as a contradiction would be
+        decided = _contradiction(new_text, old_text)
+        return Guarded(decided.label, f"duplicate not applied: {said}" + (
+            f"; {decided.changed}" if decided.changed else ""), decided.conflict)
     contrast = subject_contrast(new_text, old_text, wide=True)
     if contrast is not None:
         why = f"another subject ({contrast[0]} / {contrast[1]})"
@@ -385,7 +393,7 @@ def _contradiction(new_text: str, old_text: str) -> Guarded:
         return Guarded(UNRELATED, "contradiction not applied: no explicit negation, retraction or opposite",
                        "may contradict, without explicit evidence")
     opposed = frozenset(word_key(w) for w in opposite_words(new_text, old_text))
-    contrast = subject_contrast(new_text, old_text, wide=True, leave=opposed)
+    contrast = subject_contrast(new_text, old_text) or subject_contrast(new_text, old_text, wide=True, leave=opposed)
     if contrast is not None:
         said = f"another subject ({contrast[0]} / {contrast[1]})"
         return Guarded(UNRELATED, f"contradiction not applied: {said}", f"{why}, of {said}")
