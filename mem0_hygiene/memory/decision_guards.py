@@ -9,7 +9,8 @@
 - **A contradiction** hides the old memory, so it needs explicit evidence (:func:`evidence`: a negation, a
   retraction, an event that ends a fact, an opposite predicate said of the same subject) about the same frame (no
   other subject, no value swapped for another).
-- **An update** is never made across subjects.
+- **An update** is never made across subjects, nor from one value to another in another frame without a verb of
+  change ("Grew up in Glasgow" does not update "Lives in Manchester").
 
 A decision a guard takes back becomes an add, and the pair a *possible conflict* (:class:`Guarded.conflict`)
 for a person or the agent to settle (see :mod:`mem0_hygiene.memory.conflicts`).
@@ -25,6 +26,7 @@ from functools import lru_cache
 
 from . import decision_wordnet as wordnet
 from .decision_features import (
+    change_cue,
     content,
     negated,
     negates,
@@ -360,7 +362,27 @@ def guard(label: str, new_text: str, old_text: str) -> Guarded:
         if contrast is not None:
             why = f"another subject ({contrast[0]} / {contrast[1]})"
             return Guarded(UNRELATED, f"update not applied: {why}", f"update across subjects: {why}")
+        added, dropped = swapped_values(new_text, old_text)
+        if added and dropped and not _shared_frame(new_text, old_text) and not _changes(new_text, old_text):
+            why = "other values in another frame, no verb of change"
+            return Guarded(UNRELATED, f"update not applied: {why}", f"may update, {why}")
     return Guarded(label)
+
+
+def _shared_frame(new_text: str, old_text: str) -> bool:
+    """Whether the two texts share a subject word, synonyms joined."""
+    new = {synonym_key(w) for w in _keys(new_text)}
+    old = {synonym_key(w) for w in _keys(old_text)}
+    return bool(new & old) or any(wordnet.synonyms(a, b, hypernyms=1) for a in new for b in old)
+
+
+_GREW_UP_RE = re.compile(r"\bgr[eo]w(?:n|s|ing)?\s+up\b", re.IGNORECASE)
+
+
+def _changes(new_text: str, old_text: str) -> bool:
+    """A verb of change in the new text and not in the old one ("moved to", "switched", "now"); "grew up" is a
+    childhood, not a change."""
+    return change_cue(_GREW_UP_RE.sub(" ", new_text)) and not change_cue(old_text)
 
 
 def _duplicate(new_text: str, old_text: str) -> Guarded:

@@ -171,3 +171,12 @@ def test_the_guard_keeps_a_duplicate_the_store_made_and_lists_the_unsure_pair_fo
     clock.advance(hours=1)
     m.confirm(old)  # settled by a person
     assert open_conflicts(m.ledger, m.now()) == []
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.permutations(["Lisbon", "Porto", "Haifa", "Cairo", "Glasgow", "Manchester"]))
+def test_an_update_needs_the_same_frame_or_a_verb_of_change(places: list[str]) -> None:
+    old, new = f"Lives in {places[0]}", f"Grew up in {places[1]}"
+    assert guard(UPDATE, new, old).label == UNRELATED and guard(UPDATE, new, old).conflict is not None
+    assert guard(UPDATE, f"Moved to {places[1]}", old).label == UPDATE
+    assert guard(UPDATE, f"Lives in {places[1]}", old).label == UPDATE
