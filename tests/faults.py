@@ -128,10 +128,19 @@ class CrashRunner:
         return json.loads(line)
 
     def close(self) -> None:
-        if self.process.stdin is not None:
-            self.process.stdin.close()
-        self.process.wait(timeout=30)
-        self.log.close()
+        """End the helper and remove its folder, also when the helper died (its pipe is broken then)."""
+        import contextlib
         import shutil
 
-        shutil.rmtree(self.folder, ignore_errors=True)
+        try:
+            with contextlib.suppress(OSError):
+                if self.process.stdin is not None:
+                    self.process.stdin.close()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        finally:
+            self.log.close()
+            shutil.rmtree(self.folder, ignore_errors=True)
