@@ -77,7 +77,7 @@ def test_history_db_repeats_on_the_command_line_with_labels_and_where_lists_ever
     assert "POINTS_WITHOUT_HISTORY" not in found and report["skipped"] == []
     assert found["DELETED_TEXT_IN_HISTORY"]["examples"][1].startswith(f"paris: {ids['gone']}")
     fix = found["DELETED_TEXT_IN_HISTORY"]["fix"]  # the other commands take this host's own file, unlabelled
-    assert f"--history-db {tmp_path / 'host0' / 'history.db'}  #" in fix and "paris" not in fix
+    assert f"--history-db {tmp_path / 'host0' / 'history.db'}\n#" in fix and "paris" not in fix
     assert [loc["note"] for loc in report["locations"] if loc["role"] == "history_db"] == ["host berlin",
                                                                                           "host paris"]
     cfg.write_text(json.dumps(offline_config(tmp_path / "host0", hygiene={
