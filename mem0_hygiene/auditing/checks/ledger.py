@@ -132,7 +132,7 @@ def chain_broken(ctx: Context) -> CheckResult:
         examples = [f"{a} -> {b} (missing)" for a, b in dangling] + [f"{a} -> {b} (deleted)" for a, b in orphaned]
         yield finding(
             "CHAIN_BROKEN", Severity.ERROR, "ledger",
-            f"{n} superseded memories point at a replacement that is gone",
+            f"{n_memories(n, 'superseded memory points', 'superseded memories point')} at a replacement that is gone",
             count=n, examples=examples[: ctx.examples], foreign_key_check_rows=fk_rows,
             why="The newer fact was deleted on a connection with foreign keys off, so the older, stale fact was "
                 "not deleted with it; the first script that 'fixes dangling pointers' makes it live again.",
@@ -299,7 +299,7 @@ def unsourced(ctx: Context) -> CheckResult:
         ids = [r[0] for r in led.rows(f"SELECT m.memory_id {where} ORDER BY m.memory_id{led.collate} LIMIT :lim",
                                          {"now": ctx.now_iso, "lim": ctx.examples})]
         yield finding(
-            "UNSOURCED", Severity.WARNING, "ledger", f"{n} live memories have no source",
+            "UNSOURCED", Severity.WARNING, "ledger", f"{n_memories(n, 'live memory has', 'live memories have')} no source",
             count=n, examples=ids,
             why="A fact nobody can trace cannot be re-checked, and an injected one looks like any other.",
             fix="m.add(..., source='chat 2026-08-08')  # and hygiene.require_source: true",
