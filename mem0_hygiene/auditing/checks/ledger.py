@@ -299,7 +299,8 @@ def unsourced(ctx: Context) -> CheckResult:
         ids = [r[0] for r in led.rows(f"SELECT m.memory_id {where} ORDER BY m.memory_id{led.collate} LIMIT :lim",
                                          {"now": ctx.now_iso, "lim": ctx.examples})]
         yield finding(
-            "UNSOURCED", Severity.WARNING, "ledger", f"{n_memories(n, 'live memory has', 'live memories have')} no source",
+            "UNSOURCED", Severity.WARNING, "ledger",
+            f"{n_memories(n, 'live memory has', 'live memories have')} no source",
             count=n, examples=ids,
             why="A fact nobody can trace cannot be re-checked, and an injected one looks like any other.",
             fix="m.add(..., source='chat 2026-08-08')  # and hygiene.require_source: true",
