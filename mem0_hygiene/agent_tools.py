@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from .config import WriteDecisionSettings
+from .display.text import printable, redacted_data
 from .errors import ConfigError, MemoryNotFound, StateError
 from .memory.core import Memory
 from .memory.decision import normalize_text
 from .memory.prompt import format_for_prompt
 from .memory.provenance import kind_from_source
 from .memory.scope import SCOPE_KEYS, scope_of
-from .render.text import printable, redacted_data
 from .scan import redact_secrets
 from .stores.ledger import LedgerRow
 from .stores.states import live_sql

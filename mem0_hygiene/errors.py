@@ -1,6 +1,10 @@
-"""The library's exceptions. None of them come from click; the CLI turns them into messages."""
+"""The library's exceptions (and :func:`require`, the import of an optional extra that raises one). None of them
+come from click; the CLI turns them into messages."""
 
 from __future__ import annotations
+
+import importlib
+from typing import Any
 
 
 class HygieneError(Exception):
@@ -70,6 +74,15 @@ class MissingExtra(HygieneError, ImportError):
             f'pip install "mem0-hygiene[{extra}]"',
             name=package,
         )
+
+
+def require(package: str, feature: str = "inspect()") -> Any:
+    """Import an optional dependency of the notebook extra (pandas, numpy, matplotlib), or raise
+    :class:`MissingExtra` naming ``feature`` and the extra to install."""
+    try:
+        return importlib.import_module(package)
+    except ImportError:
+        raise MissingExtra(package, "notebook", feature) from None
 
 
 class BackupError(HygieneError):

@@ -16,8 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Annotated, Any
 
 from .agent_tools import AgentTools, ToolResult
+from .display.text import printable
 from .errors import ConfigError, HygieneError, MissingExtra
-from .render.text import printable
 
 logger = logging.getLogger(__name__)
 
@@ -97,7 +97,7 @@ def build_server(tools: AgentTools, worker: Worker) -> Any:
     from mcp_types import CallToolResult, ToolAnnotations
     from pydantic import Field
 
-    from . import __version__
+    from .version import __version__
 
     server = MCPServer(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
 

@@ -41,11 +41,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from .. import __version__
+from ..display.tables import Line, LinesView, counts_text
+from ..display.text import human_size
 from ..errors import BackupError, HygieneError
 from ..progress import report, step
-from ..render.tables import Line, LinesView, counts_text
-from ..render.text import human_size
 from ..stores import qdrant as qdrant_local
 from ..stores.backup_record import backup_status_for_paths, record_path_for, update_record
 from ..stores.backup_set import (
@@ -81,6 +80,7 @@ from ..stores.restore_journal import refuse_while_restoring
 from ..stores.sqlite import BUSY_TIMEOUT_MS, connect, files_under, integrity_check, table_counts, vacuum_into
 from ..target import Target, resolve
 from ..timeutil import as_utc, system_clock, to_iso
+from ..version import __version__
 
 # ---------------------------------------------------------------------------------------------- results
 

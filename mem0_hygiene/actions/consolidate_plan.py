@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..render.tables import Line, LinesView, short
-from ..render.text import redacted_data
+from ..display.tables import Line, LinesView, short
+from ..display.text import redacted_data
 
 MERGE = "merge"
 SUPERSEDE = "supersede"

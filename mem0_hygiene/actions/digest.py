@@ -11,11 +11,11 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from ..display.text import plural
 from ..errors import ConfigError, MemoryNotFound
 from ..memory.birth import adoption_row, birth_of
 from ..memory.conflicts import open_conflicts
 from ..memory.provenance import kind_from_source
-from ..render.text import plural
 from ..stores.consolidation_log import applied_reasons
 from ..stores.history import HistoryAndLedger, needs_rollback
 from ..stores.ledger import LedgerRow

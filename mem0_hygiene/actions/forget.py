@@ -36,9 +36,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..display.tables import Line, LinesView
 from ..errors import BackupError, ConfigError, MemoryNotFound
 from ..progress import counted, report, step
-from ..render.tables import Line, LinesView
 from ..stores.copies import StoreCopy, list_copies
 from ..stores.ledger import connect as ledger_connect
 from ..stores.sqlite import files_under

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from ..display.tables import Line, LinesView
 from ..errors import ConfigError, LedgerError
-from ..render.tables import Line, LinesView
 from ..stores.ledger import Ledger
 from ..stores.ledger_postgres import PostgresLedger, held_for_load, is_postgres_url, load_rows
 from ..stores.ledger_tables import TableCopy

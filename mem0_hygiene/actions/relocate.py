@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..config_loader import read_config_source
+from ..display.tables import Line, LinesView, counts_text
 from ..errors import ConfigError, RelocateError
 from ..progress import counted
-from ..render.tables import Line, LinesView, counts_text
 from ..stores import qdrant as qdrant_local
 from ..stores.backup_record import record_path_for
 from ..stores.copies import copies_path_for

@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from ..display.tables import Line, LinesView, counts_text
 from ..errors import BackupError, HygieneError, StoreLocked
 from ..progress import step as progress_step
-from ..render.tables import Line, LinesView, counts_text
 from ..stores import ledger_postgres as pg
 from ..stores import qdrant as qdrant_local
 from ..stores.backup_record import update_record

@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..render.tables import TableView, short, state_cell
-from ..render.text import heading_time, redacted_data
+from ..display.tables import TableView, short, state_cell
+from ..display.text import heading_time, redacted_data
 
 
 def _scope_text(scope: dict[str, str]) -> str:

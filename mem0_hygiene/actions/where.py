@@ -16,9 +16,9 @@ from typing import Any
 from rich.console import Group
 from rich.text import Text
 
+from ..display.tables import html_table
+from ..display.text import human_size, plural, printable, yes_no
 from ..errors import BackupError
-from ..render.tables import html_table
-from ..render.text import human_size, plural, printable, yes_no
 from ..stores.copies import StoreCopy, list_copies
 from ..stores.locations import StoreLocation
 from ..target import resolve

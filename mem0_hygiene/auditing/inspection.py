@@ -21,13 +21,12 @@ the same name behind it, and nothing run from inside the package folder can shad
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..errors import InspectionError, MissingExtra
-from ..render.text import redacted
+from ..display.text import redacted
+from ..errors import InspectionError, require
 from ..stores.ledger import COLUMNS, LedgerRow
 from ..stores.states import STATE_ORDER, UNTRACKED
 from ..stores.vectors import PAGE_SIZE
@@ -61,14 +60,6 @@ _CONSEQUENCE = {
     "ledger": "provenance, confirmation, expiry, use and supersede chains are missing; "
               "every memory shows as untracked",
 }
-
-
-def require(package: str, feature: str = "inspect()") -> Any:
-    """Import an optional dependency of the notebook extra, or raise :class:`MissingExtra`."""
-    try:
-        return importlib.import_module(package)
-    except ImportError:
-        raise MissingExtra(package, "notebook", feature) from None
 
 
 @dataclass(frozen=True, eq=False)

@@ -21,9 +21,9 @@ import click  # noqa: E402
 if TYPE_CHECKING:
     from rich.console import Console
 
-from .. import __version__  # noqa: E402
+from ..display.text import human_size, printable, revealing_secrets, yes_no  # noqa: E402,F401  (shared)
 from ..errors import ConfigError, HygieneError  # noqa: E402
-from ..render.text import human_size, printable, revealing_secrets, yes_no  # noqa: E402,F401  (shared)
+from ..version import __version__  # noqa: E402
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -368,7 +368,7 @@ def render_plain(renderable: Any, width: int = 100) -> str:
 @contextlib.contextmanager
 def rows_limit() -> Iterator[None]:
     """Within the block, result tables show their first :data:`ROWS_SHOWN` rows unless ``--all`` was given."""
-    from ..render.tables import rows_shown
+    from ..display.tables import rows_shown
 
     with rows_shown(None if current_output().show_all else ROWS_SHOWN):
         yield

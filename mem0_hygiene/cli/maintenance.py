@@ -26,8 +26,8 @@ from typing import Any
 
 import click
 
+from ..display.text import plural
 from ..errors import HygieneError
-from ..render.text import plural
 from . import (
     StoreOptions,
     cli,

@@ -91,7 +91,7 @@ class PruneResult:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: the fields above, plus ``count`` and ``by_reason`` (credentials in texts
         redacted, as in every output; see :func:`mem0_hygiene.render.text.revealing_secrets`)."""
-        from ..render.text import redacted_data
+        from ..display.text import redacted_data
 
         return redacted_data({
             "dry_run": self.dry_run,
@@ -132,7 +132,7 @@ class PruneResult:
         return "; ".join(parts)
 
     def _rows(self) -> list[tuple[Any, ...]]:
-        from ..render.tables import short, state_cell
+        from ..display.tables import short, state_cell
 
         rows: list[tuple[Any, ...]] = []
         for m in self.memories:
@@ -149,16 +149,16 @@ class PruneResult:
         return rows
 
     def __rich__(self) -> Any:
-        from ..render.tables import rich_table
-        from ..render.text import heading_time
+        from ..display.tables import rich_table
+        from ..display.text import heading_time
 
         title = "prune (dry run)" if self.dry_run else "prune"
         return rich_table(f"{title} at {heading_time(self.at)}", ("memory", "reason", "text", "scope"), self._rows(),
                           caption=self.summary())
 
     def _repr_html_(self) -> str:
-        from ..render.tables import html_table
-        from ..render.text import heading_time
+        from ..display.tables import html_table
+        from ..display.text import heading_time
 
         title = "prune (dry run)" if self.dry_run else "prune"
         return html_table(f"{title} at {heading_time(self.at)}", ("memory", "reason", "text", "scope"), self._rows(),

@@ -17,7 +17,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {"JSON_SCHEMA": ".json", "format_html": ".html", "format_json": ".json", "format_text": ".terminal",
-            "report_html_fragment": ".html", "report_renderable": ".terminal", "revealing_secrets": ".text",
+            "report_html_fragment": ".html", "report_renderable": ".terminal", "revealing_secrets": "..display.text",
             "summary_line": ".terminal"}
 
 
@@ -31,10 +31,10 @@ def __getattr__(name: str) -> Any:  # loaded on first use: the CLI's --help impo
 
 
 if TYPE_CHECKING:
+    from ..display.text import revealing_secrets
     from .html import format_html, report_html_fragment
     from .json import JSON_SCHEMA, format_json
     from .terminal import format_text, report_renderable, summary_line
-    from .text import revealing_secrets
 
 __all__ = [
     "JSON_SCHEMA",

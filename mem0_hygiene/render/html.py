@@ -23,9 +23,10 @@ import html
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..report import Finding, Report, Severity
+from ..display.text import plural, run_text
+from ..report.findings import Finding, Severity
 from .html_style import CONTENT_SECURITY_POLICY, PAGE_CSS, REPORT_CSS
 from .json import to_json
 from .terminal import (
@@ -41,7 +42,9 @@ from .terminal import (
     verdict,
     yes_no,
 )
-from .text import plural, run_text
+
+if TYPE_CHECKING:  # the renderers read a Report; Report.__rich__ imports them when shown
+    from ..report import Report
 
 SEVERITY_COLOURS: dict[Severity, str] = {
     Severity.ERROR: "#b42318",
@@ -50,11 +53,6 @@ SEVERITY_COLOURS: dict[Severity, str] = {
 }
 """Text colour of each severity's label (red, amber, blue: the terminal's colours), also inline on the badges so
 they keep their colour where a front-end drops ``<style>`` elements."""
-
-CELL_STYLE = "border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top"
-"""Inline style of a table cell in the result objects' HTML tables (:func:`.tables.html_table`)."""
-TABLE_STYLE = "border-collapse:collapse;margin:0.5em 0 1em 0"
-"""Inline style of those tables."""
 
 FIX_STYLE = "white-space:pre-wrap;word-break:normal;overflow-wrap:break-word"
 """Inline style of a fix block, so it wraps at spaces even where the stylesheet is dropped."""
@@ -293,7 +291,7 @@ def _locations(report: Report) -> str:
 
 
 def _footer() -> str:
-    from .. import __version__
+    from ..version import __version__
 
     return f'<p class="m0h-foot">Made by mem0-hygiene {e(__version__)}.</p>'
 

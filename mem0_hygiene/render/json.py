@@ -20,10 +20,13 @@ import enum
 import json
 import os
 from datetime import date, datetime, time, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..report import AREAS, SCHEMA_VERSION, Report, Severity
-from .text import INVISIBLE, redacted_data
+from ..display.text import INVISIBLE, redacted_data
+from ..report.findings import AREAS, SCHEMA_VERSION, Severity
+
+if TYPE_CHECKING:  # the renderers read a Report; Report.__rich__ imports them when shown
+    from ..report import Report
 
 _NULLABLE_STRING: dict[str, Any] = {"type": ["string", "null"]}
 _NULLABLE_BOOL: dict[str, Any] = {"type": ["boolean", "null"]}

@@ -13,7 +13,7 @@ import io
 
 from matplotlib.figure import Figure
 
-from .text import printable
+from ..display.text import printable
 
 
 class DescribedFigure(Figure):

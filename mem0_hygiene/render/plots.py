@@ -19,7 +19,7 @@ import contextlib
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ..auditing.inspection import require
+from ..errors import require
 from ..stores.states import STATE_ORDER, UNTRACKED
 from .terminal import printable
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.console import Console, Group, RenderableType
@@ -30,8 +30,11 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from ..report import AREAS, Finding, Report, Severity
-from .text import human_size, plural, printable, run_text, yes_no
+from ..display.text import human_size, plural, printable, run_text, yes_no
+from ..report.findings import AREAS, Finding, Severity
+
+if TYPE_CHECKING:  # the renderers read a Report; Report.__rich__ imports them when shown
+    from ..report import Report
 
 __all__ = ["format_text", "human_size", "printable", "report_renderable", "summary_line", "verdict", "yes_no"]
 

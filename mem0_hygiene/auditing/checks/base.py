@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from ...render.text import plural, redacted
+from ...display.text import plural, redacted
 from ...report import Finding, Severity, Skipped
 from ...stores.locations import StoreLocation
 from ...stores.states import live_sql

@@ -12,8 +12,8 @@ import os
 import shlex
 from datetime import timedelta
 
+from ...display.text import human_size, plural
 from ...errors import BackupError
-from ...render.text import human_size, plural
 from ...report import Severity
 from ...stores.copies import StoreCopy, list_copies
 from ...timeutil import duration_text

@@ -1,96 +1,19 @@
-"""The audit's data model: Severity, Finding, Skipped, Report. Plain frozen dataclasses; no formatting.
+"""The audit's data model: Severity, Finding, Skipped (in :mod:`.findings`) and Report. Plain frozen
+dataclasses; no formatting.
 
 Renderers (terminal, JSON, HTML) live in :mod:`mem0_hygiene.render`; a Report only knows how to
-turn itself into a plain dict (the JSON schema, versioned by ``SCHEMA_VERSION``).
+turn itself into a plain dict (the JSON schema, versioned by ``SCHEMA_VERSION``), and its ``__rich__`` and
+``_repr_html_`` hand it to the renderers when it is shown.
 """
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-SCHEMA_VERSION = 1
+from .findings import AREAS, SCHEMA_VERSION, Finding, Severity, Skipped
 
-
-class Severity(enum.IntEnum):
-    """How bad a finding is. Ordered: INFO < WARNING < ERROR."""
-
-    INFO = 10
-    WARNING = 20
-    ERROR = 30
-
-    @property
-    def label(self) -> str:
-        return self.name.lower()
-
-    @classmethod
-    def parse(cls, value: str) -> Severity:
-        try:
-            return cls[value.strip().upper()]
-        except KeyError:
-            raise ValueError(f"severity {value!r} is not one of info, warning, error") from None
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One thing the audit saw that an operator should know.
-
-    Fields:
-        code: stable identifier, e.g. ``STORE_VOLATILE``; documented in the README.
-        severity: info, warning or error.
-        area: the group it belongs to: storage, history, ledger, content, backups.
-        title: one line saying what is wrong.
-        count: how many memories/rows/files it concerns (0 when not countable).
-        examples: a few ids or texts, shortest useful evidence.
-        why: why it matters, one or two sentences.
-        fix: what to do, as a command or a code line.
-        details: extra facts (plain JSON-able values).
-    """
-
-    code: str
-    severity: Severity
-    area: str
-    title: str
-    count: int = 0
-    examples: tuple[str, ...] = ()
-    why: str = ""
-    fix: str = ""
-    details: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "code": self.code,
-            "severity": self.severity.label,
-            "area": self.area,
-            "title": self.title,
-            "count": self.count,
-            "examples": list(self.examples),
-            "why": self.why,
-            "fix": self.fix,
-            "details": dict(self.details),
-        }
-
-
-@dataclass(frozen=True)
-class Skipped:
-    """A check that could not run. Never the same as clean.
-
-    Fields:
-        code: the check's identifier (the finding code family it would have produced).
-        area: its group.
-        reason: why it could not run, and what would let it run.
-    """
-
-    code: str
-    area: str
-    reason: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"code": self.code, "area": self.area, "reason": self.reason}
-
-
-AREAS = ("storage", "history", "ledger", "content", "backups")
+__all__ = ["AREAS", "SCHEMA_VERSION", "Finding", "Report", "Severity", "Skipped"]
 
 
 @dataclass(frozen=True)
@@ -154,12 +77,12 @@ class Report:
 
     def __rich__(self) -> Any:
         """The report as a rich ``RenderableType``: ``rich.print(report)`` shows what the CLI shows."""
-        from .render.terminal import report_renderable
+        from ..render.terminal import report_renderable
 
         return report_renderable(self)
 
     def _repr_html_(self) -> str:
         """The report as HTML tables in Jupyter."""
-        from .render.html import report_html_fragment
+        from ..render.html import report_html_fragment
 
         return report_html_fragment(self)
