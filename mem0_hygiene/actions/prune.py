@@ -11,11 +11,11 @@ from typing import Any
 from mem0 import Memory as Mem0Memory
 
 from ..errors import ConfigError
+from ..memory.compaction import compact_ledger
 from ..memory.core import Memory
 from ..memory.pruning import PrunedMemory, PruneResult
 from ..target import Target, resolve
 from ..timeutil import duration_text, parse_duration
-from .compaction import compact_ledger
 
 
 def prune(target: Any, *, dry_run: bool = False, unused: timedelta | str | None = None,

@@ -12,8 +12,9 @@
   the LLM :mod:`.judge`), :mod:`.ranking`,
   :mod:`.timetravel`, :mod:`.prompt`.
 
-Imports: this package uses ``stores/``, ``config``, ``errors`` and ``timeutil`` (and mem0). It never
-imports ``auditing/`` or ``cli/``, and ``actions/`` only lazily, inside ``Memory.backup()``,
-``Memory.forget()`` and the auto-prune compaction step; the prune results import ``render/`` lazily for
-their tables.
+Imports: this package uses ``stores/``, ``config``, ``errors``, ``timeutil`` and ``display/`` (the prune
+results' tables) (and mem0); :mod:`.compaction` (ledger compaction, run by ``hygiene.auto_prune`` and by the
+prune action) lives here. It never imports ``auditing/``, ``render/``, ``target`` or ``cli/``, and ``actions/``
+only lazily, inside ``Memory.backup()`` and ``Memory.forget()`` (the last upward imports, listed in
+``tests/test_layout.py`` until those operations move below this package).
 """

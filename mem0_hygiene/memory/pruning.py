@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..progress import counted
 from ..timeutil import to_iso
+from .compaction import compact_ledger
 
 if TYPE_CHECKING:
     from ..config import HygieneSettings
@@ -294,8 +295,6 @@ class PruneMixin:
             self.delete_ids([row.memory_id for row, _reason in found])
             logger.info("auto_prune deleted %s", ", ".join(f"{row.memory_id} ({why})" for row, why in found))
             return True
-        from ..actions.compaction import compact_ledger
-
         done = compact_ledger(self, now - retain, limit=self.AUTO_PRUNE_TOMBSTONES)
         if done.purged or done.leftovers:
             logger.info("auto_prune compacted the ledger: %d old tombstone row(s) removed", done.purged)
