@@ -7,7 +7,7 @@ from typing import Any, cast
 
 import click
 
-from . import (
+from .group import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
     EXIT_FINDINGS,

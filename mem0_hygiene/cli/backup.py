@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from . import (
+from .group import (
     EXIT_FINDINGS,
     StoreOptions,
     cli,

@@ -12,7 +12,7 @@ import sys
 
 import click
 
-from . import StoreOptions, cli, emit, hygiene_command, json_option, show_secrets_option, store_options
+from .group import StoreOptions, cli, emit, hygiene_command, json_option, show_secrets_option, store_options
 
 
 def parse_scopes(values: tuple[str, ...]) -> dict[str, str]:

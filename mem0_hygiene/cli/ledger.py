@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from . import StoreOptions, cli, emit, hygiene_command, json_option, store_options
+from .group import StoreOptions, cli, emit, hygiene_command, json_option, store_options
 
 
 @cli.group()

@@ -28,7 +28,7 @@ import click
 
 from ..display.text import plural
 from ..errors import HygieneError
-from . import (
+from .group import (
     StoreOptions,
     cli,
     console_for_output,
@@ -446,7 +446,7 @@ def history(store: StoreOptions, memory_id: str, as_json: bool) -> None:
     both ways), and every event from history.db and the ledger, each confirmation too (the latest 10 of
     each memory; --all or --json: every one). Works while the app runs."""
     from .. import maintenance
-    from . import current_output
+    from .group import current_output
 
     if as_json or current_output().show_all:
         emit(maintenance.memory_story(store.load(), memory_id, confirmations=None), as_json)
@@ -468,7 +468,7 @@ def adopt(store: StoreOptions, as_json: bool) -> None:
     message are adopted as tool output, quarantined until confirmed. What the drop-in does lazily on reads,
     done now for the whole store (in the app: m.adopt())."""
     from .. import maintenance
-    from . import write_output
+    from .group import write_output
 
     m = maintenance.open_memory(store.load(), action="adopt")
     try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from . import StoreOptions, cli, hygiene_command, store_options
+from .group import StoreOptions, cli, hygiene_command, store_options
 
 
 @cli.command("mcp")

@@ -11,7 +11,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-from . import current_output
+from .group import current_output
 
 
 class RichProgress:

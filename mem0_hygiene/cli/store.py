@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from . import (
+from .group import (
     StoreOptions,
     cli,
     emit_json,
