@@ -13,7 +13,9 @@ destination folder. For each store:
    reader of the old path (the app with its old config, plain mem0, another tool) sees the very same store;
    the moved-from data is deleted only once the link is in place, never before;
 3. with ``remove_source`` the links go too: readers of the old path then find nothing, and the result says
-   where each store went;
+   where each store went. The journal records every store as switched before the first link goes, so a rerun
+   never copies an old path again (an app started with the old config meanwhile creates empty stores there:
+   they are left alone, never copied over the destination);
 4. with ``update_config`` the app's config file is rewritten with the new paths (:mod:`.config_file`).
 
 Before anything is copied, a journal in the destination (:mod:`.relocate_journal`) records what moves where;
@@ -232,6 +234,7 @@ class _Move:
     destination: str
     state: str  # COPY, RECOPY (a stale copy of ours to make again), SWITCH, DONE, REMOVED
     signature: Signature | None = None  # the store's signature when it was copied
+    switched: bool = False  # journaled: the old path became the link (its data deleted), so never copy it again
     resumed: bool = False
     counts_before: dict[str, int] = field(default_factory=dict)
     counts_after: dict[str, int] = field(default_factory=dict)
@@ -246,7 +249,8 @@ class _Move:
     def entry(self) -> dict[str, Any]:
         return {"role": self.role, "kind": self.kind, "source": self.source, "store": self.store,
                 "destination": self.destination,
-                "signature": [list(s) for s in self.signature] if self.signature is not None else None}
+                "signature": [list(s) for s in self.signature] if self.signature is not None else None,
+                "switched": self.switched}
 
 
 def _real(path: str) -> str:
@@ -349,7 +353,7 @@ def _plan_resumed(journal: dict[str, Any], locations: list[StoreLocation], to: s
     moves = []
     for e in journal["moves"]:
         m = _Move(e["role"], e["kind"], e["source"], e["store"], e["destination"], "",
-                  signature_of(e.get("signature")), resumed=True)
+                  signature_of(e.get("signature")), switched=bool(e.get("switched")), resumed=True)
         here = configured.get(m.role, m.source)
         if here is None or os.path.abspath(here) not in (m.source, m.store, m.destination):
             raise RelocateError(
@@ -358,6 +362,8 @@ def _plan_resumed(journal: dict[str, Any], locations: list[StoreLocation], to: s
                 "choose another destination")
         if links_to(m.store, m.destination):
             m.state = DONE
+        elif m.switched:  # done: the destination is the store; whatever the old path holds now came after
+            m.state = _switched_state(m, to)
         elif not os.path.lexists(m.store):
             if not has_store(m.destination, folder=m.folder):
                 raise RelocateError(f"neither {m.store} nor {m.destination} holds the {m.role} any more; nothing "
@@ -371,6 +377,19 @@ def _plan_resumed(journal: dict[str, Any], locations: list[StoreLocation], to: s
             m.state = RECOPY  # our copy, but the source changed since (or the copy was never recorded)
         moves.append(m)
     return moves
+
+
+def _switched_state(m: _Move, to: str) -> str:
+    """The state of a move the journal records as switched whose old path no longer links to the destination:
+    ``remove_source`` took the link away. It is never copied again: a store at the old path now was made after
+    the move (an app started with the old config creates empty stores) and is left as it is."""
+    if not has_store(m.destination, folder=m.folder):
+        raise RelocateError(f"the journal in {to} records {m.role} as moved to {m.destination}, which no longer "
+                            f"holds it; nothing was changed. Restore it from a backup, then remove {to}'s journal")
+    if os.path.lexists(m.store):
+        m.notes.append(f"{m.store} holds a store made after the move (an app started with the old config?): left "
+                       f"as it is, not copied; the moved store is at {m.destination}")
+    return REMOVED
 
 
 def _snippet(moves: list[_Move], locations: list[StoreLocation]) -> dict[str, Any]:
@@ -547,6 +566,10 @@ def relocate(
             m.counts_before = m.counts_after = _counts(m, m.destination, ours=True)
     for m in counted("switching to the copies", moves):  # also when all were moved before: a crash's half
         _switch(m)  # switch is finished
+    if remove_source and not all(m.switched for m in moves):
+        for m in moves:  # journaled before any link goes: a rerun then never copies an old path again
+            m.switched = True
+        write_journal(to, [m.entry() for m in moves], remove_source)
     if rewrite is not None:
         rewrite = _plan_rewrite(rewrite.path, moves)  # read again just before writing: the file may have changed
         write_config_file(rewrite)

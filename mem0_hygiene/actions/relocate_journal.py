@@ -5,6 +5,8 @@ it copies anything, rewrites it as each copy is verified (with the source's sign
 rerun can tell whether the source changed since), and removes it as the very last step. While it exists, a
 rerun with the same destination picks the relocation up where it stopped instead of refusing because
 DEST already holds a store: the journal is what proves that store is this relocation's own copy.
+A store marked ``switched`` (written before ``remove_source`` removes the links) is done: a rerun never copies
+its old path again, whatever is there by then.
 Each write goes through a temporary file and ``os.replace``; a temporary file a crash left is removed.
 """
 

@@ -1,6 +1,9 @@
-"""`mem0-hygiene relocate`, killed (SIGKILL) before each of its file operations, with and without --with-sqlite: the
-app, started with its config file, always finds every memory (plain mem0 and the drop-in, ledger included), and
-running the same command again finishes the move with the same end state as a run that was never interrupted."""
+"""`mem0-hygiene relocate`, killed (SIGKILL) before each of its file operations, in every option variant
+(--with-sqlite, --remove-source, --update-config): the app, started with its config file, always finds every memory
+(plain mem0 and the drop-in, ledger included) while the old paths still lead to the stores, and running the same
+command again finishes the move with the same end state as a run that was never interrupted. Once --remove-source
+has removed an old path, an app started with the old config creates empty stores there; the rerun leaves them
+alone and never copies them over the finished destination."""
 
 from __future__ import annotations
 
@@ -104,35 +107,78 @@ def fresh(tmp_path: Path, template_old: Path, name: str) -> tuple[Path, Path, li
     return case, config_file, []
 
 
-@pytest.mark.parametrize("with_sqlite", [False, True], ids=["vector-store", "with-sqlite-remove-source-update-config"])
-def test_relocate_survives_a_kill_before_each_file_operation(crash_runner, tmp_path: Path, template, with_sqlite):
+VARIANTS = {
+    "vector-store": (),
+    "vector-store-remove-source": ("--remove-source",),
+    "vector-store-update-config": ("--update-config",),
+    "vector-store-remove-source-update-config": ("--remove-source", "--update-config"),
+    "with-sqlite": ("--with-sqlite",),
+    "with-sqlite-remove-source": ("--with-sqlite", "--remove-source"),
+    "with-sqlite-update-config": ("--with-sqlite", "--update-config"),
+    "with-sqlite-remove-source-update-config": ("--with-sqlite", "--remove-source", "--update-config"),
+}
+"""Every combination of the options that change what relocate does."""
+
+
+def moved_config(case: Path, with_sqlite: bool) -> dict[str, Any]:
+    """The app's config naming the stores where the relocation put them."""
+    text = APP_YAML.format(old=case / "new")
+    if not with_sqlite:  # only the vector store moved: history.db (and the ledger beside it) stay
+        text = text.replace(f"history_db_path: {case / 'new'}/", f"history_db_path: {case / 'old'}/")
+    path = case.parent / f"{case.name}.moved.yaml"  # outside the case: its listing is compared
+    path.write_text(text)
+    return load_config(str(path))
+
+
+def old_paths(case: Path, with_sqlite: bool) -> list[Path]:
+    paths = [case / "old" / "qdrant"]
+    return paths + ([case / "old" / name for name in ("history.db", "hygiene.db")] if with_sqlite else [])
+
+
+@pytest.mark.parametrize("options", list(VARIANTS.values()), ids=list(VARIANTS))
+def test_relocate_survives_a_kill_before_each_file_operation(crash_runner, tmp_path: Path, template, options):
     template_old, texts, sources = template
+    with_sqlite, remove_source, update_config = (o in options for o in
+                                                 ("--with-sqlite", "--remove-source", "--update-config"))
 
     def argv(case: Path, config_file: Path) -> list[str]:
         out = ["relocate", "--config", str(config_file), "--to", str(case / "new")]
-        return out + (["--with-sqlite", "--remove-source", "--update-config", str(config_file)] if with_sqlite else [])
+        out += [o for o in options if o != "--update-config"]
+        return out + (["--update-config", str(config_file)] if update_config else [])
 
     case, config_file, _ = fresh(tmp_path, template_old, "clean")
     clean = crash_runner.run(RELOCATE, argv(case, config_file))
     assert clean["status"] == "ok", clean.get("error")
     expected_listing, expected_config = listing(case), config_file.read_text().replace(str(case), "CASE")
     calls = clean["calls"]
-    if with_sqlite:
-        assert not os.path.lexists(case / "old" / "qdrant") and "new/history.db" in expected_config
-        assert expected_listing["new/hygiene.backups.json"] == "file"
+    if remove_source:
+        assert not os.path.lexists(case / "old" / "qdrant")
     else:
         assert expected_listing["old/qdrant"] == "link -> new/qdrant"
+    if with_sqlite:
+        assert expected_listing["new/hygiene.backups.json"] == "file"
+        assert ("new/history.db" in expected_config) == update_config
+    assert memories(moved_config(case, with_sqlite)) == (texts, sources)
 
     for k in range(1, len(calls) + 1):
         case, config_file, _ = fresh(tmp_path, template_old, f"k{k}")
         killed = crash_runner.run(RELOCATE, argv(case, config_file), kill_at=k)
         assert killed["status"] == "killed", (k, calls[k - 1], killed)
         where = f"killed before call {k} ({calls[k - 1]})"
-        assert memories(load_config(str(config_file))) == (texts, sources), where  # the app, restarted
+        gone = not all(os.path.lexists(p) for p in old_paths(case, with_sqlite))
+        if update_config or not gone:
+            assert memories(load_config(str(config_file))) == (texts, sources), where  # the app, restarted
+        else:  # --remove-source took an old path away: the app, started with its old config, makes empty stores
+            memories(load_config(str(config_file)))
         rerun = CliRunner().invoke(cli, argv(case, config_file))
         assert rerun.exit_code == 0, (where, rerun.output)
+        assert "(mem0=0)" not in rerun.output, (where, rerun.output)
         assert leftovers(case) == [], where
-        assert listing(case) == expected_listing, where
+        assert memories(moved_config(case, with_sqlite)) == (texts, sources), where
         assert config_file.read_text().replace(str(case), "CASE") == expected_config, where
-        assert memories(load_config(str(config_file))) == (texts, sources), where
+        if gone and not update_config:  # the old paths hold what the app made there; the move is as it was
+            assert {p: v for p, v in listing(case).items() if not p.startswith("old/")} \
+                == {p: v for p, v in expected_listing.items() if not p.startswith("old/")}, where
+        else:
+            assert listing(case) == expected_listing, where
     assert len(calls) >= 10
