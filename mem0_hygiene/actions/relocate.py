@@ -333,7 +333,7 @@ def _plan_fresh(locations: list[StoreLocation], to: str, include_sqlite: bool) -
         moves.append(vector)
     if include_sqlite:
         for role in ("history_db", "ledger"):
-            loc = location_of(locations, role)  # type: ignore[arg-type]
+            loc = location_of(locations, role)
             if not loc.is_local or loc.path is None:
                 skipped.append(f"{role}: {loc.path or loc.remote} is not a file")
                 continue

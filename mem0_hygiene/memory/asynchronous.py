@@ -182,7 +182,7 @@ class AsyncMemory(Mem0AsyncMemory):
         self._attach(Memory(config, hygiene=hygiene, clock=clock, config_facts=config_facts, ledger=ledger))
 
     @classmethod
-    def from_config(cls, config_dict: dict[str, Any]) -> AsyncMemory:  # type: ignore[override]
+    def from_config(cls, config_dict: dict[str, Any]) -> AsyncMemory:
         """Build from a mem0 config dict with an optional ``"hygiene"`` section (as ``Memory.from_config``)."""
         self = cls.__new__(cls)
         self._attach(Memory.from_config(config_dict))
@@ -238,7 +238,7 @@ class AsyncMemory(Mem0AsyncMemory):
         return await asyncio.wrap_future(future)
 
     # -- mem0's methods ---------------------------------------------------------------------------------
-    async def add(  # type: ignore[override]
+    async def add(
         self,
         messages: Any,
         *,
@@ -279,11 +279,11 @@ class AsyncMemory(Mem0AsyncMemory):
         finally:
             self._sync.llm = own
 
-    async def get(self, memory_id: str) -> dict[str, Any] | None:  # type: ignore[override]
+    async def get(self, memory_id: str) -> dict[str, Any] | None:
         """mem0's ``get``, whatever the memory's state; ``["hygiene"]["state"]`` says which."""
         return await self._call(self._sync.get, memory_id)
 
-    async def get_all(  # type: ignore[override]
+    async def get_all(
         self,
         *,
         filters: dict[str, Any] | None = None,
@@ -299,7 +299,7 @@ class AsyncMemory(Mem0AsyncMemory):
         return await self._call(self._sync.get_all, filters=filters, top_k=top_k, show_expired=show_expired,
                                 include_stale=include_stale, as_of=as_of, since=since, until=until, **kwargs)
 
-    async def search(  # type: ignore[override]
+    async def search(
         self,
         query: str,
         *,
@@ -324,7 +324,7 @@ class AsyncMemory(Mem0AsyncMemory):
             as_of=as_of, since=since, until=until, **kwargs,
         )
 
-    async def update(  # type: ignore[override]
+    async def update(
         self,
         memory_id: str,
         text: str | None = None,
@@ -336,22 +336,22 @@ class AsyncMemory(Mem0AsyncMemory):
         given = {} if expiration_date is _UNSET else {"expiration_date": expiration_date}
         return await self._call(self._sync.update, memory_id, text=text, metadata=metadata, data=data, **given)
 
-    async def delete(self, memory_id: str) -> dict[str, Any]:  # type: ignore[override]
+    async def delete(self, memory_id: str) -> dict[str, Any]:
         """mem0's ``delete``, plus the memories this one superseded and a tombstone (see ``Memory.delete``)."""
         return await self._call(self._sync.delete, memory_id)
 
-    async def delete_all(self, user_id: str | None = None, agent_id: str | None = None,  # type: ignore[override]
+    async def delete_all(self, user_id: str | None = None, agent_id: str | None = None,
                          run_id: str | None = None) -> dict[str, Any]:
         """mem0's ``AsyncMemory.delete_all``: a memory that fails to delete is logged and the rest are deleted all
         the same; the scope's ledger rows (and their chains) are tombstoned first, the failed ones restored
         (see ``Memory.delete_all_each``)."""
         return await self._call(self._sync.delete_all_each, user_id=user_id, agent_id=agent_id, run_id=run_id)
 
-    async def history(self, memory_id: str) -> list[dict[str, Any]]:  # type: ignore[override]
+    async def history(self, memory_id: str) -> list[dict[str, Any]]:
         """mem0's ``history`` of a memory (history.db's rows, oldest first)."""
         return await self._call(self._sync.history, memory_id)
 
-    async def reset(self) -> None:  # type: ignore[override]
+    async def reset(self) -> None:
         """mem0's ``reset``; every ledger row is tombstoned."""
         await self._call(self._sync.reset)
 

@@ -136,7 +136,7 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
             logger.warning("could not finish the replacements a previous process left under way: %s", exc)
 
     @classmethod
-    def from_config(cls, config_dict: dict[str, Any]) -> Memory:  # type: ignore[override]
+    def from_config(cls, config_dict: dict[str, Any]) -> Memory:
         """Build from a mem0 config dict with an optional ``"hygiene"`` section."""
         mem0_part, settings, facts = split_config(config_dict)
         return cls(build_mem0_config(mem0_part), hygiene=settings, config_facts=facts)
@@ -185,7 +185,7 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         return self.ledger.get(memory_id) or row
 
     # -- writes -----------------------------------------------------------------------------
-    def add(  # type: ignore[override]
+    def add(
         self,
         messages: Any,
         *,
@@ -351,7 +351,7 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
                 results.append(item)
         return results, rows, links, extra
 
-    def update(  # type: ignore[override]
+    def update(
         self,
         memory_id: str,
         text: str | None = None,
@@ -477,7 +477,7 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         invalidate_row(self.ledger, memory_id, reason or "invalidated", self.now())
 
     # -- deletes ----------------------------------------------------------------------------
-    def delete(self, memory_id: str) -> dict[str, Any]:  # type: ignore[override]
+    def delete(self, memory_id: str) -> dict[str, Any]:
         """mem0's ``delete``, plus the memories this one superseded (each through mem0's API) and a
         tombstone that keeps them hidden if their points ever reappear."""
         self.finish_deletes_once(leaving=[memory_id])  # what a process that died midway left, this id aside
@@ -543,7 +543,7 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
             self.settle_later(done)
         return missing
 
-    def delete_all(self, user_id: str | None = None, agent_id: str | None = None,  # type: ignore[override]
+    def delete_all(self, user_id: str | None = None, agent_id: str | None = None,
                    run_id: str | None = None) -> dict[str, Any]:
         """mem0's ``delete_all``; the scope's ledger rows (and their chains) are tombstoned first, and what
         mem0 left of the chains is deleted through its API after."""
@@ -608,7 +608,7 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         self.ledger.settle([mid for mid, _action, _since in self.ledger.pending("delete")], "delete")
 
     # -- reads ------------------------------------------------------------------------------
-    def search(  # type: ignore[override]
+    def search(
         self,
         query: str,
         *,
@@ -648,7 +648,7 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         self.maybe_auto_prune(now)
         return res
 
-    def get_all(  # type: ignore[override]
+    def get_all(
         self,
         *,
         filters: dict[str, Any] | None = None,
@@ -672,7 +672,7 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
 
         return self.paged_read(run, top_k, now, include_stale, show_expired, window, filters=filters)
 
-    def get(self, memory_id: str) -> dict[str, Any] | None:  # type: ignore[override]
+    def get(self, memory_id: str) -> dict[str, Any] | None:
         """mem0's ``get``, whatever the memory's state; ``["hygiene"]["state"]`` says which."""
         item = super().get(memory_id)
         if item is None:

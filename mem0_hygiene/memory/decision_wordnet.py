@@ -32,7 +32,7 @@ class WordNetLexicon:
 @lru_cache(maxsize=1)
 def lexicon() -> WordNetLexicon:
     """The shipped lexicon, read on first use."""
-    raw = resources.files(__package__).joinpath("data", LEXICON).read_bytes()
+    raw = resources.files(__package__).joinpath("data").joinpath(LEXICON).read_bytes()  # one part a call: Python 3.10
     words: dict[str, set[int]] = {}
     hypernyms: dict[int, frozenset[int]] = {}
     antonyms: dict[int, set[int]] = {}

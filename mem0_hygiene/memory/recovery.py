@@ -91,7 +91,7 @@ class RecoveryMixin:
                 if dry_run:
                     continue
                 try:
-                    Mem0Memory.delete(self, mid)  # type: ignore[arg-type]
+                    Mem0Memory.delete(self, mid)
                 except ValueError:
                     pass  # gone meanwhile
                 done.append(mid)

@@ -510,7 +510,7 @@ class Ledger:
         with self._lock:
             try:
                 if many:
-                    rows = list(params)  # type: ignore[arg-type]
+                    rows = list(params)
                     if len(rows) == 1:
                         return self._conn.execute(sql, rows[0]).rowcount
                     with transaction(self._conn):
