@@ -134,6 +134,11 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
             self.recover_replacements()
         except Exception as exc:  # never keep the app from starting; the next start retries
             logger.warning("could not finish the replacements a previous process left under way: %s", exc)
+        if ledger is None:  # the app's own ledger (a given one is a dry run's scratch copy: nothing may be deleted)
+            try:  # a delete or prune a killed process left midway: plain mem0 would keep serving its points
+                self.finish_deletes_once()
+            except Exception as exc:  # never keep the app from starting; the next delete or prune retries
+                logger.warning("could not finish the deletes a previous process left under way: %s", exc)
 
     @classmethod
     def from_config(cls, config_dict: dict[str, Any]) -> Memory:

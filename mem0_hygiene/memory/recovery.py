@@ -7,7 +7,8 @@ outside the ledger:
 - a delete: the memories are tombstoned and journaled in one transaction, then mem0 deletes their points
   one by one. A crash midway leaves tombstoned points in the vector store (hidden by the drop-in, served by
   plain mem0). :meth:`RecoveryMixin.finish_deletes` deletes them through mem0's API, whatever the
-  tombstones' age: the next ``delete`` (once per process), every ``prune`` and ``auto_prune`` call it.
+  tombstones' age: the drop-in calls it when it starts (over its own ledger), and every ``prune`` and
+  ``auto_prune`` call it (the first ``delete`` of a process, when the start could not).
 - a replacement (``supersede(old, "text")``, or a write-time decision): the old memory is journaled, mem0
   stores the new one with "replaces old" in its birth facts (:func:`~.birth.replaces_payload`), then one
   ledger transaction records the new row and links the two. A crash in between would leave both live;
@@ -51,7 +52,7 @@ class RecoveryMixin:
     Expects from the class it is mixed into: ``ledger``, mem0's ``vector_store``, ``now()`` and the buffer's
     ``settled_unwritten()`` (:class:`~mem0_hygiene.memory.buffer.LedgerBufferMixin`). Its
     ``__init__`` sets up its state, then passes the call on along the MRO; the drop-in calls
-    :meth:`recover_replacements` once mem0's own ``__init__`` is done.
+    :meth:`recover_replacements` and :meth:`finish_deletes_once` once mem0's own ``__init__`` is done.
     """
 
     ledger: Ledger

@@ -1,10 +1,13 @@
 """A process killed in the middle of a supersede, a write-time decision, a delete or a prune leaves nothing
-half done for long: the next start links a replacement mem0 already stored (or forgets the attempt), and the
-next delete, prune or auto-prune finishes the deletes, whatever the tombstones' age. Each crash is a real
-SIGKILL of a child process before one chosen SQLite statement (see tests/faults_sqlite.py)."""
+half done for long: the next start links a replacement mem0 already stored (or forgets the attempt) and
+finishes the deletes, whatever the tombstones' age, so plain mem0 stops serving their points at once; a prune,
+an auto-prune or the first delete of a process finishes them too. Each crash is a real SIGKILL of a child
+process before one chosen SQLite statement (see tests/faults_sqlite.py)."""
 
 from __future__ import annotations
 
+import contextlib
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -100,18 +103,25 @@ def interrupted_prune(zyg, tmp_path):
     return crash_at(BY_NAME["prune"], tmp_path, zyg, "storage.sqlite", "DELETE FROM points")
 
 
-def test_an_interrupted_prune_is_finished_by_the_next_prune_whatever_the_tombstones_age(
-        interrupted_prune, plain_mem0, close_plain):
+def history_events(crash, memory_id: str) -> list[str]:
+    """mem0's history.db events for one memory."""
+    with contextlib.closing(sqlite3.connect(crash.config()["history_db_path"])) as conn:
+        return [e for (e,) in conn.execute("SELECT event FROM history WHERE memory_id = ?", (memory_id,))]
+
+
+def test_an_interrupted_prune_is_finished_when_the_drop_in_next_starts(interrupted_prune, plain_mem0, close_plain):
     crash = interrupted_prune
     assert set(STALE) <= set(plain_serves(crash, plain_mem0, close_plain))  # the crash left them served
+    stale = [crash.ids[n] for n in ("a", "b", "wrong")]
     m = Memory.from_config(crash.config())  # the same moment: the tombstones are seconds old
     try:
-        result = m.prune()
-        assert {crash.ids[n] for n in ("a", "b", "wrong")} <= set(result.leftovers)
+        assert [mid for mid in stale if m.vector_store.get(vector_id=mid) is not None] == []  # qdrant itself
         assert m.ledger.pending() == []
+        assert m.prune().leftovers == ()  # nothing left for the next prune
     finally:
         m.close()
     assert plain_serves(crash, plain_mem0, close_plain) == ["Lives in Haifa", "Uses Python 3.12"]
+    assert all("DELETE" in history_events(crash, mid) for mid in stale)
 
 
 def test_an_interrupted_prune_is_finished_by_the_next_delete_of_any_memory(
@@ -135,14 +145,20 @@ def test_an_interrupted_prune_is_finished_by_the_next_auto_prune_step(interrupte
     assert not set(STALE) & set(plain_serves(crash, plain_mem0, close_plain))
 
 
-def test_a_delete_killed_before_mem0_deleted_a_point_is_finished_by_its_retry(zyg, tmp_path, plain_mem0, close_plain):
+def test_a_delete_killed_midway_is_finished_when_the_drop_in_next_starts(zyg, tmp_path, plain_mem0, close_plain):
     crash = crash_at(BY_NAME["delete"], tmp_path, zyg, "storage.sqlite", "DELETE FROM points", occurrence=2)
+    chain = [crash.ids[n] for n in ("a", "b", "c")]
+    assert plain_serves(crash, plain_mem0, close_plain) != ["Lives in Haifa"]  # the crash left some served
     m = Memory.from_config(crash.config())
     try:
-        assert served(m) == ["Lives in Haifa"]  # the tombstones hide the chain meanwhile
-        m.delete(crash.ids["c"])
-        with pytest.raises(MemoryNotFound, match="already deleted"):
+        assert [mid for mid in chain if m.vector_store.get(vector_id=mid) is not None] == []  # qdrant itself
+        assert m.ledger.pending() == []
+        assert served(m) == ["Lives in Haifa"]
+        with pytest.raises(MemoryNotFound, match="already deleted"):  # the app's retry: nothing left to do
             m.delete(crash.ids["c"])
     finally:
         m.close()
     assert plain_serves(crash, plain_mem0, close_plain) == ["Lives in Haifa"]
+    assert all("DELETE" in history_events(crash, mid) for mid in chain)
+
+
