@@ -136,6 +136,35 @@ class NotADatabase(ConfigError):
                          f"Check that {option} names the right file")
 
 
+class NotAStorePath(ConfigError):
+    """A store path of the config holds something no store can be (a FIFO, a socket, a device, a folder where a
+    file is expected, a file where the Qdrant folder is expected): named before anything opens it (reading a
+    FIFO's header would block forever).
+
+    Fields:
+        path: the path.
+        role: "vector_store", "history_db", "ledger", or a side file ("backup_record", "copies_registry",
+            "restore_journal").
+        found: what is there ("a FIFO (named pipe)", "a socket", "a device", "a folder", "a file").
+        expected: "a file" or "a folder".
+    """
+
+    WHAT = {
+        "vector_store": ("the local Qdrant store", "vector_store.config.path / --qdrant-path"),
+        "history_db": ("mem0's history database", "history_db_path / --history-db"),
+        "ledger": ("the mem0-hygiene ledger", "hygiene.ledger_path / --ledger"),
+        "backup_record": ("the backup record", "hygiene.ledger_path / --ledger (it lives beside the ledger)"),
+        "copies_registry": ("the registry of copies", "hygiene.ledger_path / --ledger (it lives beside the ledger)"),
+        "restore_journal": ("the restore journal", "hygiene.ledger_path / --ledger (it lives beside the ledger)"),
+    }
+
+    def __init__(self, path: str, role: str, found: str, expected: str) -> None:
+        self.path, self.role, self.found, self.expected = path, role, found, expected
+        what, option = self.WHAT.get(role, (role, "the config"))
+        super().__init__(f"{path} is {found}, not {expected}, so it cannot be {what}; nothing was read or changed. "
+                         f"Move it away, or check that {option} names the right path")
+
+
 class Interrupted(HygieneError):
     """A long operation stopped at a safe point because its caller asked it to (the CLI on Ctrl-C; see
     :func:`mem0_hygiene.progress.request_stop`). What was done is kept; running it again finishes the rest.

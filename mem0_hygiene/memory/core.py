@@ -46,6 +46,7 @@ from ..progress import counted
 from ..stores.guard import guard_stores
 from ..stores.ledger import Ledger, LedgerRow
 from ..stores.ledger_postgres import is_postgres_url
+from ..stores.paths import check_store_paths, deployment_paths
 from ..stores.restore_journal import refuse_while_restoring
 from ..stores.state_changes import confirm_rows, invalidate_row
 from ..stores.vectors import iter_points
@@ -84,6 +85,16 @@ def build_models(config: MemoryConfig) -> None:
     LlmFactory.create(config.llm.provider, config.llm.config)
 
 
+def _local_qdrant(config: MemoryConfig) -> str | None:
+    """The local Qdrant folder mem0 opens for ``config`` (None for a server, a client or another provider)."""
+    vs = config.vector_store
+    conf = vs.config
+    if vs.provider != "qdrant" or any(getattr(conf, k, None) for k in ("client", "url", "host")):
+        return None
+    path = getattr(conf, "path", None)
+    return path if isinstance(path, str) else None
+
+
 class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, LedgerBufferMixin, FactGuardMixin,
              Mem0Memory):
     """mem0's ``Memory`` with a hygiene ledger. Same constructor, ``from_config``, methods, arguments
@@ -111,6 +122,8 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
             settings.clock = clock
         self.hygiene_settings = settings
         self.ledger_path = settings.ledger_location or default_ledger_path(config.history_db_path)
+        # a FIFO, socket, device or folder at a store path is refused before anything reads it (a FIFO blocks)
+        check_store_paths(deployment_paths(config.history_db_path, self.ledger_path, _local_qdrant(config)))
         # a restore killed midway may have moved the ledger aside: never start (and create a fresh one) then
         refuse_while_restoring(None if is_postgres_url(self.ledger_path) else self.ledger_path,
                                config.history_db_path, getattr(config.vector_store.config, "path", None),
