@@ -178,6 +178,15 @@ class Target:
             return self.settings.ledger_url  # PostgreSQL: opened by URL, shown redacted (Ledger.shown)
         return self.location("ledger").path or default_ledger_path(self.history_path)
 
+    def side_file(self, role: str) -> str | None:
+        """Where this deployment's file ``role`` lives: "backup_record", "copies_registry" or "restore_journal",
+        beside the ledger and named after it (:func:`~mem0_hygiene.stores.paths.side_file`); None when there is
+        no place for it (every store in memory or on a server)."""
+        from .stores.paths import side_file
+
+        return side_file(role, self.ledger_path, self.history_path,
+                         self.vector_path if role == "restore_journal" else None)
+
     @property
     def vector_conf(self) -> dict[str, Any]:
         """The config's ``vector_store.config`` section ({} for a live Memory)."""

@@ -46,7 +46,7 @@ from ..display.text import human_size
 from ..errors import BackupError, HygieneError
 from ..progress import report, step
 from ..stores import qdrant as qdrant_local
-from ..stores.backup_record import backup_status_for_paths, record_path_for, update_record
+from ..stores.backup_record import backup_status_for_paths, update_record
 from ..stores.backup_set import (
     FORMAT,
     HISTORY_FILE,
@@ -67,7 +67,6 @@ from ..stores.backup_set import (
 )
 from ..stores.copies import (
     clean_leftovers,
-    copies_path_for,
     find_leftovers,
     holding,
     register_copy,
@@ -207,16 +206,6 @@ def backup_target(target: Any) -> Target:
 
 def _is_local(tgt: Target) -> bool:
     return tgt.vector_location.is_local
-
-
-def record_path(tgt: Target) -> str | None:
-    """Where the deployment's backup record lives (beside the ledger); None for an in-memory ledger."""
-    return record_path_for(tgt.ledger_path, tgt.history_path)
-
-
-def copies_path(tgt: Target) -> str | None:
-    """Where the deployment's registry of copies lives (beside the ledger); None for in-memory stores."""
-    return copies_path_for(tgt.ledger_path, tgt.history_path)
 
 
 def source_dict(tgt: Target) -> dict[str, Any]:
@@ -392,14 +381,15 @@ def backup(
         return BackupResult(
             path=final, dest=dest_s, dry_run=True, created_at=to_iso(moment), source=source_dict(tgt),
             counts=counts, integrity={}, vector_store=taken, rotated=tuple(_rotation(dest_s, keep, None)),
-            record_path=record_path(tgt), copies_path=copies_path(tgt), leftovers=tuple(leftovers),
+            record_path=tgt.side_file("backup_record"), copies_path=tgt.side_file("copies_registry"),
+            leftovers=tuple(leftovers),
             notes=tuple(notes), seconds=round(time.perf_counter() - started, 3),
         )
 
     os.makedirs(dest_s, exist_ok=True)
     leftovers, problems = clean_leftovers(dest_s, "backup", stem_prefix=PREFIX)  # a crashed run's partial sets
     notes += [f"could not remove the leftover of an interrupted backup {p}" for p in problems]
-    registry = copies_path(tgt)
+    registry = tgt.side_file("copies_registry")
     tmp = tempfile.mkdtemp(prefix=temporary_name(name, "backup"), dir=dest_s)
     registered = False
     try:
@@ -438,13 +428,13 @@ def backup(
     entry = {"path": final, "created_at": to_iso(moment), "counts": counts,
              "files": len(manifest["files"]), "consistency": manifest["consistency"],
              "size_bytes": sum(f["size"] for f in manifest["files"].values()), "vector_store": taken}
-    note = update_record(record_path(tgt), add=entry, drop=tuple(rotated))
+    note = update_record(tgt.side_file("backup_record"), add=entry, drop=tuple(rotated))
     if note:
         notes.append(note)
     return BackupResult(
         path=final, dest=dest_s, dry_run=False, created_at=to_iso(moment), source=source_dict(tgt),
         counts=counts, integrity=integrity, vector_store=taken, files=len(manifest["files"]),
-        size_bytes=entry["size_bytes"], rotated=tuple(rotated), record_path=record_path(tgt),
+        size_bytes=entry["size_bytes"], rotated=tuple(rotated), record_path=tgt.side_file("backup_record"),
         copies_path=registry, leftovers=tuple(leftovers), notes=tuple(notes),
         seconds=round(time.perf_counter() - started, 3),
     )

@@ -23,12 +23,12 @@ import json
 import os
 import re
 import stat
-import tempfile
 from dataclasses import dataclass
 from typing import Any
 
 from ..config_loader import MODULE_REF, read_config_source
 from ..errors import ConfigError
+from ..stores.durable import write_file
 from ..stores.staging import remove_stale_copies, staging_prefix
 
 KeyPath = tuple[str, ...]
@@ -268,24 +268,13 @@ def plan_config_rewrite(path: str | os.PathLike[str], updates: dict[KeyPath, Any
 
 
 def write_config_file(rewrite: ConfigRewrite) -> None:
-    """Write the new contents atomically: a temporary file beside the file (its mode kept), then
-    ``os.replace``. A rewrite without changes writes nothing."""
+    """Write the new contents durably (:func:`~mem0_hygiene.stores.durable.write_file`: a temporary file beside
+    the file, its mode kept, fsync, ``os.replace``, the folder fsynced). A rewrite without changes writes nothing."""
     if not rewrite.changed:
         return
-    folder = os.path.dirname(rewrite.path) or "."
     remove_stale_copies(rewrite.path)
     try:
         mode = stat.S_IMODE(os.stat(rewrite.path).st_mode)
     except FileNotFoundError:
         mode = 0o644
-    fd, tmp = tempfile.mkstemp(prefix=staging_prefix(rewrite.path), dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(rewrite.text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, rewrite.path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+    write_file(rewrite.path, rewrite.text, mode=mode, prefix=staging_prefix(rewrite.path))

@@ -38,8 +38,6 @@ from ..display.tables import Line, LinesView, counts_text
 from ..errors import ConfigError, RelocateError
 from ..progress import counted
 from ..stores import qdrant as qdrant_local
-from ..stores.backup_record import record_path_for
-from ..stores.copies import copies_path_for
 from ..stores.locations import StoreLocation, location_of
 from ..stores.moves import (
     Signature,
@@ -52,6 +50,7 @@ from ..stores.moves import (
     swap_file_for_link,
     swap_folder_for_link,
 )
+from ..stores.paths import side_file
 from ..stores.qdrant import (
     DEFAULT_SAMPLE,
     check_destination_free,
@@ -311,18 +310,17 @@ def _file_move(role: str, kind: str, src: str, dst: str, moves: list[_Move], ski
     moves.append(_Move(role, kind, src, store, dst, COPY))
 
 
-BESIDE_LEDGER = {"backup_record": record_path_for, "copies_registry": copies_path_for}
-"""The files that live beside the ledger, named after it, and move with it: their path for (ledger, history.db)."""
+BESIDE_LEDGER = ("backup_record", "copies_registry")
+"""The files that live beside the ledger, named after it, and move with it (:func:`side_file`)."""
 
 
 def _beside_ledger(locations: list[StoreLocation], moves: list[_Move], role: str) -> tuple[str | None, str | None]:
     """The path of a file kept beside the ledger (the backup record, the registry of copies) now and after the
     move."""
-    path_for = BESIDE_LEDGER[role]
     new = {m.role: m.destination for m in moves}
     history = location_of(locations, "history_db").path
     ledger = location_of(locations, "ledger").path
-    return path_for(ledger, history), path_for(new.get("ledger", ledger), new.get("history_db", history))
+    return side_file(role, ledger, history), side_file(role, new.get("ledger", ledger), new.get("history_db", history))
 
 
 def _plan_fresh(locations: list[StoreLocation], to: str, include_sqlite: bool) -> tuple[list[_Move], list[str]]:

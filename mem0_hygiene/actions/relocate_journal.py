@@ -7,18 +7,18 @@ rerun with the same destination picks the relocation up where it stopped instead
 DEST already holds a store: the journal is what proves that store is this relocation's own copy.
 A store marked ``switched`` (written before ``remove_source`` removes the links) is done: a rerun never copies
 its old path again, whatever is there by then.
-Each write goes through a temporary file and ``os.replace``; a temporary file a crash left is removed.
+Each write is durable (:func:`~mem0_hygiene.stores.durable.write_json`: temp file, fsync, ``os.replace``, folder
+fsynced); a temporary file a crash left is removed.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
-import tempfile
 from typing import Any
 
 from ..errors import RelocateError
+from ..stores.durable import read_json, remove_file, write_json
 
 JOURNAL_NAME = ".mem0-hygiene.relocating-journal.json"
 JOURNAL_FORMAT = "mem0-hygiene-relocation"
@@ -51,14 +51,11 @@ def signature_of(value: Any) -> tuple[tuple[str, int, int], ...] | None:
 def read_journal(to_dir: str) -> dict[str, Any] | None:
     """The journal in ``to_dir`` (None when there is none); :class:`RelocateError` when it is unreadable."""
     path = journal_path(to_dir)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except FileNotFoundError:
+    doc = read_json(path, lambda why: RelocateError(
+        f"the relocation journal {path} cannot be read ({why}); check that every store is intact at its old path, "
+        "then delete the journal and run again"))
+    if doc is None:
         return None
-    except (OSError, ValueError) as exc:
-        raise RelocateError(f"the relocation journal {path} cannot be read ({exc}); check that every store "
-                            f"is intact at its old path, then delete the journal and run again") from None
     moves = doc.get("moves") if isinstance(doc, dict) else None
     if (not isinstance(doc, dict) or doc.get("format") != JOURNAL_FORMAT or not isinstance(moves, list) or not all(
             isinstance(m, dict) and m.get("role") in ROLES and m.get("kind") in KINDS
@@ -71,19 +68,10 @@ def write_journal(to_dir: str, moves: list[dict[str, Any]], remove_source: bool)
     """Write (or rewrite) the journal atomically."""
     _remove_temporaries(to_dir)
     doc = {"format": JOURNAL_FORMAT, "version": 1, "remove_source": remove_source, "moves": moves}
-    fd, tmp = tempfile.mkstemp(prefix=JOURNAL_NAME + ".", dir=to_dir)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, indent=2)
-            fh.write("\n")
-        os.replace(tmp, journal_path(to_dir))
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+    write_json(journal_path(to_dir), doc, prefix=JOURNAL_NAME + ".")
 
 
 def remove_journal(to_dir: str) -> None:
     """The relocation is complete: remove the journal (and any temporary file a crash left)."""
     _remove_temporaries(to_dir)
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(journal_path(to_dir))
+    remove_file(journal_path(to_dir))

@@ -55,7 +55,6 @@ from ..stores.ledger_postgres import is_postgres_url, redact
 from ..stores.ledger_tables import quote
 from ..stores.restore_journal import (
     finish_command,
-    journal_path_for,
     read_journal,
     remove_journal,
     unfinished_message,
@@ -64,7 +63,7 @@ from ..stores.restore_journal import (
 from ..stores.sqlite import SIDECARS, connect, integrity_check, sidecars, table_counts
 from ..target import Target, is_memory
 from ..timeutil import as_utc, to_iso
-from .backup import backup_target, copies_path, record_path
+from .backup import backup_target
 
 
 @dataclass(frozen=True)
@@ -221,11 +220,6 @@ def _restore_message(path: str) -> str:
     )
 
 
-def journal_path(tgt: Target) -> str | None:
-    """Where the restore journal of this deployment lives (:mod:`mem0_hygiene.stores.restore_journal`)."""
-    return journal_path_for(tgt.ledger_path, tgt.history_path, tgt.vector_path)
-
-
 def restore(
     target_config: dict[str, Any] | None,
     src: str | os.PathLike[str],
@@ -263,10 +257,10 @@ def restore(
                           "Memory), with the app stopped")
     src_s = os.path.realpath(os.path.abspath(os.path.expanduser(os.fspath(src))))
     tgt = backup_target(target_config)
-    jpath = journal_path(tgt)
+    jpath = tgt.side_file("restore_journal")
     ledger_url = tgt.ledger_path if is_postgres_url(tgt.ledger_path) else None
     pending = read_journal(jpath)
-    registry = copies_path(tgt)
+    registry = tgt.side_file("copies_registry")
     moment = as_utc(now) if now is not None else tgt.now()
     notes: list[str] = []
     try:
@@ -460,7 +454,7 @@ def _finish(src: str, doc: dict[str, Any], tgt: Target, moment: datetime, steps:
             leftovers: tuple[str, ...], resumed: str = "") -> RestoreResult:
     """Record the restore, then remove the journal: the restore is complete."""
     notes += [n for n in dict.fromkeys(s.register_note for s in steps) if n]
-    note = update_record(record_path(tgt), restore={"src": src, "at": to_iso(moment),
+    note = update_record(tgt.side_file("backup_record"), restore={"src": src, "at": to_iso(moment),
                                                     "backup_created_at": doc.get("created_at")})
     if note:
         notes.append(note.replace("this backup", "this restore"))

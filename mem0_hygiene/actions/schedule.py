@@ -24,6 +24,7 @@ from datetime import timedelta
 from typing import Any
 
 from ..errors import ConfigError, HygieneError
+from ..stores.durable import write_file
 from ..timeutil import duration_text, parse_duration
 
 DEFAULT_UNIT_DIR = "/etc/systemd/system"
@@ -251,11 +252,7 @@ def install_units(schedule: Schedule, unit_dir: str = DEFAULT_UNIT_DIR) -> list[
         os.makedirs(unit_dir, exist_ok=True)
         for unit in schedule.files:
             path = os.path.join(unit_dir, unit.name)
-            tmp = path + ".tmp"
-            with open(tmp, "w", encoding="utf-8") as fh:
-                fh.write(unit.text)
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, path)
+            write_file(path, unit.text, mode=0o644)
             written.append(path)
     except PermissionError as exc:
         raise HygieneError(

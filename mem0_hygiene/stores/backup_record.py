@@ -10,17 +10,15 @@ update it (:func:`update_record`).
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import tempfile
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import BackupError
 from .backup_set import BackupInfo, check_set, info_of, read_manifest
+from .durable import read_json, write_json
+from .paths import SIDE_FILES, side_file
 
-RECORD_SUFFIX = ".backups.json"
+RECORD_SUFFIX = SIDE_FILES["backup_record"]
 RECORD_FORMAT = "mem0-hygiene-backup-record"
 RECORD_KEEP = 50  # entries kept in the record (rotation removes entries of deleted backups earlier)
 
@@ -52,23 +50,15 @@ class BackupStatus:
 def record_path_for(ledger_path: str | None, history_path: str | None) -> str | None:
     """Where a deployment's backup record lives: beside the ledger file and named after it
     (``hygiene.db`` -> ``hygiene.backups.json``); beside history.db for an in-memory ledger; None when
-    both are in memory."""
-    for base in (ledger_path, history_path):
-        if base and base != ":memory:" and "://" not in base:  # a ledger_url: the record goes beside history.db
-            root, _ext = os.path.splitext(os.path.abspath(os.path.expanduser(base)))
-            return root + RECORD_SUFFIX
-    return None
+    both are in memory (:func:`~mem0_hygiene.stores.paths.side_file`)."""
+    return side_file("backup_record", ledger_path, history_path)
 
 
 def _read_record(path: str) -> dict[str, Any]:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except FileNotFoundError:
+    doc = read_json(path, lambda why: BackupError(f"the backup record {path} cannot be read ({why}); move it away, "
+                                                  "the next `mem0-hygiene backup` writes a new one"))
+    if doc is None:
         return {"format": RECORD_FORMAT, "version": 1, "backups": []}
-    except (OSError, ValueError) as exc:
-        raise BackupError(f"the backup record {path} cannot be read ({exc}); move it away, the next "
-                          "`mem0-hygiene backup` writes a new one") from None
     if not isinstance(doc, dict) or doc.get("format") != RECORD_FORMAT or not isinstance(doc.get("backups"), list):
         raise BackupError(f"{path} is not a mem0-hygiene backup record; move it away, the next "
                           "`mem0-hygiene backup` writes a new one")
@@ -76,18 +66,7 @@ def _read_record(path: str) -> dict[str, Any]:
 
 
 def _write_record(path: str, doc: dict[str, Any]) -> None:
-    path = os.path.realpath(path)  # a record moved by relocate: write the real file, keep the link
-    folder = os.path.dirname(path)
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, indent=2, sort_keys=True)
-            fh.write("\n")
-        os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+    write_json(path, doc, sort_keys=True, make_folder=True)  # a record moved by relocate: the real file is written
 
 
 def update_record(path: str | None, add: dict[str, Any] | None = None, drop: tuple[str, ...] = (),

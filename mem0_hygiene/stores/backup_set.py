@@ -13,15 +13,12 @@ restoring one is :func:`mem0_hygiene.actions.restore.restore`.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import hashlib
-import json
 import os
 import re
 import sqlite3
 import stat
-import tempfile
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -29,6 +26,7 @@ from urllib.parse import quote
 
 from ..errors import BackupError, ConfigError
 from ..timeutil import as_utc, parse_time
+from .durable import read_json, write_json
 
 FORMAT = "mem0-hygiene-backup"
 MANIFEST_VERSION = 1
@@ -238,18 +236,7 @@ def parse_backup_time(value: str) -> datetime | None:
 def write_manifest(folder: str, manifest: dict[str, Any]) -> None:
     """Write ``manifest`` as the set's ``manifest.json`` (sorted keys, indented), atomically: a temp file
     beside it, fsync, ``os.replace`` (a crash leaves the old manifest or the new one, never half of one)."""
-    path = os.path.join(folder, MANIFEST)
-    fd, tmp = tempfile.mkstemp(prefix=f".{MANIFEST}.", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(manifest, fh, indent=2, sort_keys=True)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+    write_json(os.path.join(folder, MANIFEST), manifest, sort_keys=True)
 
 
 _COUNT_KEYS = {"vector_store": "points", "history_db": "history", "ledger": "ledger"}
@@ -286,13 +273,9 @@ def reseal(folder: str, manifest: dict[str, Any], *, counts: dict[str, dict[str,
 def read_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
     """The manifest of a backup folder; :class:`BackupError` when it is missing or not one of ours."""
     path = os.path.join(os.fspath(folder), MANIFEST)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except FileNotFoundError:
-        raise BackupError(f"{os.fspath(folder)} is not a complete backup: it has no {MANIFEST}") from None
-    except (OSError, ValueError) as exc:
-        raise BackupError(f"cannot read the manifest {path}: {exc}") from None
+    doc = read_json(path, lambda why: BackupError(f"cannot read the manifest {path}: {why}"))
+    if doc is None:
+        raise BackupError(f"{os.fspath(folder)} is not a complete backup: it has no {MANIFEST}")
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise BackupError(f"{path} is not a mem0-hygiene backup manifest")
     if not isinstance(doc.get("version"), int) or doc["version"] > MANIFEST_VERSION:

@@ -21,11 +21,9 @@ running operation still holds).
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import shutil
-import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -34,6 +32,8 @@ from typing import Any
 from ..errors import BackupError
 from .backup_record import record_path_for, recorded_backups
 from .backup_set import parse_backup_time, read_manifest
+from .durable import read_json, write_json
+from .paths import side_file
 from .qdrant import folder_size
 from .sqlite import SIDECARS
 
@@ -109,10 +109,7 @@ def copies_path_for(ledger_path: str | None, history_path: str | None) -> str | 
     """Where a deployment's registry of copies lives: beside the ledger and named after it
     (``hygiene.db`` -> ``hygiene.copies.json``); beside history.db for an in-memory ledger; None when both
     are in memory. The same rule as the backup record's :func:`record_path_for`."""
-    record = record_path_for(ledger_path, history_path)
-    if record is None:
-        return None
-    return record[: -len(".backups.json")] + COPIES_SUFFIX
+    return side_file("copies_registry", ledger_path, history_path)
 
 
 def _empty() -> dict[str, Any]:
@@ -122,14 +119,11 @@ def _empty() -> dict[str, Any]:
 def read_registry(path: str) -> list[dict[str, Any]]:
     """The registry's entries as stored ([] when there is no file yet); :class:`BackupError` when it is
     unreadable or not ours."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except FileNotFoundError:
+    doc = read_json(path, lambda why: BackupError(
+        f"the registry of copies {path} cannot be read ({why}); move it away (the next backup or restore writes a "
+        "new one) and check the folders it listed by hand"))
+    if doc is None:
         return []
-    except (OSError, ValueError) as exc:
-        raise BackupError(f"the registry of copies {path} cannot be read ({exc}); move it away (the next backup "
-                          "or restore writes a new one) and check the folders it listed by hand") from None
     if not isinstance(doc, dict) or doc.get("format") != COPIES_FORMAT or not isinstance(doc.get("copies"), list):
         raise BackupError(f"{path} is not a mem0-hygiene registry of copies; move it away (the next backup or "
                           "restore writes a new one)")
@@ -137,21 +131,9 @@ def read_registry(path: str) -> list[dict[str, Any]]:
 
 
 def _write(path: str, entries: list[dict[str, Any]]) -> None:
-    """Write the registry atomically: a temp file beside it, fsync, ``os.replace``."""
-    path = os.path.realpath(path)  # a registry moved by relocate: write the real file, keep the link
-    folder = os.path.dirname(path)
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump({**_empty(), "copies": entries}, fh, indent=2, sort_keys=True)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+    """Write the registry durably (:func:`~mem0_hygiene.stores.durable.write_json`; a registry moved by relocate:
+    the real file is written, the link kept)."""
+    write_json(path, {**_empty(), "copies": entries}, sort_keys=True, make_folder=True)
 
 
 def _present(path: str) -> bool:

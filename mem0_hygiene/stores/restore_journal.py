@@ -22,30 +22,23 @@ process creates a fresh, empty ledger beside a store whose ledger the restore mo
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 import shlex
-import tempfile
 from typing import Any
 
 from ..errors import BackupError
+from .durable import read_json, remove_file, write_json
+from .paths import SIDE_FILES, side_file
 
-JOURNAL_SUFFIX = ".restore-journal.json"
+JOURNAL_SUFFIX = SIDE_FILES["restore_journal"]
 JOURNAL_FORMAT = "mem0-hygiene-restore-journal"
 STATES = ("swapping", "undoing")
 
 
 def journal_path_for(ledger_path: str | None, history_path: str | None, vector_path: str | None = None) -> str | None:
     """Where the restore journal of a deployment lives (see the module docstring); None when every store is
-    in memory or on a server."""
-    for base in (ledger_path, history_path):
-        if base and base != ":memory:" and "://" not in base:  # a ledger_url: the journal goes beside history.db
-            root, _ext = os.path.splitext(os.path.abspath(os.path.expanduser(base)))
-            return root + JOURNAL_SUFFIX
-    if vector_path:
-        return os.path.abspath(os.path.expanduser(vector_path)).rstrip(os.sep) + JOURNAL_SUFFIX
-    return None
+    in memory or on a server (:func:`~mem0_hygiene.stores.paths.side_file`)."""
+    return side_file("restore_journal", ledger_path, history_path, vector_path)
 
 
 CONFIG_PLACEHOLDER = "APP_CONFIG"
@@ -77,14 +70,11 @@ def read_journal(path: str | None) -> dict[str, Any] | None:
     """The journal at ``path`` (None when there is none); :class:`BackupError` when it cannot be read."""
     if path is None:
         return None
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except FileNotFoundError:
+    doc = read_json(path, lambda why: BackupError(
+        f"the restore journal {path} cannot be read ({why}): a restore was interrupted; compare the stores with "
+        "their *.replaced-* copies by hand, then move the journal away"))
+    if doc is None:
         return None
-    except (OSError, ValueError) as exc:
-        raise BackupError(f"the restore journal {path} cannot be read ({exc}): a restore was interrupted; compare "
-                          "the stores with their *.replaced-* copies by hand, then move the journal away") from None
     if (not isinstance(doc, dict) or doc.get("format") != JOURNAL_FORMAT or doc.get("state") not in STATES
             or not isinstance(doc.get("steps"), list) or not isinstance(doc.get("src"), str)):
         raise BackupError(f"{path} is not a mem0-hygiene restore journal; move it away if you know it is not one")
@@ -92,38 +82,13 @@ def read_journal(path: str | None) -> dict[str, Any] | None:
 
 
 def write_journal(path: str, doc: dict[str, Any]) -> None:
-    """Write the journal atomically: a temp file beside it, fsync, ``os.replace``, then the folder synced."""
-    folder = os.path.dirname(path)
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump({**doc, "format": JOURNAL_FORMAT, "version": 1}, fh, indent=2, sort_keys=True)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    _sync_folder(folder)
+    """Write the journal durably (:func:`~mem0_hygiene.stores.durable.write_json`)."""
+    write_json(path, {**doc, "format": JOURNAL_FORMAT, "version": 1}, sort_keys=True, make_folder=True)
 
 
 def remove_journal(path: str) -> None:
     """The restore is over (finished or undone): remove its journal."""
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(path)
-    _sync_folder(os.path.dirname(path))
-
-
-def _sync_folder(folder: str) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    remove_file(path)
 
 
 def unfinished_message(path: str, doc: dict[str, Any], action: str = "open the stores") -> str:
