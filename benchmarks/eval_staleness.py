@@ -75,7 +75,7 @@ from mem0_hygiene.memory.decision import (  # noqa: E402
 )
 from mem0_hygiene.memory.decision import classify as decide  # noqa: E402
 from mem0_hygiene.memory.decision_guards import guard  # noqa: E402
-from mem0_hygiene.memory.decision_model import hides  # noqa: E402
+from mem0_hygiene.memory.decision_model import hides, leaves_stale  # noqa: E402
 
 GUARDS = True
 """Apply the guards after the decision, as the store does (``--no-guards``: the decision alone, as before them)."""
@@ -281,12 +281,16 @@ def breakdown(pairs: Sequence[dict[str, Any]], decided: Sequence[str]) -> dict[s
 
     def acc_where(keep: Callable[[int], bool]) -> dict[str, Any]:
         idx = [i for i in range(len(pairs)) if keep(i)]
-        return {"n": len(idx), "accuracy": accuracy([truth[i] for i in idx], [decided[i] for i in idx])}
+        return {"n": len(idx), "accuracy": accuracy([truth[i] for i in idx], [decided[i] for i in idx]),
+                "lost": sum(hides(truth[i], decided[i]) for i in idx),
+                "stale": sum(leaves_stale(truth[i], decided[i]) for i in idx)}
 
     return {
         "pairs": len(pairs),
         "accuracy": accuracy(truth, decided),
         "hidden": hidden_rate(truth, decided),
+        "lost": sum(hides(t, d) for t, d in zip(truth, decided)),
+        "stale": sum(leaves_stale(t, d) for t, d in zip(truth, decided)),
         "per_label": {lab: acc_where(lambda i, lab=lab: truth[i] == lab) for lab in LABELS if lab in truth},
         "per_kind": {k: acc_where(lambda i, k=k: kinds[i] == k) for k in KINDS if k in kinds},
         "confusion": confusion(truth, decided),
@@ -295,8 +299,13 @@ def breakdown(pairs: Sequence[dict[str, Any]], decided: Sequence[str]) -> dict[s
 
 def print_breakdown(title: str, b: dict[str, Any]) -> None:
     print(f"  {title}: {b['pairs']} pairs, accuracy {b['accuracy']:.1%}, true facts hidden {b['hidden']:.1%}")
+    print(f"    true facts lost (a new fact dropped or an old true fact hidden) {b['lost']}, stale facts left live "
+          f"{b['stale']}, of {b['pairs']} pairs")
     print("    per label: " + ", ".join(f"{k} {v['accuracy']:.0%} ({v['n']})" for k, v in b["per_label"].items()))
     print("    per kind:  " + ", ".join(f"{k} {v['accuracy']:.0%} ({v['n']})" for k, v in b["per_kind"].items()))
+    for name in ("per_label", "per_kind"):
+        print(f"    lost / stale left live {name[4:]}: " + ", ".join(
+            f"{k} {v['lost']}/{v['stale']}" for k, v in b[name].items()))
     print_matrix("confusion", b["confusion"])
 
 
