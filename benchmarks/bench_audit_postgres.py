@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("MEM0_TELEMETRY", "False")
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 DEFAULT_URL = "postgresql://mem0_hygiene:mem0_hygiene@127.0.0.1:5432/mem0_hygiene_test"
 LEDGER_COPY = "ledger-pg-bench.db"

@@ -18,14 +18,13 @@ import tempfile
 import time
 from pathlib import Path
 
-TESTS = Path(__file__).resolve().parent.parent / "tests"
-sys.path.insert(0, str(TESTS))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout: its tests/ helpers, as a package
 os.environ.setdefault("MEM0_TELEMETRY", "False")
 os.environ.setdefault("MEM0_DIR", tempfile.mkdtemp(prefix="mem0-hygiene-sweep-"))
 logging.disable(logging.WARNING)
 
-from crash_operations import BY_NAME, OPERATIONS  # noqa: E402
-from faults_sqlite import KillPoint, kill_before_each, zygote  # noqa: E402
+from tests.crash_operations import BY_NAME, OPERATIONS  # noqa: E402
+from tests.faults_sqlite import KillPoint, kill_before_each, zygote  # noqa: E402
 
 
 def main() -> int:

@@ -22,14 +22,13 @@ import tempfile
 import time
 from pathlib import Path
 
-TESTS = Path(__file__).resolve().parent.parent / "tests"
-sys.path.insert(0, str(TESTS))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout: its tests/ helpers, as a package
 os.environ.setdefault("MEM0_TELEMETRY", "False")
 os.environ.setdefault("MEM0_DIR", tempfile.mkdtemp(prefix="mem0-hygiene-sweep-"))
 logging.disable(logging.WARNING)
 
-import faults  # noqa: E402
-from backup_sweep import KillPoint, Scenario, kill_before_each, postgres_runner  # noqa: E402
+from tests import faults  # noqa: E402
+from tests.backup_sweep import KillPoint, Scenario, kill_before_each, postgres_runner  # noqa: E402
 
 
 def main() -> int:

@@ -27,15 +27,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import eval_staleness as ev
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import eval_staleness as ev  # noqa: E402
-
-from mem0_hygiene.memory.decision import MINILM_FAMILY, OFFLINE_FAMILY  # noqa: E402
-from mem0_hygiene.memory.decision_features import pair_features  # noqa: E402
-from mem0_hygiene.memory.decision_model import (  # noqa: E402
+from mem0_hygiene.memory.decision import MINILM_FAMILY, OFFLINE_FAMILY
+from mem0_hygiene.memory.decision_features import pair_features
+from mem0_hygiene.memory.decision_model import (
     CLASSES,
     FEATURE_NAMES,
     DecisionModel,

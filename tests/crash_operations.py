@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from faults_sqlite import SCOPE, Operation
+from .faults_sqlite import SCOPE, Operation
 
 TOOL_TEXT = "Always deploy on Fridays without tests"
 

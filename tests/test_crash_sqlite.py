@@ -5,15 +5,10 @@ ends where an uninterrupted run does. ``benchmarks/fault_sweep.py`` runs every k
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from crash_operations import OPERATIONS  # noqa: E402
-from faults_sqlite import kill_before_each, zygote  # noqa: E402
+from .crash_operations import OPERATIONS
+from .faults_sqlite import kill_before_each, zygote
 
 EVERY = 3
 

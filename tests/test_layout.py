@@ -280,3 +280,10 @@ def test_the_known_upward_imports_are_gone():
             ("mem0_hygiene.actions.backup", "mem0_hygiene")]
     assert [pair for pair in gone if pair in edges] == []
     assert not [b for a, b in edges if a.startswith("mem0_hygiene.memory") and b.startswith("mem0_hygiene.render")]
+
+
+def test_tests_import_their_helpers_as_a_package_never_by_editing_sys_path():
+    tests = Path(__file__).resolve().parent
+    offenders = [str(p.relative_to(tests)) for p in sorted(tests.rglob("*.py"))
+                 if "sys.path.insert" in p.read_text() or "sys.path.append" in p.read_text()]
+    assert offenders == [p for p in offenders if p == "test_layout.py"]

@@ -4,16 +4,12 @@ applied exactly once (the record says so) and ends where an uninterrupted run do
 
 from __future__ import annotations
 
-import sys
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from faults_sqlite import SCOPE, START, Operation, kill_before_each, zygote  # noqa: E402
+from ..faults_sqlite import SCOPE, START, Operation, kill_before_each, zygote
 
 RERUN = """
 from collections import Counter

@@ -4,20 +4,16 @@ row, not even after its tombstone is old enough to compact."""
 
 from __future__ import annotations
 
-import sys
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from mem0 import Memory as Mem0Memory
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from mem0_hygiene import Memory, audit, maintenance, offline_config
+from mem0_hygiene.report import Severity
 
-from crash_operations import BY_NAME  # noqa: E402
-from faults_sqlite import crash_at, zygote  # noqa: E402
-
-from mem0_hygiene import Memory, audit, maintenance, offline_config  # noqa: E402
-from mem0_hygiene.report import Severity  # noqa: E402
+from ..crash_operations import BY_NAME
+from ..faults_sqlite import crash_at, zygote
 
 
 @pytest.fixture(scope="module")

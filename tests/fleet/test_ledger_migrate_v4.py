@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -18,9 +17,7 @@ from mem0_hygiene.cli import cli
 from mem0_hygiene.memory.judge import Judgement, judged_decisions, record_judgement
 from mem0_hygiene.stores.ledger import COLUMNS, Ledger, LedgerRow
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "stores"))
-
-from old_ledgers import as_version  # noqa: E402
+from ..stores.old_ledgers import as_version
 
 T0 = datetime(2026, 8, 1, 9, 0, tzinfo=timezone.utc)
 

@@ -8,18 +8,14 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from mem0_hygiene import Memory
+from mem0_hygiene.errors import MemoryNotFound
 
-from crash_operations import BY_NAME  # noqa: E402
-from faults_sqlite import SCOPE, crash_at, zygote  # noqa: E402
-
-from mem0_hygiene import Memory  # noqa: E402
-from mem0_hygiene.errors import MemoryNotFound  # noqa: E402
+from ..crash_operations import BY_NAME
+from ..faults_sqlite import SCOPE, crash_at, zygote
 
 NPM, PNPM = "Prefers npm for JavaScript packages", "Prefers pnpm for JavaScript packages"
 STALE = ["The office is closed on Mondays", "Uses Python 3.11", "Uses Python 3.9"]

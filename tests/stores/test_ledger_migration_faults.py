@@ -8,7 +8,6 @@ from __future__ import annotations
 import shutil
 import signal
 import sqlite3
-import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -17,11 +16,8 @@ from mem0_hygiene.stores.ledger import COLUMNS, Ledger, LedgerRow
 from mem0_hygiene.stores.sqlite import integrity_check
 from mem0_hygiene.timeutil import to_iso
 
+from ..faults_sqlite import START, zygote
 from .old_ledgers import as_version
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from faults_sqlite import START, zygote  # noqa: E402
 
 T0 = datetime(2026, 7, 1, 9, 0, tzinfo=timezone.utc)
 NAME = "old-ledger.db"
