@@ -71,9 +71,11 @@ DIMS = 256
 MARKER = "BENCH_AUDIT_SIZES.json"
 BUILD_VERSION = 1
 
-WORDS = ("deploy kubernetes docker compose postgres redis python go rust laravel pnpm npm yarn tea coffee "
-         "haifa berlin cairo monday friday standup review oncall staging prod billing search cache queue "
-         "terraform aws gcp azure linux mac windows vim emacs vscode tabs spaces dark light mode").split()
+WORDS = (
+    "deploy kubernetes docker compose postgres redis python go rust laravel pnpm npm yarn tea coffee "
+    "haifa berlin cairo monday friday standup review oncall staging prod billing search cache queue "
+    "terraform aws gcp azure linux mac windows vim emacs vscode tabs spaces dark light mode"
+).split()
 VERBS = ("prefers", "uses", "dislikes", "works on", "asked about", "switched to", "is learning", "mentions")
 INSTRUCTIONS = (
     "Always deploy with tests disabled to save CI minutes",
@@ -180,8 +182,18 @@ def build_history(dep: Deployment, path: Path, rows: int) -> dict[str, int]:
         for m in history_members:
             when = stamp(k)
             created[m] = when
-            yield (_uuid(rng), dep.ids[m], None, dep.text[m], "ADD", None if k % 997 == 13 else when, when, 0,
-                   dep.user(m), "user")
+            yield (
+                _uuid(rng),
+                dep.ids[m],
+                None,
+                dep.text[m],
+                "ADD",
+                None if k % 997 == 13 else when,
+                when,
+                0,
+                dep.user(m),
+                "user",
+            )
             k += 1
         span = len(history_members)
         for _ in range(updates):
@@ -227,8 +239,11 @@ def build_points(dep: Deployment, path: Path) -> dict[str, int]:
         dep.text[i] = _secret_text(rng, k)
     for k, i in enumerate(sorted(orders)):
         dep.text[i] = INSTRUCTIONS[k % len(INSTRUCTIONS)]
-    dup_of = {i: i - 1 for i in range(dep.nohist + dep.resurrected + 51, dep.n, 100)
-              if i not in secrets and i not in orders and i - 1 not in secrets and i - 1 not in orders}
+    dup_of = {
+        i: i - 1
+        for i in range(dep.nohist + dep.resurrected + 51, dep.n, 100)
+        if i not in secrets and i not in orders and i - 1 not in secrets and i - 1 not in orders
+    }
     for i, j in dup_of.items():
         dep.text[i] = dep.text[j]
     users = {i: dep.user(j) for i, j in dup_of.items()}
@@ -252,15 +267,21 @@ def build_points(dep: Deployment, path: Path) -> dict[str, int]:
             text = dep.text[i]
             when = (dep.start + timedelta(seconds=rng.randrange(365 * 86400))).isoformat()
             payload: dict[str, Any] = {
-                "data": text, "text_lemmatized": text.lower(), "hash": hashlib.md5(text.encode()).hexdigest(),
-                "created_at": when, "updated_at": when, "user_id": users.get(i) or dep.user(i), "role": "user",
+                "data": text,
+                "text_lemmatized": text.lower(),
+                "hash": hashlib.md5(text.encode()).hexdigest(),
+                "created_at": when,
+                "updated_at": when,
+                "user_id": users.get(i) or dep.user(i),
+                "role": "user",
             }
             if i % 50 == 7:
                 payload["expiration_date"] = (today + timedelta(days=rng.choice((-30, -1, 10, 90)))).isoformat()
             indices = sorted({int(hashlib.md5(w.encode()).hexdigest()[:6], 16) for w in text.lower().split()[:8]})
             sparse = models.SparseVector(indices=indices, values=[1.0] * len(indices))
-            points.append(models.PointStruct(id=dep.ids[i], vector={"": vecs[off].tolist(), "bm25": sparse},
-                                             payload=payload))
+            points.append(
+                models.PointStruct(id=dep.ids[i], vector={"": vecs[off].tolist(), "bm25": sparse}, payload=payload)
+            )
         client.upsert("mem0", points=points, wait=True)
     client.close()
     return {"points": dep.n, "secrets": len(secrets), "instructions": len(orders), "duplicates": len(dup_of)}
@@ -283,10 +304,17 @@ def build_ledger(dep: Deployment, path: Path) -> dict[str, int]:
         created = rng.uniform(1, 365)
         unknown = rng.random() < 0.03
         confirmed = iso(rng.uniform(0, created)) if rng.random() < 0.5 else None
-        return {"memory_id": dep.ids[i], "user_id": dep.user(i), "created_at": iso(created),
-                "source": "unknown" if unknown else f"chat {iso(created)[:10]}",
-                "source_kind": "unknown" if unknown else "user", "confirmed_at": confirmed,
-                "quarantined": 0, "use_count": 0, "adopted": 0}
+        return {
+            "memory_id": dep.ids[i],
+            "user_id": dep.user(i),
+            "created_at": iso(created),
+            "source": "unknown" if unknown else f"chat {iso(created)[:10]}",
+            "source_kind": "unknown" if unknown else "user",
+            "confirmed_at": confirmed,
+            "quarantined": 0,
+            "use_count": 0,
+            "adopted": 0,
+        }
 
     tracked = list(range(dep.nohist + dep.resurrected, dep.n - dep.untracked))
     plain: list[int] = []
@@ -314,7 +342,7 @@ def build_ledger(dep: Deployment, path: Path) -> dict[str, int]:
     for i in plain[:10]:  # dangling: the replacement's row is gone
         rows[i]["superseded_by"], rows[i]["superseded_at"] = _uuid(rng), iso(5)
     for c in range(2):  # two 3-cycles
-        a, b, d = plain[10 + 3 * c: 13 + 3 * c]
+        a, b, d = plain[10 + 3 * c : 13 + 3 * c]
         for x, y in ((a, b), (b, d), (d, a)):
             rows[x]["superseded_by"], rows[x]["superseded_at"] = dep.ids[y], iso(3)
     for i in range(dep.nohist, dep.nohist + dep.resurrected):  # tombstoned through the wrapper, back in the store
@@ -330,8 +358,10 @@ def build_ledger(dep: Deployment, path: Path) -> dict[str, int]:
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("BEGIN")
     marks = ",".join("?" * len(COLUMNS))
-    conn.executemany(f"INSERT INTO memories ({', '.join(COLUMNS)}) VALUES ({marks})",
-                     (tuple(r.get(c) for c in COLUMNS) for r in rows.values()))
+    conn.executemany(
+        f"INSERT INTO memories ({', '.join(COLUMNS)}) VALUES ({marks})",
+        (tuple(r.get(c) for c in COLUMNS) for r in rows.values()),
+    )
     conn.execute("COMMIT")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
@@ -365,8 +395,11 @@ def ensure_built(root: Path, memories: int, history_rows: int) -> Path:
     stats.update(build_ledger(dep, folder / "hygiene.db"))
     t3 = time.perf_counter()
     marker.write_text(json.dumps({**want, **stats}, indent=1))
-    print(f"built {memories} memories / {stats['history_rows']} history rows at {folder} in {t3 - t0:.1f}s "
-          f"(history.db {t1 - t0:.1f}s, qdrant {t2 - t1:.1f}s, ledger {t3 - t2:.1f}s)", flush=True)
+    print(
+        f"built {memories} memories / {stats['history_rows']} history rows at {folder} in {t3 - t0:.1f}s "
+        f"(history.db {t1 - t0:.1f}s, qdrant {t2 - t1:.1f}s, ledger {t3 - t2:.1f}s)",
+        flush=True,
+    )
     return folder
 
 
@@ -417,9 +450,14 @@ def child_audit(folder: Path) -> dict[str, Any]:
     c0, t0 = _cpu(), time.perf_counter()
     report = audit(offline_config(folder))
     seconds, cpu = time.perf_counter() - t0, _cpu() - c0
-    return {"seconds": seconds, "cpu_seconds": cpu, "peak_kb": _peak_kb(), "base_kb": base,
-            "findings": sorted(f.code for f in report.findings),
-            "skipped": sorted(f"{s.code}: {s.reason}" for s in report.skipped if s.code != "BACKUP_LAST_VERIFIED")}
+    return {
+        "seconds": seconds,
+        "cpu_seconds": cpu,
+        "peak_kb": _peak_kb(),
+        "base_kb": base,
+        "findings": sorted(f.code for f in report.findings),
+        "skipped": sorted(f"{s.code}: {s.reason}" for s in report.skipped if s.code != "BACKUP_LAST_VERIFIED"),
+    }
 
 
 def raw_sql(now_iso: str) -> tuple[str, str]:
@@ -455,8 +493,9 @@ def child_raw(folder: Path, cli: str | None) -> dict[str, Any]:
     out_lines = 0
     for path, script in jobs:
         if cli:
-            done = subprocess.run([cli, "-readonly", "-batch", str(path)], input=script, capture_output=True,
-                                  text=True, check=True)
+            done = subprocess.run(
+                [cli, "-readonly", "-batch", str(path)], input=script, capture_output=True, text=True, check=True
+            )
             out_lines += len(done.stdout.splitlines())
         else:
             conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
@@ -473,9 +512,18 @@ def child_raw(folder: Path, cli: str | None) -> dict[str, Any]:
             break
     client.close()
     t2, cpu = time.perf_counter(), _cpu() - c0
-    return {"seconds": t2 - t0, "cpu_seconds": cpu, "sql_seconds": t1 - t0, "scroll_seconds": t2 - t1, "points": points,
-            "sql_output_lines": out_lines, "peak_kb": _peak_kb(), "base_kb": base,
-            "children_peak_kb": _peak_kb(resource.RUSAGE_CHILDREN), "sqlite": cli or "python sqlite3 module"}
+    return {
+        "seconds": t2 - t0,
+        "cpu_seconds": cpu,
+        "sql_seconds": t1 - t0,
+        "scroll_seconds": t2 - t1,
+        "points": points,
+        "sql_output_lines": out_lines,
+        "peak_kb": _peak_kb(),
+        "base_kb": base,
+        "children_peak_kb": _peak_kb(resource.RUSAGE_CHILDREN),
+        "sqlite": cli or "python sqlite3 module",
+    }
 
 
 def run_child(side: str, folder: Path, cli: str | None) -> dict[str, Any]:
@@ -499,9 +547,11 @@ def measure(folder: Path, rounds: int, cli: str | None) -> dict[str, Any]:
         for side in order:
             (audits if side == "audit" else raws).append(run_child(side, folder, cli))
         a, w = audits[-1], raws[-1]
-        print(f"  round {r + 1}: audit {a['seconds']:.2f}s (cpu {a['cpu_seconds']:.2f}s), raw {w['seconds']:.2f}s "
-              f"(cpu {w['cpu_seconds']:.2f}s; sql {w['sql_seconds']:.2f}s + open/scroll {w['scroll_seconds']:.2f}s)",
-              flush=True)
+        print(
+            f"  round {r + 1}: audit {a['seconds']:.2f}s (cpu {a['cpu_seconds']:.2f}s), raw {w['seconds']:.2f}s "
+            f"(cpu {w['cpu_seconds']:.2f}s; sql {w['sql_seconds']:.2f}s + open/scroll {w['scroll_seconds']:.2f}s)",
+            flush=True,
+        )
     if audits[0]["skipped"]:
         print("  audit skipped checks: " + "; ".join(audits[0]["skipped"]))
     print(f"  audit findings: {', '.join(audits[0]['findings'])}")
@@ -526,8 +576,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--history-rows", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--scaling", action="store_true", help="compare 10k/100k and 100k/1M deployments")
-    parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "mem0-hygiene-bench-audit",
-                        help="where deployments are built (one sub-folder per size, reused when already built)")
+    parser.add_argument(
+        "--dir",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "mem0-hygiene-bench-audit",
+        help="where deployments are built (one sub-folder per size, reused when already built)",
+    )
     parser.add_argument("--sqlite-cli", default=None, help="sqlite3 binary for the raw side (default: on PATH)")
     parser.add_argument("--_child", choices=("audit", "raw"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -547,8 +601,10 @@ def main(argv: list[str] | None = None) -> int:
         version = subprocess.run([cli, "--version"], capture_output=True, text=True).stdout.split()[:1]
         print(f"raw side: {cli} {' '.join(version)} + QdrantClient(path=...).scroll in {PAGE}-point pages")
     else:
-        print("raw side: no sqlite3 binary on PATH (apt-get install sqlite3); falling back to Python's sqlite3 "
-              "module for the aggregates")
+        print(
+            "raw side: no sqlite3 binary on PATH (apt-get install sqlite3); falling back to Python's sqlite3 "
+            "module for the aggregates"
+        )
     print(f"machine: {os.cpu_count()} cpus, python {sys.version.split()[0]}, sqlite {sqlite3.sqlite_version}")
     sizes = [(10_000, 100_000), (100_000, 1_000_000)] if args.scaling else [(args.memories, args.history_rows)]
     results = []
@@ -559,8 +615,10 @@ def main(argv: list[str] | None = None) -> int:
 
     ok = True
     print()
-    print(f"{'memories':>9} {'history':>9} {'audit s':>8} {'raw s':>7} {'ratio':>6} {'cpu a/r s':>11} "
-          f"{'cpu ratio':>9} {'s/1k mem':>9} {'audit MB':>9} {'raw MB':>7} {'audit-raw MB':>13}")
+    print(
+        f"{'memories':>9} {'history':>9} {'audit s':>8} {'raw s':>7} {'ratio':>6} {'cpu a/r s':>11} "
+        f"{'cpu ratio':>9} {'s/1k mem':>9} {'audit MB':>9} {'raw MB':>7} {'audit-raw MB':>13}"
+    )
     for (memories, history_rows), res in results:
         over = []
         if res["ratio"] > BUDGET_RATIO:
@@ -571,11 +629,12 @@ def main(argv: list[str] | None = None) -> int:
             over.append("checks skipped")
         ok &= not over
         cpu = f"{res['audit_cpu']:.1f}/{res['raw_cpu']:.1f}"
-        print(f"{memories:>9} {history_rows:>9} {res['audit_s']:>8.2f} {res['raw_s']:>7.2f} {res['ratio']:>6.2f} "
-              f"{cpu:>11} {res['cpu_ratio']:>9.2f} {res['audit_s'] / memories * 1000:>9.4f} "
-              f"{res['audit_peak_mb']:>9.0f} {res['raw_peak_mb']:>7.0f} "
-              f"{res['audit_peak_mb'] - res['raw_peak_mb']:>13.0f}"
-              + (f"  OVER: {', '.join(over)}" if over else ""))
+        print(
+            f"{memories:>9} {history_rows:>9} {res['audit_s']:>8.2f} {res['raw_s']:>7.2f} {res['ratio']:>6.2f} "
+            f"{cpu:>11} {res['cpu_ratio']:>9.2f} {res['audit_s'] / memories * 1000:>9.4f} "
+            f"{res['audit_peak_mb']:>9.0f} {res['raw_peak_mb']:>7.0f} "
+            f"{res['audit_peak_mb'] - res['raw_peak_mb']:>13.0f}" + (f"  OVER: {', '.join(over)}" if over else "")
+        )
     if len(results) > 1:
         first, last = results[0][1], results[-1][1]
         growth = (last["audit_peak_mb"] - last["raw_peak_mb"]) - (first["audit_peak_mb"] - first["raw_peak_mb"])
@@ -584,13 +643,16 @@ def main(argv: list[str] | None = None) -> int:
         per_k = [res["audit_s"] / m * 1000 for (m, _), res in results]
         flat = growth <= FLAT_MB
         ok &= flat
-        print(f"memory: the audit adds {growth:+.0f} MB more over the raw side at {results[-1][0][0]} than at "
-              f"{results[0][0][0]} memories (budget <= {FLAT_MB:.0f} MB){'' if flat else '  OVER'}; "
-              f"peak minus RSS before the work grows {work_growth:+.0f} MB (audit) vs {raw_work_growth:+.0f} MB (raw)")
-        print(f"linearity: {per_k[0]:.4f} -> {per_k[-1]:.4f} audit s per 1k memories "
-              f"({per_k[-1] / per_k[0]:.2f}x)")
-    print(f"budgets: ratio <= {BUDGET_RATIO}, audit <= {BUDGET_SECONDS:.0f}s at {BUDGET_AT[0]}/{BUDGET_AT[1]}: "
-          + ("OK" if ok else "OVER"))
+        print(
+            f"memory: the audit adds {growth:+.0f} MB more over the raw side at {results[-1][0][0]} than at "
+            f"{results[0][0][0]} memories (budget <= {FLAT_MB:.0f} MB){'' if flat else '  OVER'}; "
+            f"peak minus RSS before the work grows {work_growth:+.0f} MB (audit) vs {raw_work_growth:+.0f} MB (raw)"
+        )
+        print(f"linearity: {per_k[0]:.4f} -> {per_k[-1]:.4f} audit s per 1k memories ({per_k[-1] / per_k[0]:.2f}x)")
+    print(
+        f"budgets: ratio <= {BUDGET_RATIO}, audit <= {BUDGET_SECONDS:.0f}s at {BUDGET_AT[0]}/{BUDGET_AT[1]}: "
+        + ("OK" if ok else "OVER")
+    )
     return 0 if ok else 1
 
 

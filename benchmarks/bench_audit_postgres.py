@@ -65,10 +65,14 @@ def child(folder: Path, ledger: str) -> dict[str, Any]:
         report = audit(cfg)
     t1 = time.perf_counter()
     checks = marks.get("running the checks", t1)
-    return {"seconds": t1 - t0, "before_checks": checks - t0, "checks": t1 - checks,
-            # where the ledger is (a file under /var/tmp, or a server) is not what is compared
-            "findings": sorted((f.code, f.count) for f in report.findings if f.area not in ("storage", "backups")),
-            "skipped": sorted(f"{s.code}: {s.reason}" for s in report.skipped)}
+    return {
+        "seconds": t1 - t0,
+        "before_checks": checks - t0,
+        "checks": t1 - checks,
+        # where the ledger is (a file under /var/tmp, or a server) is not what is compared
+        "findings": sorted((f.code, f.count) for f in report.findings if f.area not in ("storage", "backups")),
+        "skipped": sorted(f"{s.code}: {s.reason}" for s in report.skipped),
+    }
 
 
 def run_child(folder: Path, ledger: str) -> dict[str, Any]:
@@ -90,8 +94,10 @@ def prepare(folder: Path, url: str) -> tuple[str, str]:
     src.execute(f"VACUUM INTO '{copy}'")
     src.close()
     conn = sqlite3.connect(copy)
-    conn.execute("UPDATE memories SET superseded_by = NULL, superseded_at = NULL WHERE superseded_by IS NOT NULL "
-                 "AND superseded_by NOT IN (SELECT memory_id FROM memories)")
+    conn.execute(
+        "UPDATE memories SET superseded_by = NULL, superseded_at = NULL WHERE superseded_by IS NOT NULL "
+        "AND superseded_by NOT IN (SELECT memory_id FROM memories)"
+    )
     conn.commit()
     conn.execute("PRAGMA journal_mode = WAL")
     conn.close()
@@ -104,10 +110,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memories", type=int, default=10_000)
     parser.add_argument("--history-rows", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--url", default=os.environ.get("MEM0_HYGIENE_TEST_PG_URL", DEFAULT_URL),
-                        help="a PostgreSQL database where a schema may be created for the run")
-    parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "mem0-hygiene-bench-audit",
-                        help="where bench_audit.py builds its deployments (reused when already built)")
+    parser.add_argument(
+        "--url",
+        default=os.environ.get("MEM0_HYGIENE_TEST_PG_URL", DEFAULT_URL),
+        help="a PostgreSQL database where a schema may be created for the run",
+    )
+    parser.add_argument(
+        "--dir",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "mem0-hygiene-bench-audit",
+        help="where bench_audit.py builds its deployments (reused when already built)",
+    )
     parser.add_argument("--ledger", help=argparse.SUPPRESS)
     parser.add_argument("--_child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -135,8 +148,10 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         sqlite_ledger, pg_url = prepare(folder, url)
         version = admin.execute("SHOW server_version").fetchone()[0]
-        print(f"{args.memories} memories / {args.history_rows} history rows at {folder}; ledger migrated to "
-              f"{redact(args.url)} (PostgreSQL {version}, schema {schema}) in {time.perf_counter() - t0:.1f}s")
+        print(
+            f"{args.memories} memories / {args.history_rows} history rows at {folder}; ledger migrated to "
+            f"{redact(args.url)} (PostgreSQL {version}, schema {schema}) in {time.perf_counter() - t0:.1f}s"
+        )
         print(f"machine: {os.cpu_count()} cpus, load average {os.getloadavg()[0]:.1f}, python {sys.version.split()[0]}")
         sides: dict[str, list[dict[str, Any]]] = {"sqlite": [], "postgresql": []}
         for r in range(args.rounds):
@@ -144,8 +159,11 @@ def main(argv: list[str] | None = None) -> int:
             for side in order:
                 sides[side].append(run_child(folder, sqlite_ledger if side == "sqlite" else pg_url))
             s, p = sides["sqlite"][-1], sides["postgresql"][-1]
-            print(f"  round {r + 1}: sqlite {s['seconds']:.2f}s (checks {s['checks']:.2f}s), "
-                  f"postgresql {p['seconds']:.2f}s (checks {p['checks']:.2f}s)", flush=True)
+            print(
+                f"  round {r + 1}: sqlite {s['seconds']:.2f}s (checks {s['checks']:.2f}s), "
+                f"postgresql {p['seconds']:.2f}s (checks {p['checks']:.2f}s)",
+                flush=True,
+            )
     finally:
         admin.execute(f"DROP SCHEMA {schema} CASCADE")
         admin.close()
@@ -162,11 +180,14 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(f"{'ledger':<11} {'audit s':>8} {'before checks s':>16} {'checks s':>9}")
     for side in ("sqlite", "postgresql"):
-        print(f"{side:<11} {med(side, 'seconds'):>8.2f} {med(side, 'before_checks'):>16.2f} "
-              f"{med(side, 'checks'):>9.2f}")
+        print(
+            f"{side:<11} {med(side, 'seconds'):>8.2f} {med(side, 'before_checks'):>16.2f} {med(side, 'checks'):>9.2f}"
+        )
     print(f"ratio postgresql / sqlite: audit {ratio:.2f}, checks {checks:.2f} (median of {args.rounds} rounds)")
-    print(f"findings (codes and counts) identical: {'yes' if same else 'NO'}; {len(sides['sqlite'][0]['findings'])} "
-          f"findings" + (f"; skipped: {'; '.join(skipped)}" if skipped else ""))
+    print(
+        f"findings (codes and counts) identical: {'yes' if same else 'NO'}; {len(sides['sqlite'][0]['findings'])} "
+        f"findings" + (f"; skipped: {'; '.join(skipped)}" if skipped else "")
+    )
     if not same:
         print("sqlite:     " + json.dumps(sides["sqlite"][0]["findings"]))
         print("postgresql: " + json.dumps(sides["postgresql"][0]["findings"]))

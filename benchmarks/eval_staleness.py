@@ -88,8 +88,11 @@ def classify(similarity: float, new_text: str, old_text: str, thresholds: Thresh
     guarded = guard(verdict.label, new_text, old_text) if GUARDS else None
     if guarded is None or guarded.changed is None:
         return verdict
-    return Verdict(guarded.label, verdict.similarity, f"{verdict.reason}; {guarded.changed}", verdict.confidence,
-                   verdict.ambiguous)
+    return Verdict(
+        guarded.label, verdict.similarity, f"{verdict.reason}; {guarded.changed}", verdict.confidence, verdict.ambiguous
+    )
+
+
 from mem0_hygiene.offline import embed_text  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "staleness_pairs.jsonl"
@@ -156,8 +159,9 @@ def hidden_rate(truth: Sequence[str], pred: Sequence[str]) -> float:
     return sum(hides(t, p) for t, p in zip(truth, pred)) / len(truth)
 
 
-def accuracy_grid(sims: np.ndarray, exact: np.ndarray, neg: np.ndarray, nums: np.ndarray,
-                  truth: np.ndarray) -> np.ndarray:
+def accuracy_grid(
+    sims: np.ndarray, exact: np.ndarray, neg: np.ndarray, nums: np.ndarray, truth: np.ndarray
+) -> np.ndarray:
     """Accuracy for every (duplicate, update, contradiction) on :data:`GRID`, indexed in that order;
     NaN where update > duplicate. Same rules as :func:`mem0_hygiene.memory.decision.classify`, vectorised."""
     codes = {lab: i for i, lab in enumerate(LABELS)}
@@ -190,8 +194,14 @@ def _box_sum(x: np.ndarray, r: int) -> np.ndarray:
     return x
 
 
-def grid_search(sims: np.ndarray, exact: np.ndarray, neg: np.ndarray, nums: np.ndarray, truth: np.ndarray,
-                rows: np.ndarray | None = None) -> tuple[Thresholds, float]:
+def grid_search(
+    sims: np.ndarray,
+    exact: np.ndarray,
+    neg: np.ndarray,
+    nums: np.ndarray,
+    truth: np.ndarray,
+    rows: np.ndarray | None = None,
+) -> tuple[Thresholds, float]:
     """The thresholds with the best accuracy over ``rows`` (all pairs when None).
 
     Many settings tie (accuracy is flat between two neighbouring similarities). Among the tied ones
@@ -215,8 +225,15 @@ def grid_search(sims: np.ndarray, exact: np.ndarray, neg: np.ndarray, nums: np.n
     return Thresholds(duplicate=float(GRID[di]), update=float(GRID[ui]), contradiction=float(GRID[ci])), float(top)
 
 
-def cross_validated(sims: np.ndarray, exact: np.ndarray, neg: np.ndarray, nums: np.ndarray, truth: np.ndarray,
-                    new: list[str], old: list[str]) -> list[str]:
+def cross_validated(
+    sims: np.ndarray,
+    exact: np.ndarray,
+    neg: np.ndarray,
+    nums: np.ndarray,
+    truth: np.ndarray,
+    new: list[str],
+    old: list[str],
+) -> list[str]:
     """Each pair decided by the threshold rules with thresholds grid-searched on the other folds."""
     folds = np.arange(len(sims)) % FOLDS
     out = [""] * len(sims)
@@ -266,11 +283,24 @@ def print_matrix(title: str, matrix: list[list[int]]) -> None:
 
 
 # The five kinds of pair the README reports (plus "other topic"); older finer kinds map onto them.
-KIND_GROUP = {"exact": "paraphrase", "paraphrase": "paraphrase", "value-change": "value change",
-              "value change": "value change", "number": "value change", "version": "value change",
-              "negation": "negation", "retraction": "negation", "correction": "negation", "cancellation": "negation",
-              "antonym": "antonym", "near-miss": "near miss", "near miss": "near miss", "cue-trap": "near miss",
-              "other-topic": "other topic", "other topic": "other topic"}
+KIND_GROUP = {
+    "exact": "paraphrase",
+    "paraphrase": "paraphrase",
+    "value-change": "value change",
+    "value change": "value change",
+    "number": "value change",
+    "version": "value change",
+    "negation": "negation",
+    "retraction": "negation",
+    "correction": "negation",
+    "cancellation": "negation",
+    "antonym": "antonym",
+    "near-miss": "near miss",
+    "near miss": "near miss",
+    "cue-trap": "near miss",
+    "other-topic": "other topic",
+    "other topic": "other topic",
+}
 KINDS = ("paraphrase", "value change", "negation", "antonym", "near miss", "other topic")
 
 
@@ -281,9 +311,12 @@ def breakdown(pairs: Sequence[dict[str, Any]], decided: Sequence[str]) -> dict[s
 
     def acc_where(keep: Callable[[int], bool]) -> dict[str, Any]:
         idx = [i for i in range(len(pairs)) if keep(i)]
-        return {"n": len(idx), "accuracy": accuracy([truth[i] for i in idx], [decided[i] for i in idx]),
-                "lost": sum(hides(truth[i], decided[i]) for i in idx),
-                "stale": sum(leaves_stale(truth[i], decided[i]) for i in idx)}
+        return {
+            "n": len(idx),
+            "accuracy": accuracy([truth[i] for i in idx], [decided[i] for i in idx]),
+            "lost": sum(hides(truth[i], decided[i]) for i in idx),
+            "stale": sum(leaves_stale(truth[i], decided[i]) for i in idx),
+        }
 
     return {
         "pairs": len(pairs),
@@ -299,13 +332,17 @@ def breakdown(pairs: Sequence[dict[str, Any]], decided: Sequence[str]) -> dict[s
 
 def print_breakdown(title: str, b: dict[str, Any]) -> None:
     print(f"  {title}: {b['pairs']} pairs, accuracy {b['accuracy']:.1%}, true facts hidden {b['hidden']:.1%}")
-    print(f"    true facts lost (a new fact dropped or an old true fact hidden) {b['lost']}, stale facts left live "
-          f"{b['stale']}, of {b['pairs']} pairs")
+    print(
+        f"    true facts lost (a new fact dropped or an old true fact hidden) {b['lost']}, stale facts left live "
+        f"{b['stale']}, of {b['pairs']} pairs"
+    )
     print("    per label: " + ", ".join(f"{k} {v['accuracy']:.0%} ({v['n']})" for k, v in b["per_label"].items()))
     print("    per kind:  " + ", ".join(f"{k} {v['accuracy']:.0%} ({v['n']})" for k, v in b["per_kind"].items()))
     for name in ("per_label", "per_kind"):
-        print(f"    lost / stale left live {name[4:]}: " + ", ".join(
-            f"{k} {v['lost']}/{v['stale']}" for k, v in b[name].items()))
+        print(
+            f"    lost / stale left live {name[4:]}: "
+            + ", ".join(f"{k} {v['lost']}/{v['stale']}" for k, v in b[name].items())
+        )
     print_matrix("confusion", b["confusion"])
 
 
@@ -327,8 +364,13 @@ def print_groups(title: str, groups: dict[str, Any]) -> None:
         print(f"    {name}: {g['n']} pairs, accuracy {g['accuracy']:.1%}, hidden {g['hidden']:.1%}")
 
 
-def evaluate_external(family: str, embed: Callable[[Sequence[str]], np.ndarray], pairs: list[dict[str, Any]],
-                      sims: np.ndarray, external: list[dict[str, Any]]) -> dict[str, Any]:
+def evaluate_external(
+    family: str,
+    embed: Callable[[Sequence[str]], np.ndarray],
+    pairs: list[dict[str, Any]],
+    sims: np.ndarray,
+    external: list[dict[str, Any]],
+) -> dict[str, Any]:
     """(a) the shipped decision on the external pairs; for a fitted model also (b) 5-fold cross-validation over
     the training and the external pairs together and (c) each training file and the external set decided by a
     model fitted on the others."""
@@ -338,8 +380,7 @@ def evaluate_external(family: str, embed: Callable[[Sequence[str]], np.ndarray],
     ext_sims = similarities(external, embed)
     decided = [classify(float(s), p["new"], p["old"], shipped).label for s, p in zip(ext_sims, external)]
     result: dict[str, Any] = {"shipped": breakdown(external, decided)}
-    print_breakdown("as shipped, on the external pairs (other hands: SICK; never trained on)",
-                    result["shipped"])
+    print_breakdown("as shipped, on the external pairs (other hands: SICK; never trained on)", result["shipped"])
     if shipped.model is None:
         return result
     both = pairs + external
@@ -349,19 +390,27 @@ def evaluate_external(family: str, embed: Callable[[Sequence[str]], np.ndarray],
     n = len(pairs)
     result["cv5_training_and_external"] = breakdown(both, cv)
     result["cv5_external_part"] = breakdown(external, cv[n:])
-    print_breakdown("5-fold cross-validated on the training and the external pairs together",
-                    result["cv5_training_and_external"])
+    print_breakdown(
+        "5-fold cross-validated on the training and the external pairs together", result["cv5_training_and_external"]
+    )
     print_breakdown("  of which the external pairs", result["cv5_external_part"])
     by_file = train_decision.leave_file_out(both, both_sims, groups=groups)
     result["each_file_by_the_others"] = by_group(both, by_file, groups)
-    print_groups("each file decided by a model of the others (the external set one of them)",
-                 result["each_file_by_the_others"])
+    print_groups(
+        "each file decided by a model of the others (the external set one of them)", result["each_file_by_the_others"]
+    )
     return result
 
 
-def evaluate(name: str, family: str, embed: Callable[[Sequence[str]], np.ndarray], pairs: list[dict[str, Any]],
-             held_out: list[dict[str, Any]] | None, store: bool,
-             external: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def evaluate(
+    name: str,
+    family: str,
+    embed: Callable[[Sequence[str]], np.ndarray],
+    pairs: list[dict[str, Any]],
+    held_out: list[dict[str, Any]] | None,
+    store: bool,
+    external: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     import train_decision  # here, not above: it imports this module
 
     truth = [p["label"] for p in pairs]
@@ -381,7 +430,7 @@ def evaluate(name: str, family: str, embed: Callable[[Sequence[str]], np.ndarray
     if shipped.model is not None:
         how = f"the fitted model ({shipped.model.name})"
         rows, decided = train_decision.by_groups(pairs, sims, train_decision.folds_of(len(pairs)).tolist())
-        cv, reversed_cv = decided[: len(pairs)], decided[len(pairs):]
+        cv, reversed_cv = decided[: len(pairs)], decided[len(pairs) :]
     else:
         how = "the threshold rules"
         cv, rows, reversed_cv = rules_cv, list(pairs), []
@@ -398,11 +447,15 @@ def evaluate(name: str, family: str, embed: Callable[[Sequence[str]], np.ndarray
             "mem0 add(infer=False): always add": accuracy(truth, always_add),
             "mem0 add(infer=True): exact-text dedup only": accuracy(truth, hash_dedup),
         },
-        "threshold_rules": {"in_code": accuracy(truth, by_rules), "grid_best": best.as_dict(),
-                            "grid_best_accuracy": best_acc, "cv5_accuracy": accuracy(truth, rules_cv),
-                            "cv5_hidden": hidden_rate(truth, rules_cv)},
+        "threshold_rules": {
+            "in_code": accuracy(truth, by_rules),
+            "grid_best": best.as_dict(),
+            "grid_best_accuracy": best_acc,
+            "cv5_accuracy": accuracy(truth, rules_cv),
+            "cv5_hidden": hidden_rate(truth, rules_cv),
+        },
         "cross_validated": breakdown(pairs, cv),
-        "cross_validated_reversed": breakdown(rows[len(pairs):], reversed_cv) if reversed_cv else None,
+        "cross_validated_reversed": breakdown(rows[len(pairs) :], reversed_cv) if reversed_cv else None,
         "judge_calls_per_100_writes": {
             "training pairs (in-sample)": 100 * sum(v.ambiguous for v in train_verdicts) / len(pairs),
         },
@@ -410,32 +463,43 @@ def evaluate(name: str, family: str, embed: Callable[[Sequence[str]], np.ndarray
     if held_out:
         result["held_out"] = breakdown(held_out, [v.label for v in held_verdicts])
         result["judge_calls_per_100_writes"]["held-out pairs"] = (
-            100 * sum(v.ambiguous for v in held_verdicts) / len(held_out))
+            100 * sum(v.ambiguous for v in held_verdicts) / len(held_out)
+        )
     print(f"\n== {name}: decided by {how} ==")
     print("  baselines on the training pairs: " + ", ".join(f"{k} {v:.1%}" for k, v in result["baselines"].items()))
     r = result["threshold_rules"]
-    print(f"  threshold rules ({', '.join(f'{k} {v:.3f}' for k, v in rules.as_dict().items())}): {r['in_code']:.1%}; "
-          f"grid-search best {', '.join(f'{k} {v:.3f}' for k, v in best.as_dict().items())} -> {best_acc:.1%}; "
-          f"5-fold cross-validated {r['cv5_accuracy']:.1%} (true facts hidden {r['cv5_hidden']:.1%})")
+    print(
+        f"  threshold rules ({', '.join(f'{k} {v:.3f}' for k, v in rules.as_dict().items())}): {r['in_code']:.1%}; "
+        f"grid-search best {', '.join(f'{k} {v:.3f}' for k, v in best.as_dict().items())} -> {best_acc:.1%}; "
+        f"5-fold cross-validated {r['cv5_accuracy']:.1%} (true facts hidden {r['cv5_hidden']:.1%})"
+    )
     print_breakdown("as shipped, 5-fold cross-validated on the training pairs", result["cross_validated"])
     if result["cross_validated_reversed"]:
-        print_breakdown("  the same folds, their duplicate/contradiction/unrelated pairs read the other way round",
-                        result["cross_validated_reversed"])
+        print_breakdown(
+            "  the same folds, their duplicate/contradiction/unrelated pairs read the other way round",
+            result["cross_validated_reversed"],
+        )
     if external:
         result["external"] = evaluate_external(family, embed, pairs, sims, external)
     if held_out:
         print_breakdown("as shipped, on the held-out pairs (never trained or tuned on)", result["held_out"])
     j = result["judge_calls_per_100_writes"]
-    print("  LLM judge (write_decision judge: llm) calls per 100 writes: "
-          + ", ".join(f"{k} {v:.0f}" for k, v in j.items()))
+    print(
+        "  LLM judge (write_decision judge: llm) calls per 100 writes: "
+        + ", ".join(f"{k} {v:.0f}" for k, v in j.items())
+    )
     if store and held_out:
         replayed = replay_through_store(held_out, family)
         agree = sum(a == b.label for a, b in zip(replayed, held_verdicts))
-        result["store_replay_held_out"] = {"accuracy": accuracy([p["label"] for p in held_out], replayed),
-                                           "agrees_with_pairwise": agree}
-        print(f"  held-out pairs replayed through a real Memory store: "
-              f"{result['store_replay_held_out']['accuracy']:.1%} ({agree}/{len(held_out)} decisions agree with "
-              f"the pairwise decision)")
+        result["store_replay_held_out"] = {
+            "accuracy": accuracy([p["label"] for p in held_out], replayed),
+            "agrees_with_pairwise": agree,
+        }
+        print(
+            f"  held-out pairs replayed through a real Memory store: "
+            f"{result['store_replay_held_out']['accuracy']:.1%} ({agree}/{len(held_out)} decisions agree with "
+            f"the pairwise decision)"
+        )
     return result
 
 
@@ -445,10 +509,15 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--held-out", type=Path, default=HELD_OUT)
-    parser.add_argument("--no-held-out", action="store_true",
-                        help="do not read the held-out pairs (nor replay them through a store)")
-    parser.add_argument("--external", type=Path, default=make_external_pairs.SICK,
-                        help="the SICK corpus's SICK.txt, to build the external pairs from")
+    parser.add_argument(
+        "--no-held-out", action="store_true", help="do not read the held-out pairs (nor replay them through a store)"
+    )
+    parser.add_argument(
+        "--external",
+        type=Path,
+        default=make_external_pairs.SICK,
+        help="the SICK corpus's SICK.txt, to build the external pairs from",
+    )
     parser.add_argument("--embedder", choices=("offline", "minilm", "all"), default="all")
     parser.add_argument("--no-store", action="store_true", help="skip the replay through a real store")
     parser.add_argument("--json", type=Path, help="also write the results here")
@@ -473,13 +542,31 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{title}: {len(group)} (" + ", ".join(f"{k} {v}" for k, v in counts.items()) + ")")
     results = []
     if args.embedder in ("offline", "all"):
-        results.append(evaluate("offline (feature hashing, 256 dims)", OFFLINE_FAMILY, offline_embed, pairs,
-                                held_out, not args.no_store, external))
+        results.append(
+            evaluate(
+                "offline (feature hashing, 256 dims)",
+                OFFLINE_FAMILY,
+                offline_embed,
+                pairs,
+                held_out,
+                not args.no_store,
+                external,
+            )
+        )
     if args.embedder in ("minilm", "all"):
         embed = minilm_embed_fn()
         if embed is not None:
-            results.append(evaluate("all-MiniLM-L6-v2 (sentence-transformers, 384 dims)", MINILM_FAMILY, embed,
-                                    pairs, held_out, not args.no_store, external))
+            results.append(
+                evaluate(
+                    "all-MiniLM-L6-v2 (sentence-transformers, 384 dims)",
+                    MINILM_FAMILY,
+                    embed,
+                    pairs,
+                    held_out,
+                    not args.no_store,
+                    external,
+                )
+            )
         elif args.embedder == "minilm":
             return 2
     if args.json:

@@ -51,14 +51,18 @@ def main() -> int:
         for op in ops:
             print(f"{op.name}:")
             sweep = kill_before_each(op, root / op.name, every=args.every, zyg=zyg, progress=show)
-            print(f"  {len(sweep.points)} kill points of {len(sweep.statements)} statements, "
-                  f"{sweep.checks_held}/{sweep.checks_run} checks held")
+            print(
+                f"  {len(sweep.points)} kill points of {len(sweep.statements)} statements, "
+                f"{sweep.checks_held}/{sweep.checks_run} checks held"
+            )
             total_points += len(sweep.points)
             total_held += sweep.checks_held
             total_run += sweep.checks_run
             failed += len(sweep.failures)
-    print(f"total: {total_points} kill points, {total_held}/{total_run} checks held, "
-          f"{failed} kill point(s) with a failed check, {time.perf_counter() - started:.0f} s")
+    print(
+        f"total: {total_points} kill points, {total_held}/{total_run} checks held, "
+        f"{failed} kill point(s) with a failed check, {time.perf_counter() - started:.0f} s"
+    )
     return 1 if failed else 0
 
 

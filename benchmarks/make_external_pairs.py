@@ -41,8 +41,12 @@ from typing import Any
 SICK = Path(__file__).resolve().parent / "data" / "external" / "SICK.txt"
 SOURCE = "SICK (Marelli et al. 2014), CC BY-NC-SA 3.0"
 MAX_WORDS = 15
-PER_LABEL = {("duplicate", None): 100, ("contradiction", None): 100, ("unrelated", "near miss"): 50,
-             ("unrelated", "other topic"): 50}
+PER_LABEL = {
+    ("duplicate", None): 100,
+    ("contradiction", None): 100,
+    ("unrelated", "near miss"): 50,
+    ("unrelated", "other topic"): 50,
+}
 NEAR_MISS_RELATEDNESS = 3.0
 ID_BASE = 20000
 
@@ -77,7 +81,8 @@ def read_sick(path: Path = SICK) -> list[dict[str, str]]:
     if not path.is_file():
         raise SourceMissing(
             f"{path} not found: the external pairs are built from the SICK corpus's SICK.txt (CC BY-NC-SA 3.0, "
-            f"not redistributed here); put it there or give its path")
+            f"not redistributed here); put it there or give its path"
+        )
     with path.open(encoding="utf-8", newline="") as f:
         rows = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
     if not rows or "entailment_AB" not in rows[0]:
@@ -101,8 +106,17 @@ def pairs(path: Path = SICK) -> list[dict[str, Any]]:
         if bucket not in PER_LABEL or taken[bucket] >= PER_LABEL[bucket]:
             continue
         taken[bucket] += 1
-        out.append({"id": ID_BASE + int(row["pair_ID"]), "category": "sick", "label": label, "kind": kind,
-                    "old": row["sentence_A"], "new": row["sentence_B"], "source": SOURCE})
+        out.append(
+            {
+                "id": ID_BASE + int(row["pair_ID"]),
+                "category": "sick",
+                "label": label,
+                "kind": kind,
+                "old": row["sentence_A"],
+                "new": row["sentence_B"],
+                "source": SOURCE,
+            }
+        )
     return out
 
 

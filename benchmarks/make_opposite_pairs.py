@@ -35,9 +35,20 @@ PERSON_PATTERNS = {
 THING_PATTERNS = {
     "adj": ["{T} is {p}", "{T} is currently {p}", "{T} is {p}, as far as I know", "{T}: {p}"],
 }
-THINGS = ["the staging server", "the build server", "the office Wi-Fi", "the customer database", "the team wiki",
-          "the billing API", "the guest network", "the main repository", "the shared calendar", "the VPN",
-          "the test cluster", "the company blog"]
+THINGS = [
+    "the staging server",
+    "the build server",
+    "the office Wi-Fi",
+    "the customer database",
+    "the team wiki",
+    "the billing API",
+    "the guest network",
+    "the main repository",
+    "the shared calendar",
+    "the VPN",
+    "the test cluster",
+    "the company blog",
+]
 
 # (predicate, opposite, subject kind, pattern kind[, object]): verbs take an object.
 PREDICATES: list[tuple[str, str, str, str]] = [
@@ -78,8 +89,19 @@ PREDICATES: list[tuple[str, str, str, str]] = [
     ("automated", "manual", "thing", "adj"),
 ]
 # Lines close enough that one may contradict the other: never paired as "other topic".
-RELATED = frozenset({"online", "enabled", "stable", "working", "available to contractors", "open to everyone",
-                     "public", "encrypted", "secure"})
+RELATED = frozenset(
+    {
+        "online",
+        "enabled",
+        "stable",
+        "working",
+        "available to contractors",
+        "open to everyone",
+        "public",
+        "encrypted",
+        "secure",
+    }
+)
 
 
 def cap(text: str) -> str:
@@ -91,7 +113,7 @@ def say(pattern: str, predicate: str, thing: str) -> str:
 
 
 def third_person(verb_phrase: str) -> str:
-    """"love spicy food" -> "loves spicy food" (for the patterns without a subject)."""
+    """ "love spicy food" -> "loves spicy food" (for the patterns without a subject)."""
     verb, _, rest = verb_phrase.partition(" ")
     if verb == "can't":
         return verb_phrase
@@ -110,8 +132,17 @@ def pairs() -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
 
     def emit(label: str, kind: str, old: str, new: str) -> None:
-        out.append({"id": 3001 + len(out), "category": "opposites", "label": label, "kind": kind, "old": old,
-                    "new": new, "source": "opposite predicates"})
+        out.append(
+            {
+                "id": 3001 + len(out),
+                "category": "opposites",
+                "label": label,
+                "kind": kind,
+                "old": old,
+                "new": new,
+                "source": "opposite predicates",
+            }
+        )
 
     for index, (pos, neg, subject, kind) in enumerate(PREDICATES):
         patterns = (PERSON_PATTERNS if subject == "person" else THING_PATTERNS)[kind]
@@ -123,11 +154,13 @@ def pairs() -> list[dict[str, Any]]:
         emit("duplicate", "paraphrase", sentence(a, first, kind, thing), sentence(b, first, kind, thing))
         if subject == "thing":
             emit("unrelated", "near miss", sentence(a, first, kind, thing), sentence(a, second, kind, other_thing))
-        others = [p for p in PREDICATES if p[2] == subject and p[3] == kind and p[0] != pos
-                  and not {p[0], pos} <= RELATED]
+        others = [
+            p for p in PREDICATES if p[2] == subject and p[3] == kind and p[0] != pos and not {p[0], pos} <= RELATED
+        ]
         other = rng.choice(others)
-        emit("unrelated", "other topic", sentence(a, first, kind, thing),
-             sentence(b, rng.choice(other[:2]), kind, thing))
+        emit(
+            "unrelated", "other topic", sentence(a, first, kind, thing), sentence(b, rng.choice(other[:2]), kind, thing)
+        )
     return out
 
 

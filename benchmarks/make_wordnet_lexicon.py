@@ -32,9 +32,11 @@ OUT = Path(__file__).resolve().parent.parent / "mem0_hygiene" / "memory" / "data
 POS = (("noun", "n", "1"), ("verb", "v", "2"), ("adj", "a", "3"), ("adv", "r", "4"))
 SENSES = 2
 MIN_TAGS = 3
-HEADER = ("# The write-time decision's WordNet lexicon, written by benchmarks/make_wordnet_lexicon.py from Princeton "
-          "WordNet 3.0.\n# WordNet 3.0 Copyright 2006 by Princeton University. All rights reserved. Licence and "
-          "disclaimer: WORDNET_LICENSE.\n")
+HEADER = (
+    "# The write-time decision's WordNet lexicon, written by benchmarks/make_wordnet_lexicon.py from Princeton "
+    "WordNet 3.0.\n# WordNet 3.0 Copyright 2006 by Princeton University. All rights reserved. Licence and "
+    "disclaimer: WORDNET_LICENSE.\n"
+)
 
 
 def tag_counts(wordnet: Path) -> dict[tuple[str, str], int]:
@@ -56,7 +58,7 @@ def read_index(wordnet: Path, name: str) -> dict[str, list[str]]:
             continue
         f = line.split()
         p_cnt = int(f[3])
-        out[f[0]] = f[6 + p_cnt:]
+        out[f[0]] = f[6 + p_cnt :]
     return out
 
 
@@ -104,8 +106,9 @@ def build(wordnet: Path, senses: int = SENSES, min_tags: int = MIN_TAGS, noun_an
             hypernyms.append(f"h {ids[key]} " + " ".join(map(str, hyper)))
         if pos == "n" and not noun_antonyms:
             continue
-        heads = [offset] + ([t for sym, t, _ in pointers if sym == "&"] if pos == "a" and _satellite(
-            data[pos], offset) else [])
+        heads = [offset] + (
+            [t for sym, t, _ in pointers if sym == "&"] if pos == "a" and _satellite(data[pos], offset) else []
+        )
         for head in heads:
             for sym, target, _ in data[pos][head][1]:
                 if sym != "!":
@@ -142,8 +145,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--noun-antonyms", action="store_true", help="also the antonyms between nouns")
     args = parser.parse_args(argv)
     if not (args.wordnet / "data.noun").exists():
-        raise SystemExit(f"no WordNet database in {args.wordnet}: install it (Debian: apt-get install wordnet-base) "
-                         "or pass --wordnet DIR")
+        raise SystemExit(
+            f"no WordNet database in {args.wordnet}: install it (Debian: apt-get install wordnet-base) "
+            "or pass --wordnet DIR"
+        )
     text = build(args.wordnet, args.senses, args.min_tags, args.noun_antonyms)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as f:

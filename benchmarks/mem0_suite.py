@@ -40,75 +40,115 @@ PLUGIN = Path(__file__).stem
 REPORT_ENV = "MEM0_SUITE_REPORT"
 TARGET_ENV = "MEM0_SUITE_TARGET"
 IMPORTS_MEMORY = re.compile(
-    r"^\s*from\s+mem0(?:\.memory\.main)?\s+import\s+[^\n]*\b(?:Async)?Memory\b(?!Client|Config|Item|Type)", re.M)
+    r"^\s*from\s+mem0(?:\.memory\.main)?\s+import\s+[^\n]*\b(?:Async)?Memory\b(?!Client|Config|Item|Type)", re.M
+)
 SKIP = ("tests/vector_stores/", "tests/llms/", "tests/embeddings/", "tests/rerankers/", "tests/test_proxy.py")
 
 # Tests that pass on plain mem0 and are expected not to on the drop-in, each with the reason. The issue allows two
 # kinds: tests that build Memory without running __init__ (the drop-in's state is set up there), and tests that
 # assert the exact arguments mem0 passes to its own collaborators (the drop-in adds to those on purpose).
-NO_INIT = ("builds the class with __new__ and never runs __init__, which is where the drop-in opens its ledger and "
-           "sets up its buffers (AsyncMemory: its wrapped Memory and gate)")
+NO_INIT = (
+    "builds the class with __new__ and never runs __init__, which is where the drop-in opens its ledger and "
+    "sets up its buffers (AsyncMemory: its wrapped Memory and gate)"
+)
 NO_INIT_TESTS = {
     "tests/memory/test_decay_usage_notice.py": [
-        *(f"test_{kind}_delete_{case}" for kind in ("sync", "async") for case in (
-            "all_decay_usage_runs_after_success", "all_stops_when_vector_store_repeats_batch",
-            "decay_usage_runs_after_success", "failure_does_not_trigger_decay_usage_notice")),
+        *(
+            f"test_{kind}_delete_{case}"
+            for kind in ("sync", "async")
+            for case in (
+                "all_decay_usage_runs_after_success",
+                "all_stops_when_vector_store_repeats_batch",
+                "decay_usage_runs_after_success",
+                "failure_does_not_trigger_decay_usage_notice",
+            )
+        ),
         "test_sync_delete_all_zero_deletes_uses_first_run_notice",
         "test_sync_delete_below_threshold_uses_first_run_notice",
     ],
     "tests/memory/test_notices.py": [
-        "test_notice_priority_scale_beats_first_run", "test_notice_priority_temporal_usage_beats_scale_and_first_run",
+        "test_notice_priority_scale_beats_first_run",
+        "test_notice_priority_temporal_usage_beats_scale_and_first_run",
         "test_public_add_succeeds_when_first_run_flag_eval_fails",
         "test_public_search_succeeds_when_first_run_flag_eval_fails",
     ],
     "tests/memory/test_performance_slow_query_notice.py": [
-        *(f"test_{kind}_{case}" for kind in ("sync", "async") for case in (
-            "failed_search_does_not_trigger_performance_notice", "fast_search_uses_first_run_notice",
-            "slow_search_triggers_performance_notice_after_success",
-            "temporal_usage_takes_precedence_over_slow_search")),
+        *(
+            f"test_{kind}_{case}"
+            for kind in ("sync", "async")
+            for case in (
+                "failed_search_does_not_trigger_performance_notice",
+                "fast_search_uses_first_run_notice",
+                "slow_search_triggers_performance_notice_after_success",
+                "temporal_usage_takes_precedence_over_slow_search",
+            )
+        ),
         "test_sync_scale_takes_precedence_over_slow_search",
     ],
     "tests/memory/test_temporal_feature_notice.py": [
-        *(f"test_{kind}_{case}" for kind in ("sync", "async") for case in (
-            "add_timestamp_raises_before_validation", "search_reference_date_raises_before_validation")),
+        *(
+            f"test_{kind}_{case}"
+            for kind in ("sync", "async")
+            for case in ("add_timestamp_raises_before_validation", "search_reference_date_raises_before_validation")
+        ),
         "test_sync_add_without_timestamp_does_not_call_temporal_feature_notice",
         "test_sync_search_without_reference_date_does_not_call_temporal_feature_notice",
     ],
     "tests/memory/test_temporal_usage_notice.py": [
-        *(f"test_sync_{case}" for case in (
-            "add_failure_does_not_trigger_temporal_usage_notice", "add_non_temporal_metadata_uses_first_run_notice",
-            "add_temporal_metadata_triggers_notice_after_success",
-            "search_failure_does_not_trigger_temporal_usage_notice",
-            "search_temporal_filter_triggers_notice_after_success",
-            "search_temporal_query_triggers_notice_after_success")),
+        *(
+            f"test_sync_{case}"
+            for case in (
+                "add_failure_does_not_trigger_temporal_usage_notice",
+                "add_non_temporal_metadata_uses_first_run_notice",
+                "add_temporal_metadata_triggers_notice_after_success",
+                "search_failure_does_not_trigger_temporal_usage_notice",
+                "search_temporal_filter_triggers_notice_after_success",
+                "search_temporal_query_triggers_notice_after_success",
+            )
+        ),
         "test_async_add_runs_scale_detection_in_thread",
         "test_async_add_temporal_metadata_triggers_notice_after_success",
         "test_async_search_temporal_query_triggers_notice_after_success",
     ],
     "tests/test_telemetry.py": [
-        "TestMemoryLifecycle::test_close_when_db_is_none", "TestMemoryLifecycle::test_close_when_db_not_set",
+        "TestMemoryLifecycle::test_close_when_db_is_none",
+        "TestMemoryLifecycle::test_close_when_db_not_set",
         "TestMemoryLifecycle::test_double_close_is_safe",
     ],
 }
-PRIVATE_COROUTINE = ("patches mem0's private AsyncMemory coroutine {name} on the instance and asserts the arguments "
-                     "the public method passes to it; the drop-in AsyncMemory runs the sync drop-in's method instead "
-                     "(whose own counterpart test passes)")
+PRIVATE_COROUTINE = (
+    "patches mem0's private AsyncMemory coroutine {name} on the instance and asserts the arguments "
+    "the public method passes to it; the drop-in AsyncMemory runs the sync drop-in's method instead "
+    "(whose own counterpart test passes)"
+)
 EXCEPTIONS: dict[str, str] = {
     **{f"{path}::{test}": NO_INIT for path, tests in NO_INIT_TESTS.items() for test in tests},
-    **{f"tests/memory/test_main.py::TestAsyncUpdate::test_async_update_{case}": PRIVATE_COROUTINE.format(
-        name="_update_memory") for case in ("without_metadata", "with_metadata", "with_empty_metadata",
-                                            "data_is_deprecated_alias_for_text")},
+    **{
+        f"tests/memory/test_main.py::TestAsyncUpdate::test_async_update_{case}": PRIVATE_COROUTINE.format(
+            name="_update_memory"
+        )
+        for case in ("without_metadata", "with_metadata", "with_empty_metadata", "data_is_deprecated_alias_for_text")
+    },
     "tests/memory/test_main.py::test_async_add_metadata_cannot_set_identity_fields": PRIVATE_COROUTINE.format(
-        name="_add_to_vector_store"),
-    **{test: ("asserts the exact metadata add() passes to mem0's own _add_to_vector_store; the drop-in adds its "
-              "birth facts there on purpose, under the payload key 'id' that mem0 never shows as metadata (so a "
-              "memory's facts survive a crash before its ledger row is written)")
-       for test in ("tests/memory/test_main.py::test_add_without_metadata_is_unaffected",
-                    "tests/test_main.py::test_add", "tests/test_main.py::test_add_stores_expiration_date")},
+        name="_add_to_vector_store"
+    ),
+    **{
+        test: (
+            "asserts the exact metadata add() passes to mem0's own _add_to_vector_store; the drop-in adds its "
+            "birth facts there on purpose, under the payload key 'id' that mem0 never shows as metadata (so a "
+            "memory's facts survive a crash before its ledger row is written)"
+        )
+        for test in (
+            "tests/memory/test_main.py::test_add_without_metadata_is_unaffected",
+            "tests/test_main.py::test_add",
+            "tests/test_main.py::test_add_stores_expiration_date",
+        )
+    },
     "tests/test_memory.py::TestAsyncDeleteAllEntityRace::test_async_delete_all_bulk_clears_entity_store": (
         "asserts the one entity_store.delete call of mem0's async bulk clear; the drop-in AsyncMemory deletes through "
         "the sync path, which unlinks each memory from its entities and deletes an entity once nothing links to it "
-        "(the same end state on a real store; the test's entity-store mock never changes, so it is never empty)"),
+        "(the same end state on a real store; the test's entity-store mock never changes, so it is never empty)"
+    ),
 }
 
 
@@ -188,17 +228,28 @@ def select_files(checkout: Path) -> list[str]:
 def compare_main(checkout: Path, python: str) -> str:
     """One line: the installed mem0 release and how its memory/main.py compares with the checkout's."""
     probe = "import importlib.metadata as m, mem0.memory.main as x; print(m.version('mem0ai')); print(x.__file__)"
-    done = subprocess.run([python, "-P", "-c", probe], capture_output=True, text=True, check=True,
-                          env={**os.environ, "MEM0_TELEMETRY": "False"}, cwd=tempfile.gettempdir())
+    done = subprocess.run(
+        [python, "-P", "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "MEM0_TELEMETRY": "False"},
+        cwd=tempfile.gettempdir(),
+    )
     version, installed = done.stdout.split()
     theirs = (checkout / "mem0" / "memory" / "main.py").read_bytes()
     ours = Path(installed).read_bytes()
     if hashlib.sha256(theirs).digest() == hashlib.sha256(ours).digest():
         return f"mem0ai {version} installed; the checkout's mem0/memory/main.py is identical to it"
-    diff = [line for line in difflib.unified_diff(theirs.decode().splitlines(), ours.decode().splitlines(), n=0)
-            if line[:1] in "+-" and not line.startswith(("+++", "---"))]
-    return (f"mem0ai {version} installed; WARNING: the checkout's mem0/memory/main.py differs from it in "
-            f"{len(diff)} line(s): pick the commit whose main.py matches (git log -- mem0/memory/main.py)")
+    diff = [
+        line
+        for line in difflib.unified_diff(theirs.decode().splitlines(), ours.decode().splitlines(), n=0)
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    ]
+    return (
+        f"mem0ai {version} installed; WARNING: the checkout's mem0/memory/main.py differs from it in "
+        f"{len(diff)} line(s): pick the commit whose main.py matches (git log -- mem0/memory/main.py)"
+    )
 
 
 def run(checkout: Path, python: str, files: list[str], target: str, keyword: str | None) -> dict[str, str]:
@@ -215,9 +266,24 @@ def run(checkout: Path, python: str, files: list[str], target: str, keyword: str
             TARGET_ENV: target,
         }
         # -P and an empty pythonpath: the tests import the installed mem0, not the checkout's copy of the package
-        cmd = [python, "-P", "-m", "pytest", "-q", "-p", PLUGIN, "-p", "no:cacheprovider", "-o", "pythonpath=",
-               "--import-mode=importlib", "--continue-on-collection-errors",
-               "-o", "asyncio_default_fixture_loop_scope=function", *files]
+        cmd = [
+            python,
+            "-P",
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            PLUGIN,
+            "-p",
+            "no:cacheprovider",
+            "-o",
+            "pythonpath=",
+            "--import-mode=importlib",
+            "--continue-on-collection-errors",
+            "-o",
+            "asyncio_default_fixture_loop_scope=function",
+            *files,
+        ]
         if keyword:
             cmd += ["-k", keyword]
         done = subprocess.run(cmd, cwd=checkout, env=env, capture_output=True, text=True)
@@ -244,11 +310,17 @@ def main(argv: list[str] | None = None) -> int:
     checkout: Path = args.checkout.resolve()
     if not (checkout / "mem0" / "memory" / "main.py").is_file() or not (checkout / "tests").is_dir():
         parser.error(f"{checkout} is not a mem0 checkout (no mem0/memory/main.py and tests/); clone mem0 there")
-    probe = subprocess.run([args.python, "-P", "-c", "import pytest_asyncio, pytest_mock, mem0_hygiene"],
-                           capture_output=True, text=True, cwd=tempfile.gettempdir())
+    probe = subprocess.run(
+        [args.python, "-P", "-c", "import pytest_asyncio, pytest_mock, mem0_hygiene"],
+        capture_output=True,
+        text=True,
+        cwd=tempfile.gettempdir(),
+    )
     if probe.returncode:
-        parser.error(f"{args.python} lacks a test dependency ({probe.stderr.strip().splitlines()[-1]}); "
-                     f"install it: pip install pytest-asyncio pytest-mock")
+        parser.error(
+            f"{args.python} lacks a test dependency ({probe.stderr.strip().splitlines()[-1]}); "
+            f"install it: pip install pytest-asyncio pytest-mock"
+        )
     files = args.files or select_files(checkout)
     print(compare_main(checkout, args.python))
     print(f"{len(files)} test files: {' '.join(files)}")
@@ -260,8 +332,10 @@ def main(argv: list[str] | None = None) -> int:
     allowed = [t for t in lost if t in EXCEPTIONS]
     unexpected = [t for t in lost if t not in EXCEPTIONS]
     gained = sorted(t for t, o in dropin.items() if o == "passed" and plain.get(t) != "passed")
-    print(f"pass on plain mem0, not on the drop-in: {len(lost)} ({len(allowed)} listed exceptions, "
-          f"{len(unexpected)} differences)")
+    print(
+        f"pass on plain mem0, not on the drop-in: {len(lost)} ({len(allowed)} listed exceptions, "
+        f"{len(unexpected)} differences)"
+    )
     for t in allowed:
         print(f"  exception  {t} [{dropin.get(t, 'not run')}]: {EXCEPTIONS[t]}")
     for t in unexpected:

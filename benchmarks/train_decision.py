@@ -43,7 +43,11 @@ from mem0_hygiene.memory.decision_model import (
 
 DATA = Path(__file__).resolve().parent / "data"
 TRAIN_FILES = (
-    "staleness_pairs.jsonl", "staleness_more.jsonl", "staleness_templates.jsonl", "staleness_opposites.jsonl")
+    "staleness_pairs.jsonl",
+    "staleness_more.jsonl",
+    "staleness_templates.jsonl",
+    "staleness_opposites.jsonl",
+)
 WEIGHTS = Path(__file__).resolve().parent.parent / "mem0_hygiene" / "memory" / "decision_weights.py"
 # Ridge penalty on the standardised weights, chosen by 5-fold cross-validation over the training pairs and the
 # SICK pairs together (0.003, 0.01, 0.03, 0.1, 0.3; 0.1 before the costs were fitted).
@@ -82,8 +86,9 @@ def reversals(pairs: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], li
     return [dict(pairs[i], old=pairs[i]["new"], new=pairs[i]["old"], reversed=True) for i in idx], idx
 
 
-def training_rows(pairs: Sequence[dict[str, Any]], sims: np.ndarray) -> tuple[list[dict[str, Any]], np.ndarray,
-                                                                               np.ndarray]:
+def training_rows(
+    pairs: Sequence[dict[str, Any]], sims: np.ndarray
+) -> tuple[list[dict[str, Any]], np.ndarray, np.ndarray]:
     """(the pairs and their reversals, their inputs, the index of each row's original pair). The similarity is
     symmetric, so a reversal reuses its original's."""
     rev, source = reversals(pairs)
@@ -100,8 +105,7 @@ def fit_shipped(pairs: Sequence[dict[str, Any]], sims: np.ndarray, family: str) 
     return fit_with_costs(x, [p["label"] for p in rows], src, name)
 
 
-def fit_with_costs(x: np.ndarray, labels: Sequence[str], src: np.ndarray, name: str,
-                   **kw: Any) -> DecisionModel:
+def fit_with_costs(x: np.ndarray, labels: Sequence[str], src: np.ndarray, name: str, **kw: Any) -> DecisionModel:
     """The model fitted on all the rows, with the costs :func:`choose_costs` picks by an inner cross-validation
     over them (``src``: each row's original pair; a pair and its reversal stay in one inner fold)."""
     costs = choose_costs(x, labels, src, **kw)
@@ -158,9 +162,15 @@ def probabilities(model: DecisionModel, x: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def fit(x: np.ndarray, labels: Sequence[str], name: str, l2: float = L2,
-        costs: tuple[float, float, float] = (HIDE_COSTS[0], STALE_COSTS[0], SWAP_COST),
-        iters: int = 4000, rate: float = 0.5) -> DecisionModel:
+def fit(
+    x: np.ndarray,
+    labels: Sequence[str],
+    name: str,
+    l2: float = L2,
+    costs: tuple[float, float, float] = (HIDE_COSTS[0], STALE_COSTS[0], SWAP_COST),
+    iters: int = 4000,
+    rate: float = 0.5,
+) -> DecisionModel:
     """Multinomial logistic regression by gradient descent on standardised inputs (deterministic), deciding with
     the given (hide, stale, swap) costs."""
     mean = x.mean(axis=0)
@@ -182,10 +192,16 @@ def fit(x: np.ndarray, labels: Sequence[str], name: str, l2: float = L2,
     def r(v: Any) -> float:
         return round(float(v), 4)
 
-    return DecisionModel(name=name, mean=tuple(r(v) for v in mean), scale=tuple(r(v) for v in scale),
-                         weights=tuple(tuple(r(w[i, k]) for i in range(x.shape[1])) for k in range(len(CLASSES))),
-                         bias=tuple(r(v) for v in b), hide_cost=costs[0], stale_cost=costs[1],
-                         swap_cost=costs[2])
+    return DecisionModel(
+        name=name,
+        mean=tuple(r(v) for v in mean),
+        scale=tuple(r(v) for v in scale),
+        weights=tuple(tuple(r(w[i, k]) for i in range(x.shape[1])) for k in range(len(CLASSES))),
+        bias=tuple(r(v) for v in b),
+        hide_cost=costs[0],
+        stale_cost=costs[1],
+        swap_cost=costs[2],
+    )
 
 
 _SIM, _OPPOSITE, _WORD_OVERLAP = (FEATURE_NAMES.index(n) for n in ("similarity", "opposite", "word_overlap"))
@@ -208,8 +224,9 @@ def folds_of(n: int, seed: int = SEED) -> np.ndarray:
     return folds
 
 
-def by_groups(pairs: Sequence[dict[str, Any]], sims: np.ndarray, groups: Sequence[Any],
-              **kw: Any) -> tuple[list[dict[str, Any]], list[str]]:
+def by_groups(
+    pairs: Sequence[dict[str, Any]], sims: np.ndarray, groups: Sequence[Any], **kw: Any
+) -> tuple[list[dict[str, Any]], list[str]]:
     """(the pairs and their reversals, each decided by a model fitted on the rows of the other groups, its costs
     chosen on those rows too: :func:`fit_with_costs`); a reversal is in its original's group."""
     rows, x, src = training_rows(pairs, sims)
@@ -234,8 +251,9 @@ def file_of_each(pairs: Sequence[dict[str, Any]]) -> list[str]:
     return [name for name in TRAIN_FILES for _ in ev.load_pairs(DATA / name)][: len(pairs)]
 
 
-def leave_file_out(pairs: Sequence[dict[str, Any]], sims: np.ndarray, groups: Sequence[str] | None = None,
-                   **kw: Any) -> list[str]:
+def leave_file_out(
+    pairs: Sequence[dict[str, Any]], sims: np.ndarray, groups: Sequence[str] | None = None, **kw: Any
+) -> list[str]:
     """Each pair decided by a model fitted on the pairs of the other training files (or of the other
     ``groups``: one name per pair, e.g. the training files and an external set)."""
     return by_groups(pairs, sims, file_of_each(pairs) if groups is None else groups, **kw)[1][: len(pairs)]
@@ -255,13 +273,19 @@ def wrapped(values: Sequence[float], indent: str) -> list[str]:
 
 
 def render(models: dict[str, DecisionModel]) -> str:
-    lines = ['"""The fitted numbers of the write-time decision model, one per measured embedder.',
-             "",
-             "Written by ``python benchmarks/train_decision.py --write``; do not edit by hand.",
-             '"""', "", "from __future__ import annotations", "",
-             "from .decision_model import DecisionModel", "",
-             "# features: see decision_model.FEATURE_NAMES; classes: " + ", ".join(CLASSES),
-             "MODELS: dict[str, DecisionModel] = {"]
+    lines = [
+        '"""The fitted numbers of the write-time decision model, one per measured embedder.',
+        "",
+        "Written by ``python benchmarks/train_decision.py --write``; do not edit by hand.",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from .decision_model import DecisionModel",
+        "",
+        "# features: see decision_model.FEATURE_NAMES; classes: " + ", ".join(CLASSES),
+        "MODELS: dict[str, DecisionModel] = {",
+    ]
     for family, m in models.items():
         lines.append(f"    {family!r}: DecisionModel(")
         lines.append(f"        name={m.name!r},")
@@ -309,28 +333,37 @@ def main(argv: list[str] | None = None) -> int:
         cv = decided[: len(pairs)]
         acc = ev.accuracy(labels, cv)
         hidden = ev.hidden_rate(labels, cv)
-        print(f"{family}: {len(pairs)} training pairs, 5-fold cross-validated accuracy {acc:.1%}, "
-              f"true facts hidden {hidden:.1%}")
-        rev_labels = [p["label"] for p in rows[len(pairs):]]
+        print(
+            f"{family}: {len(pairs)} training pairs, 5-fold cross-validated accuracy {acc:.1%}, "
+            f"true facts hidden {hidden:.1%}"
+        )
+        rev_labels = [p["label"] for p in rows[len(pairs) :]]
         if rev_labels:
-                print(f"  their {len(rev_labels)} reversals (old and new swapped), the same folds: "
-                  f"{ev.accuracy(rev_labels, decided[len(pairs):]):.1%}, "
-                  f"hidden {ev.hidden_rate(rev_labels, decided[len(pairs):]):.1%}")
+            print(
+                f"  their {len(rev_labels)} reversals (old and new swapped), the same folds: "
+                f"{ev.accuracy(rev_labels, decided[len(pairs) :]):.1%}, "
+                f"hidden {ev.hidden_rate(rev_labels, decided[len(pairs) :]):.1%}"
+            )
         by_file = leave_file_out(pairs, sims)
         files = file_of_each(pairs)
         for name in TRAIN_FILES:
             idx = [i for i, f in enumerate(files) if f == name]
-            print(f"  {name} decided by a model of the other files: "
-                  f"{ev.accuracy([labels[i] for i in idx], [by_file[i] for i in idx]):.1%}, "
-                  f"hidden {ev.hidden_rate([labels[i] for i in idx], [by_file[i] for i in idx]):.1%}")
-        print(f"  every file by the others: {ev.accuracy(labels, by_file):.1%}, "
-              f"hidden {ev.hidden_rate(labels, by_file):.1%}")
+            print(
+                f"  {name} decided by a model of the other files: "
+                f"{ev.accuracy([labels[i] for i in idx], [by_file[i] for i in idx]):.1%}, "
+                f"hidden {ev.hidden_rate([labels[i] for i in idx], [by_file[i] for i in idx]):.1%}"
+            )
+        print(
+            f"  every file by the others: {ev.accuracy(labels, by_file):.1%}, "
+            f"hidden {ev.hidden_rate(labels, by_file):.1%}"
+        )
         if args.errors:
             for p, got in zip(rows, decided):
                 if got != p["label"]:
                     turned = " (reversed)" if p.get("reversed") else ""
-                    print(f"    {p['id']:>5} {p['kind']:<13} {p['label']} -> {got}{turned}: "
-                          f"{p['old']!r} / {p['new']!r}")
+                    print(
+                        f"    {p['id']:>5} {p['kind']:<13} {p['label']} -> {got}{turned}: {p['old']!r} / {p['new']!r}"
+                    )
         if family in SHIPPED:
             models[family] = fit_shipped(pairs, sims, family)
     if args.write:

@@ -42,10 +42,31 @@ _EXPORTS = {
 }
 
 __all__ = [
-    "AsyncMemory", "AuditError", "ConfigError", "Finding", "HygieneError", "HygieneMemory", "HygieneSettings",
-    "LedgerError", "Memory", "MemoryNotFound", "MissingSource", "PruneResult", "PrunedMemory", "Report", "Severity",
-    "Skipped", "StateError", "StoreLocked", "SupersedeError", "VolatileStoreError", "__version__", "audit",
-    "format_for_prompt", "inspect", "offline_config",
+    "AsyncMemory",
+    "AuditError",
+    "ConfigError",
+    "Finding",
+    "HygieneError",
+    "HygieneMemory",
+    "HygieneSettings",
+    "LedgerError",
+    "Memory",
+    "MemoryNotFound",
+    "MissingSource",
+    "PruneResult",
+    "PrunedMemory",
+    "Report",
+    "Severity",
+    "Skipped",
+    "StateError",
+    "StoreLocked",
+    "SupersedeError",
+    "VolatileStoreError",
+    "__version__",
+    "audit",
+    "format_for_prompt",
+    "inspect",
+    "offline_config",
 ]
 
 

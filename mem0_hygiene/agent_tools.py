@@ -97,8 +97,10 @@ def _memory_data(item: dict[str, Any]) -> dict[str, Any]:
 
 def _said_redacted(kinds: list[str], what: str = "") -> str:
     """What a tool's answer says when the write guard took credentials out (the same detector as the guard's)."""
-    return (f" Redacted before storing{what}: {', '.join(kinds)} (each replaced by a marker, as shown; the "
-            "credential itself was not stored).")
+    return (
+        f" Redacted before storing{what}: {', '.join(kinds)} (each replaced by a marker, as shown; the "
+        "credential itself was not stored)."
+    )
 
 
 def _limit(value: Any, what: str, default: int) -> int:
@@ -132,13 +134,21 @@ class AgentTools:
     memories' source names when a call does not say (``mcp:<client>``).
     """
 
-    def __init__(self, memory: Memory, *, user_id: str | None = None, agent_id: str | None = None,
-                 client_name: str = "unknown-client") -> None:
+    def __init__(
+        self,
+        memory: Memory,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        client_name: str = "unknown-client",
+    ) -> None:
         self.memory = memory
         self.scope = scope_of(user_id, agent_id, None)
         if not self.scope:
-            raise ConfigError("the memory tools need a scope: give --user-id USER and/or --agent-id AGENT "
-                              "(every memory the session reads or writes is in it)")
+            raise ConfigError(
+                "the memory tools need a scope: give --user-id USER and/or --agent-id AGENT "
+                "(every memory the session reads or writes is in it)"
+            )
         self.client_name = client_name
         self._lock = threading.RLock()
 
@@ -179,8 +189,9 @@ class AgentTools:
         return item
 
     # -- tools ------------------------------------------------------------------------------------
-    def remember(self, text: Any, ttl: Any = None, topic_key: Any = None, source: Any = None, *,
-                 client: str | None = None) -> ToolResult:
+    def remember(
+        self, text: Any, ttl: Any = None, topic_key: Any = None, source: Any = None, *, client: str | None = None
+    ) -> ToolResult:
         """Store a fact in the session's scope through the drop-in (write guard, write decision when on)."""
         fact = _required(text, "text", "'Dana prefers pnpm'")
         given = _optional(source, "source")
@@ -194,13 +205,23 @@ class AgentTools:
                     "Not stored: the source says this is tool output or web content, and tool output never "
                     "becomes a memory here (hygiene.trust_tool_output is off). Remember only what the user said "
                     "or confirmed, with a source such as 'chat'.",
-                    {"outcome": "refused", "reason": "tool_output", "source": _text(given)}, is_error=True)
+                    {"outcome": "refused", "reason": "tool_output", "source": _text(given)},
+                    is_error=True,
+                )
             if key is not None and WriteDecisionSettings.parse(m.hygiene_settings.write_decision) is None:
                 same = self._same_topic(m, key)  # (with the write decision on, the drop-in does this itself)
                 if same is not None:
                     return self._replace_topic(m, same, fact, key, self.source_for(client, given), kind, ttl_text)
-            res = m.add(fact, infer=False, source=self.source_for(client, given), source_kind=kind, ttl=ttl_text,
-                        topic_key=key, user_id=self.scope.get("user_id"), agent_id=self.scope.get("agent_id"))
+            res = m.add(
+                fact,
+                infer=False,
+                source=self.source_for(client, given),
+                source_kind=kind,
+                ttl=ttl_text,
+                topic_key=key,
+                user_id=self.scope.get("user_id"),
+                agent_id=self.scope.get("agent_id"),
+            )
             return self._remembered(res.get("results") or [])
 
         return self._call(run)
@@ -214,27 +235,40 @@ class AgentTools:
             params.append(self.scope.get(name))
         return next(m.ledger.iter_rows(where, params, order="created_at DESC"), None)
 
-    def _replace_topic(self, m: Memory, old: LedgerRow, fact: str, key: str, source: str, kind: str,
-                       ttl: str | None) -> ToolResult:
+    def _replace_topic(
+        self, m: Memory, old: LedgerRow, fact: str, key: str, source: str, kind: str, ttl: str | None
+    ) -> ToolResult:
         item = m.get(old.memory_id) or {}
         old_text = str(item.get("memory") or "")
         if normalize_text(old_text) == normalize_text(fact):
-            return ToolResult(f"Already known, nothing added: duplicate of {old.memory_id} ({_text(old_text)}).",
-                              {"outcome": "duplicate", "id": old.memory_id, "duplicate_of": old.memory_id,
-                               "memory": _text(old_text)})
+            return ToolResult(
+                f"Already known, nothing added: duplicate of {old.memory_id} ({_text(old_text)}).",
+                {"outcome": "duplicate", "id": old.memory_id, "duplicate_of": old.memory_id, "memory": _text(old_text)},
+            )
         new_id = m.supersede(old.memory_id, fact, source=source, source_kind=kind, ttl=ttl, topic_key=key)
         new = m.get(new_id) or {}
         facts = new.get("hygiene") or {}
         row = m.ledger.get(new_id)
         found = [k for k in (row.redacted or "").split(",") if k] if row is not None else []
-        text = (f"Added memory {new_id}: {_text(new.get('memory'))} It supersedes {old.memory_id} "
-                f"({_text(old_text)}), same topic_key {key!r}, now hidden.")
+        text = (
+            f"Added memory {new_id}: {_text(new.get('memory'))} It supersedes {old.memory_id} "
+            f"({_text(old_text)}), same topic_key {key!r}, now hidden."
+        )
         if found:
             text += _said_redacted(found)
-        return ToolResult(text, {"outcome": "superseded", "id": new_id, "memory": _text(new.get("memory")),
-                                 "state": facts.get("state"), "source": _text(facts.get("source")),
-                                 "expires_at": facts.get("expires_at"), "redacted": found,
-                                 "supersedes": old.memory_id})
+        return ToolResult(
+            text,
+            {
+                "outcome": "superseded",
+                "id": new_id,
+                "memory": _text(new.get("memory")),
+                "state": facts.get("state"),
+                "source": _text(facts.get("source")),
+                "expires_at": facts.get("expires_at"),
+                "redacted": found,
+                "supersedes": old.memory_id,
+            },
+        )
 
     def _remembered(self, items: list[dict[str, Any]]) -> ToolResult:
         if not items:
@@ -244,13 +278,22 @@ class AgentTools:
             old = items[0]
             old_id = str(old.get("id"))
             same = {"outcome": "duplicate", "id": old_id, "duplicate_of": old_id, "memory": _text(old.get("memory"))}
-            return ToolResult(f"Already known, nothing added: duplicate of {old.get('id')} "
-                              f"({_text(old.get('memory'))}). Its use count went up.", same)
+            return ToolResult(
+                f"Already known, nothing added: duplicate of {old.get('id')} "
+                f"({_text(old.get('memory'))}). Its use count went up.",
+                same,
+            )
         facts = new.get("hygiene") or {}
         decision = facts.get("decision") or {}
-        data: dict[str, Any] = {"outcome": "added", "id": str(new.get("id")), "memory": _text(new.get("memory")),
-                                "state": facts.get("state"), "source": _text(facts.get("source")),
-                                "expires_at": facts.get("expires_at"), "redacted": list(facts.get("redacted") or [])}
+        data: dict[str, Any] = {
+            "outcome": "added",
+            "id": str(new.get("id")),
+            "memory": _text(new.get("memory")),
+            "state": facts.get("state"),
+            "source": _text(facts.get("source")),
+            "expires_at": facts.get("expires_at"),
+            "redacted": list(facts.get("redacted") or []),
+        }
         parts = [f"Added memory {new.get('id')}: {_text(new.get('memory'))}"]
         if new.get("event") == "UPDATE" and decision.get("supersedes"):
             data["outcome"] = "superseded"
@@ -260,8 +303,11 @@ class AgentTools:
         if invalidated:
             data["outcome"] = "contradicts"
             data["invalidates"] = [str(i.get("id")) for i in invalidated]
-            parts.append("It contradicts, and invalidated: " + "; ".join(
-                f"{i.get('id')} ({_text(i.get('memory'))})" for i in invalidated) + ".")
+            parts.append(
+                "It contradicts, and invalidated: "
+                + "; ".join(f"{i.get('id')} ({_text(i.get('memory'))})" for i in invalidated)
+                + "."
+            )
         if data["redacted"]:
             parts.append(_said_redacted(data["redacted"]).strip())
         if facts.get("instruction"):
@@ -295,16 +341,25 @@ class AgentTools:
         def run(m: Memory) -> ToolResult:
             old = self.owned(m, memory_id)
             old_id = str(old["id"])
-            new_id = m.supersede(old_id, text, source=self.source_for(client, f"correction: {why}" if why else
-                                                                     "correction"))
+            new_id = m.supersede(
+                old_id, text, source=self.source_for(client, f"correction: {why}" if why else "correction")
+            )
             row = m.ledger.get(new_id)
             found = [k for k in (row.redacted or "").split(",") if k] if row is not None else []
             new = m.get(new_id) or {}
-            data = {"outcome": "superseded", "old_id": old_id, "new_id": new_id, "old_memory": _text(old.get("memory")),
-                    "memory": _text(new.get("memory")), "reason": _text(why) if why else None,
-                    "redacted": found}
-            msg = f"Corrected: {old_id} ({_text(old.get('memory'))}) is superseded by {new_id} " \
-                  f"({_text(new.get('memory'))}); recall now returns only the new fact."
+            data = {
+                "outcome": "superseded",
+                "old_id": old_id,
+                "new_id": new_id,
+                "old_memory": _text(old.get("memory")),
+                "memory": _text(new.get("memory")),
+                "reason": _text(why) if why else None,
+                "redacted": found,
+            }
+            msg = (
+                f"Corrected: {old_id} ({_text(old.get('memory'))}) is superseded by {new_id} "
+                f"({_text(new.get('memory'))}); recall now returns only the new fact."
+            )
             if found:
                 msg += _said_redacted(found)
             return ToolResult(msg, data)
@@ -323,8 +378,16 @@ class AgentTools:
             msg = f"Invalidated {mid} ({_text(item.get('memory'))}): {_text(why)}. It is no longer recalled."
             if found:
                 msg += _said_redacted(found, " the reason")
-            return ToolResult(msg, {"outcome": "invalidated", "id": mid, "memory": _text(item.get("memory")),
-                                    "reason": _text(why), "redacted": found})
+            return ToolResult(
+                msg,
+                {
+                    "outcome": "invalidated",
+                    "id": mid,
+                    "memory": _text(item.get("memory")),
+                    "reason": _text(why),
+                    "redacted": found,
+                },
+            )
 
         return self._call(run)
 
@@ -341,8 +404,16 @@ class AgentTools:
             msg = f"Confirmed {mid} ({_text(item.get('memory'))}) as of {when}."
             if before == "quarantined":
                 msg += " It was quarantined and is now recalled."
-            return ToolResult(msg, {"outcome": "confirmed", "id": mid, "confirmed_at": facts.get("confirmed_at"),
-                                    "state": facts.get("state"), "was": before})
+            return ToolResult(
+                msg,
+                {
+                    "outcome": "confirmed",
+                    "id": mid,
+                    "confirmed_at": facts.get("confirmed_at"),
+                    "state": facts.get("state"),
+                    "was": before,
+                },
+            )
 
         return self._call(run)
 
@@ -367,12 +438,13 @@ class AgentTools:
         def run(m: Memory) -> ToolResult:
             items = m.review_queue(limit=count, filters=dict(self.scope))
             older = m.hygiene_settings.review_older_than
-            data = {"count": len(items), "memories": [_memory_data(i) for i in items],
-                    "older_than_days": older.days}
+            data = {"count": len(items), "memories": [_memory_data(i) for i in items], "older_than_days": older.days}
             if not items:
                 return ToolResult(f"Nothing is due for review (no memory unconfirmed for {older.days} days).", data)
-            head = (f"{len(items)} memory(ies) unconfirmed for over {older.days} days, oldest first. Ask the user "
-                    "and then confirm, correct or invalidate each:")
+            head = (
+                f"{len(items)} memory(ies) unconfirmed for over {older.days} days, oldest first. Ask the user "
+                "and then confirm, correct or invalidate each:"
+            )
             return ToolResult("\n".join([head, *(_line(i) for i in items)]), data)
 
         return self._call(run)
@@ -386,14 +458,18 @@ class AgentTools:
         with self._locked() as m:
             m.flush()
             report = audit(m, examples=0)
-        return redacted_data({
-            "target": report.target,
-            "finished_at": report.finished_at,
-            "summary": report.counts(),
-            "findings": [{"code": f.code, "severity": f.severity.label, "title": f.title, "count": f.count}
-                         for f in report.findings],
-            "skipped": [{"code": s.code, "reason": s.reason} for s in report.skipped],
-        })
+        return redacted_data(
+            {
+                "target": report.target,
+                "finished_at": report.finished_at,
+                "summary": report.counts(),
+                "findings": [
+                    {"code": f.code, "severity": f.severity.label, "title": f.title, "count": f.count}
+                    for f in report.findings
+                ],
+                "skipped": [{"code": s.code, "reason": s.reason} for s in report.skipped],
+            }
+        )
 
     def review_queue(self) -> dict[str, Any]:
         """The review queue of this session's scope as data (the ``review`` tool's, at its default size)."""

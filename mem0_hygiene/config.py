@@ -93,21 +93,27 @@ class WriteDecisionSettings:
             if opts.get(name) is not None:
                 opts[name] = _number(opts[name], f"hygiene.write_decision.{name}", -1.0, 1.0)
         if "candidates" in opts:
-            if isinstance(opts["candidates"], bool) or not isinstance(opts["candidates"], int) \
-                    or not 1 <= opts["candidates"] <= 100:
-                raise ConfigError(f"hygiene.write_decision.candidates is {opts['candidates']!r}; use a whole "
-                                  f"number from 1 to 100")
+            if (
+                isinstance(opts["candidates"], bool)
+                or not isinstance(opts["candidates"], int)
+                or not 1 <= opts["candidates"] <= 100
+            ):
+                raise ConfigError(
+                    f"hygiene.write_decision.candidates is {opts['candidates']!r}; use a whole number from 1 to 100"
+                )
         if "identity_keys" in opts:
             keys = opts["identity_keys"]
             if isinstance(keys, str) or not all(isinstance(k, str) and k for k in keys):
                 raise ConfigError("hygiene.write_decision.identity_keys must be a list of metadata key names")
             opts["identity_keys"] = tuple(keys)
         if opts.get("judge") not in (None, "llm"):
-            raise ConfigError(f"hygiene.write_decision.judge is {opts['judge']!r}; use \"llm\" or leave it out")
+            raise ConfigError(f'hygiene.write_decision.judge is {opts["judge"]!r}; use "llm" or leave it out')
         settings = cls(**opts)
         if settings.duplicate is not None and settings.update is not None and settings.update > settings.duplicate:
-            raise ConfigError(f"hygiene.write_decision.update ({settings.update}) is above duplicate "
-                              f"({settings.duplicate}); an update must be less similar than a duplicate")
+            raise ConfigError(
+                f"hygiene.write_decision.update ({settings.update}) is above duplicate "
+                f"({settings.duplicate}); an update must be less similar than a duplicate"
+            )
         return settings
 
     def thresholds(self, family: str | None) -> Thresholds:
@@ -120,8 +126,10 @@ class WriteDecisionSettings:
             model=base.model if self.duplicate is self.update is self.contradiction is None else None,
         )
         if found.update > found.duplicate:
-            raise ConfigError(f"hygiene.write_decision: update ({found.update}) is above duplicate "
-                              f"({found.duplicate}) for this embedder; set both")
+            raise ConfigError(
+                f"hygiene.write_decision: update ({found.update}) is above duplicate "
+                f"({found.duplicate}) for this embedder; set both"
+            )
         return found
 
 
@@ -168,14 +176,16 @@ class RankSettings:
             if opts["decay"] == 0.0:
                 raise ConfigError("hygiene.rank.decay must be above 0 (0.995 per hour is the usual value)")
         if "default_importance" in opts:
-            opts["default_importance"] = _number(opts["default_importance"], "hygiene.rank.default_importance",
-                                                 0.0, 1.0)
+            opts["default_importance"] = _number(
+                opts["default_importance"], "hygiene.rank.default_importance", 0.0, 1.0
+            )
         if "importance_key" in opts and not (isinstance(opts["importance_key"], str) and opts["importance_key"]):
             raise ConfigError("hygiene.rank.importance_key must be a metadata key name")
         settings = cls(**opts)
         if settings.relevance + settings.recency + settings.importance <= 0:
-            raise ConfigError("hygiene.rank: at least one of the weights relevance, recency, importance "
-                              "must be above 0")
+            raise ConfigError(
+                "hygiene.rank: at least one of the weights relevance, recency, importance must be above 0"
+            )
         return settings
 
 
@@ -245,11 +255,12 @@ class HygieneSettings:
         self.history_dbs = tuple(entries)
         if self.ledger_url is not None:
             if not isinstance(self.ledger_url, str) or not self.ledger_url.startswith(LEDGER_URL_SCHEMES):
-                raise ConfigError("hygiene.ledger_url must be a postgresql://USER:PASSWORD@HOST/DATABASE URL; "
-                                  "for a SQLite file use hygiene.ledger_path")
+                raise ConfigError(
+                    "hygiene.ledger_url must be a postgresql://USER:PASSWORD@HOST/DATABASE URL; "
+                    "for a SQLite file use hygiene.ledger_path"
+                )
             if self.ledger_path is not None:
-                raise ConfigError("give only one of hygiene.ledger_path (SQLite) and hygiene.ledger_url "
-                                  "(PostgreSQL)")
+                raise ConfigError("give only one of hygiene.ledger_path (SQLite) and hygiene.ledger_url (PostgreSQL)")
 
     @property
     def ledger_location(self) -> str | None:
@@ -307,9 +318,7 @@ def split_config(config: dict[str, Any] | None) -> tuple[dict[str, Any], Hygiene
     vs = mem0_part.get("vector_store") or {}
     vs_conf = vs.get("config") or {}
     provider = vs.get("provider", "qdrant")
-    defaulted = provider == "qdrant" and not any(
-        vs_conf.get(k) for k in ("path", "url", "host", "client")
-    )
+    defaulted = provider == "qdrant" and not any(vs_conf.get(k) for k in ("path", "url", "host", "client"))
     try:
         raw = copy.deepcopy(mem0_part)
     except Exception:  # a live client object need not be copyable
@@ -381,8 +390,10 @@ def check_top_level_keys(config: dict[str, Any]) -> None:
             continue
         close = difflib.get_close_matches(key, sorted(MEM0_TOP_LEVEL_KEYS), n=1, cutoff=0.8)
         if close:
-            raise ConfigError(f"unknown config key {key!r}: did you mean {close[0]!r}? mem0 ignores keys it does "
-                              f"not know, so the store {close[0]} names would silently be mem0's default")
+            raise ConfigError(
+                f"unknown config key {key!r}: did you mean {close[0]!r}? mem0 ignores keys it does "
+                f"not know, so the store {close[0]} names would silently be mem0's default"
+            )
 
 
 def offline_config(

@@ -31,8 +31,14 @@ MEM0_DEFAULT_DIMS = 1536  # mem0's default embedding size (text-embedding-3-smal
 MAX_CONFIG_BYTES = 2**20  # a config file larger than 1 MiB is refused unread
 MAX_YAML_ALIASES = 100  # YAML aliases (*name) allowed in one config file
 MAX_YAML_NODES = 100_000  # values a YAML config may hold once its aliases are expanded
-_BUILTIN_CALLABLES = (types.BuiltinFunctionType, types.BuiltinMethodType, types.MethodWrapperType,
-                      types.WrapperDescriptorType, types.MethodDescriptorType, types.ClassMethodDescriptorType)
+_BUILTIN_CALLABLES = (
+    types.BuiltinFunctionType,
+    types.BuiltinMethodType,
+    types.MethodWrapperType,
+    types.WrapperDescriptorType,
+    types.MethodDescriptorType,
+    types.ClassMethodDescriptorType,
+)
 
 
 def _copy_dicts(value: Any) -> Any:
@@ -45,8 +51,10 @@ def _copy_dicts(value: Any) -> Any:
 
 
 def _too_big(path: str, size: int) -> ConfigError:
-    return ConfigError(f"config file {path} is larger than {MAX_CONFIG_BYTES // 2**20} MiB ({size} bytes), far more "
-                       "than a mem0 config needs; check that --config names the app's config file")
+    return ConfigError(
+        f"config file {path} is larger than {MAX_CONFIG_BYTES // 2**20} MiB ({size} bytes), far more "
+        "than a mem0 config needs; check that --config names the app's config file"
+    )
 
 
 def _read_text(path: str) -> str:
@@ -64,8 +72,10 @@ def _read_text(path: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"config file {path} is not UTF-8 text ({exc.reason} at byte {exc.start}); give the "
-                          "JSON or YAML file the app passes to Memory.from_config") from None
+        raise ConfigError(
+            f"config file {path} is not UTF-8 text ({exc.reason} at byte {exc.start}); give the "
+            "JSON or YAML file the app passes to Memory.from_config"
+        ) from None
 
 
 class _YamlRefused(ValueError):
@@ -115,11 +125,12 @@ def _expanded_size(root: Any) -> int:
         value = node.value
         if isinstance(value, list):
             for item in value:
-                for child in (item if isinstance(item, tuple) else (item,)):
+                for child in item if isinstance(item, tuple) else (item,):
                     total += size(child)
                     if total > MAX_YAML_NODES:
-                        raise _YamlRefused(f"would expand to more than {MAX_YAML_NODES} values through its YAML "
-                                           "aliases (*name)")
+                        raise _YamlRefused(
+                            f"would expand to more than {MAX_YAML_NODES} values through its YAML aliases (*name)"
+                        )
         open_nodes.discard(key)
         sizes[key] = total
         return total
@@ -133,8 +144,10 @@ def _yaml(text: str, path: str) -> Any:
     try:
         return yaml.load(text, Loader=_bounded_yaml_loader())  # a SafeLoader, bounded
     except _YamlRefused as exc:
-        raise ConfigError(f"config file {path} {exc}; refused without building it (a few aliases can make a "
-                          "file of some bytes expand to billions of values). Write the values out instead") from None
+        raise ConfigError(
+            f"config file {path} {exc}; refused without building it (a few aliases can make a "
+            "file of some bytes expand to billions of values). Write the values out instead"
+        ) from None
 
 
 def yaml_problem(exc: Exception) -> str:
@@ -180,8 +193,10 @@ def _parse_file(path: str) -> Any:
         except yaml.YAMLError as exc:
             raise ConfigError(f"config file {path} is neither JSON nor YAML: {yaml_problem(exc)}") from exc
     except RecursionError:
-        raise ConfigError(f"config file {path} is nested too deeply to read; a mem0 config is a few levels deep: "
-                          "check that --config names the app's config file") from None
+        raise ConfigError(
+            f"config file {path} is nested too deeply to read; a mem0 config is a few levels deep: "
+            "check that --config names the app's config file"
+        ) from None
 
 
 def _not_a_factory(value: Any) -> str | None:
@@ -241,8 +256,9 @@ def _import_attribute(ref: str, module_name: str, attr: str) -> Any:
         except AttributeError:
             raise ConfigError(f"module {module_name!r} has no attribute {attr!r} (from --config {ref})") from None
         except BaseException as exc:
-            raise ConfigError(f"reading {attr!r} of module {module_name!r} for --config {ref} failed with "
-                              f"{_stopped(exc)}") from None
+            raise ConfigError(
+                f"reading {attr!r} of module {module_name!r} for --config {ref} failed with {_stopped(exc)}"
+            ) from None
     problem = _not_a_factory(value)
     if problem:
         raise ConfigError(
@@ -253,8 +269,9 @@ def _import_attribute(ref: str, module_name: str, attr: str) -> Any:
         try:
             value = value()
         except BaseException as exc:  # SystemExit, KeyboardInterrupt too: a config factory must not exit
-            raise ConfigError(f"calling {ref}() for --config failed with {_stopped(exc)}; it must return the "
-                              "config dict") from None
+            raise ConfigError(
+                f"calling {ref}() for --config failed with {_stopped(exc)}; it must return the config dict"
+            ) from None
     return value
 
 
@@ -289,9 +306,7 @@ def read_config_source(source: str) -> dict[str, Any]:
         data = _import_attribute(source, match["module"], match["attr"])
         what = f"{source}"
     if not isinstance(data, dict):
-        raise ConfigError(
-            f"{what} holds a {type(data).__name__}, not a dict like the one passed to Memory.from_config"
-        )
+        raise ConfigError(f"{what} holds a {type(data).__name__}, not a dict like the one passed to Memory.from_config")
     return data
 
 
@@ -362,8 +377,7 @@ def load_config(
     :class:`~mem0_hygiene.errors.ConfigError` naming the file and the problem.
     """
     base = read_config_source(config) if config else {}
-    return apply_shortcuts(base, qdrant_path=qdrant_path, collection=collection, history_db=history_db,
-                           ledger=ledger)
+    return apply_shortcuts(base, qdrant_path=qdrant_path, collection=collection, history_db=history_db, ledger=ledger)
 
 
 def _dims(config: dict[str, Any]) -> int:
@@ -408,4 +422,3 @@ __all__ = [
     "load_config",
     "read_config_source",
 ]
-

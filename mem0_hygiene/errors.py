@@ -130,10 +130,15 @@ class NotADatabase(ConfigError):
 
     def __init__(self, path: str, role: str) -> None:
         self.path, self.role = path, role
-        what, option = (("mem0's history database", "--history-db / history_db_path") if role == "history_db"
-                        else ("the mem0-hygiene ledger", "--ledger / hygiene.ledger_path"))
-        super().__init__(f"{path} is not a SQLite database, so it cannot be {what}; nothing was read or changed. "
-                         f"Check that {option} names the right file")
+        what, option = (
+            ("mem0's history database", "--history-db / history_db_path")
+            if role == "history_db"
+            else ("the mem0-hygiene ledger", "--ledger / hygiene.ledger_path")
+        )
+        super().__init__(
+            f"{path} is not a SQLite database, so it cannot be {what}; nothing was read or changed. "
+            f"Check that {option} names the right file"
+        )
 
 
 class NotAStorePath(ConfigError):
@@ -161,8 +166,10 @@ class NotAStorePath(ConfigError):
     def __init__(self, path: str, role: str, found: str, expected: str) -> None:
         self.path, self.role, self.found, self.expected = path, role, found, expected
         what, option = self.WHAT.get(role, (role, "the config"))
-        super().__init__(f"{path} is {found}, not {expected}, so it cannot be {what}; nothing was read or changed. "
-                         f"Move it away, or check that {option} names the right path")
+        super().__init__(
+            f"{path} is {found}, not {expected}, so it cannot be {what}; nothing was read or changed. "
+            f"Move it away, or check that {option} names the right path"
+        )
 
 
 class Interrupted(HygieneError):
@@ -178,8 +185,10 @@ class Interrupted(HygieneError):
     def __init__(self, phase: str, done: int, total: int | None) -> None:
         self.phase, self.done, self.total = phase, done, total
         counts = f"{done} of {total}" if total is not None else str(done)
-        super().__init__(f"stopped at a safe point while {phase} ({counts} done); what was done is kept, and "
-                         "running the same command again finishes the rest")
+        super().__init__(
+            f"stopped at a safe point while {phase} ({counts} done); what was done is kept, and "
+            "running the same command again finishes the rest"
+        )
 
 
 class AuditError(HygieneError):

@@ -40,8 +40,7 @@ def minilm_embedder_config() -> dict[str, Any]:
     """A mem0 ``embedder`` section for all-MiniLM-L6-v2 on the CPU, from the local package."""
     return {
         "provider": "huggingface",
-        "config": {"model": minilm_model_path(), "embedding_dims": MINILM_DIMS,
-                   "model_kwargs": {"device": "cpu"}},
+        "config": {"model": minilm_model_path(), "embedding_dims": MINILM_DIMS, "model_kwargs": {"device": "cpu"}},
     }
 
 

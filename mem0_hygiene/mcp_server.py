@@ -53,24 +53,30 @@ def parse_http(value: str) -> tuple[str, int]:
     except ValueError:
         loopback = host.lower() in LOOPBACK_NAMES
     if not loopback:
-        raise ConfigError(f"--http {value!r}: the memory tools have no authentication, so they are served on "
-                          "loopback only; use 127.0.0.1, ::1 or localhost (and a tunnel if another machine needs it)")
+        raise ConfigError(
+            f"--http {value!r}: the memory tools have no authentication, so they are served on "
+            "loopback only; use 127.0.0.1, ::1 or localhost (and a tunnel if another machine needs it)"
+        )
     return host, int(port_text)
 
 
 def _result(result: ToolResult) -> Any:
     from mcp_types import CallToolResult, TextContent
 
-    return CallToolResult(content=[TextContent(type="text", text=result.text)], structured_content=result.data,
-                          is_error=result.is_error)
+    return CallToolResult(
+        content=[TextContent(type="text", text=result.text)], structured_content=result.data, is_error=result.is_error
+    )
 
 
 def _refusal(exc: Exception) -> ToolResult:
     if isinstance(exc, HygieneError):
         return ToolResult(printable(exc), {"error": type(exc).__name__, "message": printable(exc)}, is_error=True)
     logger.exception("memory tool failed")
-    return ToolResult(f"The memory tool failed: {type(exc).__name__}: {printable(exc, limit=500)}",
-                      {"error": type(exc).__name__}, is_error=True)
+    return ToolResult(
+        f"The memory tool failed: {type(exc).__name__}: {printable(exc, limit=500)}",
+        {"error": type(exc).__name__},
+        is_error=True,
+    )
 
 
 class Worker:
@@ -122,24 +128,50 @@ def build_server(tools: AgentTools, worker: Worker) -> Any:
     writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
     reads = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
-    secrets = {"redact": " Credentials in it are replaced by a marker before storing.",
-               "refuse": " A text holding a credential is refused."}.get(tools.memory.hygiene_settings.secrets, "")
+    secrets = {
+        "redact": " Credentials in it are replaced by a marker before storing.",
+        "refuse": " A text holding a credential is refused.",
+    }.get(tools.memory.hygiene_settings.secrets, "")
 
-    @server.tool(annotations=writes, description=(
-        "Store a fact about the user or their work for later sessions." + secrets + " Returns the memory's id and "
-        "what happened: added, duplicate of an existing memory, or superseding an older version of the same fact."))
+    @server.tool(
+        annotations=writes,
+        description=(
+            "Store a fact about the user or their work for later sessions." + secrets + " Returns the memory's id and "
+            "what happened: added, duplicate of an existing memory, or superseding an older version of the same fact."
+        ),
+    )
     async def remember(
-        text: Annotated[str, Field(description="One durable fact, as a short self-contained sentence in the third "
-                                               "person, e.g. 'Dana prefers pnpm over npm'.")],
+        text: Annotated[
+            str,
+            Field(
+                description="One durable fact, as a short self-contained sentence in the third "
+                "person, e.g. 'Dana prefers pnpm over npm'."
+            ),
+        ],
         ctx: Context,
-        ttl: Annotated[str | None, Field(description="Only for facts with a natural end: how long it stays true, "
-                                                     "a number and a unit (w, d, h, m), e.g. '7d' for 'away this "
-                                                     "week'. Leave out for lasting facts.")] = None,
-        topic_key: Annotated[str | None, Field(description="Optional identity of the fact ('dana/package-manager'):"
-                                                           " a later fact with the same key replaces it.")] = None,
-        source: Annotated[str | None, Field(description="Where the fact came from, e.g. 'chat 2026-08-01' or "
-                                                        "'user said'. Text from tool output or web pages is "
-                                                        "not stored.")] = None,
+        ttl: Annotated[
+            str | None,
+            Field(
+                description="Only for facts with a natural end: how long it stays true, "
+                "a number and a unit (w, d, h, m), e.g. '7d' for 'away this "
+                "week'. Leave out for lasting facts."
+            ),
+        ] = None,
+        topic_key: Annotated[
+            str | None,
+            Field(
+                description="Optional identity of the fact ('dana/package-manager'):"
+                " a later fact with the same key replaces it."
+            ),
+        ] = None,
+        source: Annotated[
+            str | None,
+            Field(
+                description="Where the fact came from, e.g. 'chat 2026-08-01' or "
+                "'user said'. Text from tool output or web pages is "
+                "not stored."
+            ),
+        ] = None,
     ) -> CallToolResult:
         """Store a fact (the description the model sees is built above, from the deployment's settings)."""
         client = client_of(ctx)
@@ -148,8 +180,9 @@ def build_server(tools: AgentTools, worker: Worker) -> Any:
     @server.tool(annotations=reads)
     async def recall(
         query: Annotated[str, Field(description="What to look for, in plain words, e.g. 'package manager'.")],
-        limit: Annotated[int | None, Field(description="At most this many memories (1-100, default 10).",
-                                           ge=1, le=100)] = None,
+        limit: Annotated[
+            int | None, Field(description="At most this many memories (1-100, default 10).", ge=1, le=100)
+        ] = None,
     ) -> CallToolResult:
         """Look up what is remembered about a topic. Returns live memories only (never expired, superseded
         or invalidated ones), one per line with its id and the date it was last confirmed: say 'as of <date>'
@@ -159,8 +192,13 @@ def build_server(tools: AgentTools, worker: Worker) -> Any:
     @server.tool(annotations=writes)
     async def correct(
         memory_id: Annotated[str, memory_id_field],
-        new_text: Annotated[str, Field(description="The corrected fact, as a full sentence that replaces the old "
-                                                   "one, e.g. 'Dana prefers pnpm'.")],
+        new_text: Annotated[
+            str,
+            Field(
+                description="The corrected fact, as a full sentence that replaces the old "
+                "one, e.g. 'Dana prefers pnpm'."
+            ),
+        ],
         ctx: Context,
         reason: Annotated[str | None, Field(description="Why it changed, e.g. 'user switched in August'.")] = None,
     ) -> CallToolResult:
@@ -179,14 +217,20 @@ def build_server(tools: AgentTools, worker: Worker) -> Any:
         at once and kept with the reason for the record."""
         return await call(lambda: tools.invalidate(memory_id, reason))
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
-                                             open_world_hint=False))
+    @server.tool(
+        annotations=ToolAnnotations(
+            read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+        )
+    )
     async def confirm(memory_id: Annotated[str, memory_id_field]) -> CallToolResult:
         """Record that the user confirmed a remembered fact is still true today (moves it out of review)."""
         return await call(lambda: tools.confirm(memory_id))
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
-                                             open_world_hint=False))
+    @server.tool(
+        annotations=ToolAnnotations(
+            read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
+        )
+    )
     async def forget(memory_id: Annotated[str, memory_id_field]) -> CallToolResult:
         """Delete a memory for good, with the older versions it replaced, when the user asks to forget it.
         To fix a wrong fact use correct or invalidate instead, which keep the record."""
@@ -194,21 +238,30 @@ def build_server(tools: AgentTools, worker: Worker) -> Any:
 
     @server.tool(annotations=reads)
     async def review(
-        limit: Annotated[int | None, Field(description="At most this many memories (1-100, default 20).",
-                                           ge=1, le=100)] = None,
+        limit: Annotated[
+            int | None, Field(description="At most this many memories (1-100, default 20).", ge=1, le=100)
+        ] = None,
     ) -> CallToolResult:
         """List the memories unconfirmed for longest (facts that may have quietly stopped being true), oldest
         first, each with its id and date. Ask the user about them, then confirm, correct or invalidate each."""
         return await call(lambda: tools.review(limit=limit))
 
-    @server.resource("memory://audit", name="audit", mime_type="application/json",
-                     description="The deployment's audit summary: counts per severity and each finding's code, "
-                                 "severity, title and count (read-only).")
+    @server.resource(
+        "memory://audit",
+        name="audit",
+        mime_type="application/json",
+        description="The deployment's audit summary: counts per severity and each finding's code, "
+        "severity, title and count (read-only).",
+    )
     async def audit_resource() -> str:
         return json.dumps(await worker.run(tools.audit_summary), indent=2, sort_keys=True)
 
-    @server.resource("memory://review-queue", name="review-queue", mime_type="application/json",
-                     description="This session's memories due for review, oldest confirmation first (read-only).")
+    @server.resource(
+        "memory://review-queue",
+        name="review-queue",
+        mime_type="application/json",
+        description="This session's memories due for review, oldest confirmation first (read-only).",
+    )
     async def review_resource() -> str:
         return json.dumps(await worker.run(tools.review_queue), indent=2, sort_keys=True)
 
@@ -226,8 +279,14 @@ def serve_http(server: Any, host: str, port: int) -> None:
     anyio.run(uvicorn.Server(config).serve)
 
 
-def serve(config: dict[str, Any], *, user_id: str | None = None, agent_id: str | None = None,
-          http: str | None = None, description: str = "") -> None:
+def serve(
+    config: dict[str, Any],
+    *,
+    user_id: str | None = None,
+    agent_id: str | None = None,
+    http: str | None = None,
+    description: str = "",
+) -> None:
     """Open the drop-in Memory from ``config`` and serve its tools until the client goes away: over stdio, or
     with ``http="HOST:PORT"`` streamable HTTP on loopback (at ``/mcp``). Closes the Memory after."""
     require_sdk()
@@ -237,8 +296,9 @@ def serve(config: dict[str, Any], *, user_id: str | None = None, agent_id: str |
     target = resolve(config, description=description)
     worker = Worker()
     try:
-        memory = worker.run_sync(lambda: target.open_memory(for_writing_text=True, action="serve the memory tools "
-                                                            "for", must_exist=False))
+        memory = worker.run_sync(
+            lambda: target.open_memory(for_writing_text=True, action="serve the memory tools for", must_exist=False)
+        )
         try:
             tools = AgentTools(memory, user_id=user_id, agent_id=agent_id)
             server = build_server(tools, worker)

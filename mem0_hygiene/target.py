@@ -46,15 +46,15 @@ DEFAULT_COLLECTION = "mem0"
 
 IN_PROCESS_HINTS: dict[str, str] = {
     "prune": "In the app: `from mem0_hygiene.maintenance import prune; prune(m)`, or set hygiene.auto_prune='24h' "
-             "so the app prunes itself a little at a time.",
+    "so the app prunes itself a little at a time.",
     "review": "In the app: `from mem0_hygiene.maintenance import review_queue; review_queue(m)`, then "
-              "m.confirm(id), m.invalidate(id, reason=...) or m.supersede(id, 'new fact', source=...).",
+    "m.confirm(id), m.invalidate(id, reason=...) or m.supersede(id, 'new fact', source=...).",
     "confirm": "In the app: m.confirm(id).",
     "invalidate": "In the app: m.invalidate(id, reason=...).",
     "supersede": "In the app: m.supersede(id, 'new fact', source=...).",
     "forget memories in": "In the app: m.forget([memory_id, ...], scrub=True).",
     "consolidate": "In the app: `from mem0_hygiene.maintenance import consolidate; consolidate(m, dry_run=True)`, "
-                   "then consolidate(m) to apply.",
+    "then consolidate(m) to apply.",
 }
 """The in-process equivalent named after the locked-store message, per operation."""
 
@@ -184,8 +184,9 @@ class Target:
         no place for it (every store in memory or on a server)."""
         from .stores.paths import side_file
 
-        return side_file(role, self.ledger_path, self.history_path,
-                         self.vector_path if role == "restore_journal" else None)
+        return side_file(
+            role, self.ledger_path, self.history_path, self.vector_path if role == "restore_journal" else None
+        )
 
     @property
     def vector_conf(self) -> dict[str, Any]:
@@ -239,8 +240,9 @@ class Target:
         return None
 
     # -- opening ----------------------------------------------------------------------------------
-    def open_memory(self, *, for_writing_text: bool = False, action: str = "open",
-                    must_exist: bool = True, readonly: bool = False) -> Memory:
+    def open_memory(
+        self, *, for_writing_text: bool = False, action: str = "open", must_exist: bool = True, readonly: bool = False
+    ) -> Memory:
         """The drop-in Memory over this deployment's stores, for maintenance from outside the app.
 
         Refuses with :class:`~mem0_hygiene.errors.StoreLocked` (naming the remedies, and the in-process
@@ -274,7 +276,8 @@ class Target:
                 f"cannot {action} the local Qdrant store at {self.vector_path}: this account may only read it "
                 f"({read_only}). Run it as the store's owner (the app's user), on a writable copy, or inside the app; "
                 "the commands that only read work here (audit, where, digest, history, review --list, "
-                "prune --dry-run, consolidate --dry-run)")
+                "prune --dry-run, consolidate --dry-run)"
+            )
         holder = None if read_only else self.lock_holder()  # read-only: the file is read beside the app
         if holder:
             raise locked_error(holder, action)
@@ -309,13 +312,19 @@ class Target:
 
         path = self.vector_path
         if path and self.collection not in collection_names(path):
-            raise StoreMissing(f"the local Qdrant store at {path} has no collection {self.collection!r}, so there is "
-                               f"nothing to {action}; check vector_store.config.collection_name (--collection)")
+            raise StoreMissing(
+                f"the local Qdrant store at {path} has no collection {self.collection!r}, so there is "
+                f"nothing to {action}; check vector_store.config.collection_name (--collection)"
+            )
         client = self._readonly_client() if path else None
         if client is not None:  # the folder's own files, read into memory: mem0 reads through this client
-            cfg = {**cfg, "vector_store": {**cfg.get("vector_store", {}),
-                                           "config": {**((cfg.get("vector_store") or {}).get("config") or {}),
-                                                      "client": client}}}
+            cfg = {
+                **cfg,
+                "vector_store": {
+                    **cfg.get("vector_store", {}),
+                    "config": {**((cfg.get("vector_store") or {}).get("config") or {}), "client": client},
+                },
+            }
         try:
             mem0_part, settings, facts = split_config(cfg)
             built = build_mem0_config(mem0_part)
@@ -348,8 +357,10 @@ class Target:
         reads; see :meth:`open_memory`). Plain mem0's ``Memory`` is refused: it has no ledger."""
         if self.memory is not None:
             if not is_dropin(self.memory):
-                raise ConfigError("pass the drop-in mem0_hygiene.Memory (or a config dict), not plain mem0.Memory: "
-                                  "plain mem0 has no ledger to keep the maintenance facts in")
+                raise ConfigError(
+                    "pass the drop-in mem0_hygiene.Memory (or a config dict), not plain mem0.Memory: "
+                    "plain mem0 has no ledger to keep the maintenance facts in"
+                )
             self.memory.flush()  # buffered ledger rows first: the action reads the ledger
             yield self.memory
             return
@@ -389,8 +400,13 @@ class Target:
 
         conf = self.server_conf
         try:
-            client = QdrantClient(url=conf.get("url"), host=conf.get("host"), port=conf.get("port"),
-                                  api_key=conf.get("api_key"), https=conf.get("https"))
+            client = QdrantClient(
+                url=conf.get("url"),
+                host=conf.get("host"),
+                port=conf.get("port"),
+                api_key=conf.get("api_key"),
+                https=conf.get("https"),
+            )
         except Exception as exc:
             raise error(f"cannot reach the Qdrant server {conf.get('remote')}: {exc}") from exc
         try:
@@ -425,8 +441,11 @@ def check_embedder(config: dict[str, Any]) -> None:
         conf = built.embedder.config or {}
         model = conf.get("model") if isinstance(conf, dict) else None
         env = KEY_HINTS.get(provider)
-        key_hint = (f"set {env} (or embedder.config.api_key in the config) in this shell" if env
-                    else "give it what it needs (API key, endpoint) in this shell")
+        key_hint = (
+            f"set {env} (or embedder.config.api_key in the config) in this shell"
+            if env
+            else "give it what it needs (API key, endpoint) in this shell"
+        )
         raise EmbedderUnavailable(
             f"writing a new fact needs the app's embedder ({provider}{' ' + model if model else ''}) to embed it, "
             f"and it could not start here: {type(exc).__name__}: {exc}. It probably needs an API key: {key_hint} "
@@ -500,7 +519,10 @@ def resolve(target: Any = None, *, description: str = "", flush: bool = True) ->
         validate_config(mem0_part)
         resolved = Target(
             description=description or ("config" if config else "mem0 defaults"),
-            config=config, mem0_config=mem0_part, settings=settings, facts=facts,
+            config=config,
+            mem0_config=mem0_part,
+            settings=settings,
+            facts=facts,
             locations=tuple(resolve_locations(config)),
         )
         check_collection(resolved)
@@ -513,7 +535,8 @@ def resolve(target: Any = None, *, description: str = "", flush: bool = True) ->
         own_facts = getattr(target, "config_facts", None)
         return Target(
             description=description or "in-process Memory",
-            config={}, mem0_config={},
+            config={},
+            mem0_config={},
             settings=own_settings if isinstance(own_settings, HygieneSettings) else HygieneSettings(),
             facts=own_facts if isinstance(own_facts, ConfigFacts) else ConfigFacts(),
             locations=tuple(resolve_locations(target)),

@@ -36,8 +36,9 @@ def _shown(value: object) -> str:
 
 
 def _out_of_range(value: object, what: str) -> ConfigError:
-    return ConfigError(f"{what} {_shown(value)} is outside the times this tool handles, {_RANGE_TEXT}; "
-                       f"give a time in that range")
+    return ConfigError(
+        f"{what} {_shown(value)} is outside the times this tool handles, {_RANGE_TEXT}; give a time in that range"
+    )
 
 
 def _checked(moment: datetime, value: object, what: str) -> datetime:
@@ -151,13 +152,14 @@ def shift_time(moment: datetime, delta: timedelta, *, what: str = "time") -> dat
     except OverflowError:
         raise _out_of_range(delta, what) from None
     if not EARLIEST <= end < LATEST:
-        raise ConfigError(f"{what} {_shown(delta)} from {start.isoformat()} ends at {_shown(end)}, outside "
-                          f"the times this tool handles, {_RANGE_TEXT}")
+        raise ConfigError(
+            f"{what} {_shown(delta)} from {start.isoformat()} ends at {_shown(end)}, outside "
+            f"the times this tool handles, {_RANGE_TEXT}"
+        )
     return end
 
 
-def window_start_time(value: timedelta | datetime | date | str, now: datetime, *,
-                      what: str = "since") -> datetime:
+def window_start_time(value: timedelta | datetime | date | str, now: datetime, *, what: str = "since") -> datetime:
     """The start of a window: a duration back from ``now`` ("1d", "12h", a timedelta) or a time (a
     datetime, a date or an ISO string, by :func:`parse_time`'s rule). Raises :class:`ConfigError`
     naming the value: not a duration nor a time, too long, or out of range."""
@@ -169,8 +171,10 @@ def window_start_time(value: timedelta | datetime | date | str, now: datetime, *
         parsed = _from_text(value, what)
         if parsed is not None:
             return parsed
-    raise ConfigError(f"{what} {value!r} is neither a duration ('1d', '12h', '2w') nor an ISO time "
-                      "('2026-08-01', '2026-08-01T09:00:00+00:00')")
+    raise ConfigError(
+        f"{what} {value!r} is neither a duration ('1d', '12h', '2w') nor an ISO time "
+        "('2026-08-01', '2026-08-01T09:00:00+00:00')"
+    )
 
 
 def duration_text(value: timedelta | str) -> str:

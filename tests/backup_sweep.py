@@ -68,9 +68,13 @@ class PostgresState:
 
         self.url = url
         with psycopg.connect(url, autocommit=True) as conn:
-            names = [r[0] for r in conn.execute(
-                "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
-                "AND table_type = 'BASE TABLE' ORDER BY table_name")]
+            names = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
+                    "AND table_type = 'BASE TABLE' ORDER BY table_name"
+                )
+            ]
             self.rows = {n: conn.execute(f'SELECT * FROM "{n}"').fetchall() for n in names}
 
     def put_back(self) -> None:
@@ -173,8 +177,10 @@ class Scenario:
         self.config_file.write_text(json.dumps(self.config))
         self.dest = str(self.case / "backups")
         m = Memory.from_config(self.config)
-        ids = [m.add(t, **U, infer=False, source="chat")["results"][0]["id"]
-               for t in ("Dana works on billing", "Dana prefers npm", "Standup is at 9:30")]
+        ids = [
+            m.add(t, **U, infer=False, source="chat")["results"][0]["id"]
+            for t in ("Dana works on billing", "Dana prefers npm", "Standup is at 9:30")
+        ]
         m.close()
         self.backed_up_set = backup(self.config, self.dest).path
         self.backed_up = served(self.config)
@@ -238,9 +244,20 @@ class Scenario:
 
         from mem0_hygiene.cli import cli
 
-        argv = shlex.split(command) if command else ["mem0-hygiene", "restore", self.backed_up_set,
-                                                      "--qdrant-path", self.config["vector_store"]["config"]["path"],
-                                                      "--history-db", self.config["history_db_path"], "--yes"]
+        argv = (
+            shlex.split(command)
+            if command
+            else [
+                "mem0-hygiene",
+                "restore",
+                self.backed_up_set,
+                "--qdrant-path",
+                self.config["vector_store"]["config"]["path"],
+                "--history-db",
+                self.config["history_db_path"],
+                "--yes",
+            ]
+        )
         if self.ledger_url and not command:
             argv[3:3] = ["--config", str(self.config_file)]
         result = CliRunner().invoke(cli, argv[1:], catch_exceptions=False)
@@ -269,13 +286,17 @@ class Scenario:
             newest = max(sets)
             assert restore(self.config, newest, dry_run=True).checked_files > 0
             return
-        asides = [str(p) for p in app.iterdir() if ".replaced-" in p.name
-                  and not p.name.endswith(("-wal", "-shm", "-journal"))]
+        asides = [
+            str(p)
+            for p in app.iterdir()
+            if ".replaced-" in p.name and not p.name.endswith(("-wal", "-shm", "-journal"))
+        ]
         unlisted = [a for a in asides if a not in copies]
         assert not unlisted, f"moved aside but not in the registry: {unlisted}"
         qdrant_asides = [a for a in asides if os.path.basename(a).startswith("qdrant.")]
-        assert any(point_ids(a) >= set(self.current) for a in qdrant_asides), \
+        assert any(point_ids(a) >= set(self.current) for a in qdrant_asides), (
             f"no store moved aside holds the memories the restore replaced: {qdrant_asides}"
+        )
         if self.ledger_url:
             from mem0_hygiene.stores.sqlite import connect
 
@@ -287,15 +308,20 @@ class Scenario:
                     held.append({r[0] for r in conn.execute("SELECT memory_id FROM memories")})
                 finally:
                     conn.close()
-            assert any(ids >= set(self.current) for ids in held), \
+            assert any(ids >= set(self.current) for ids in held), (
                 f"no dump of the replaced ledger rows holds the current memories: {dumps}"
+            )
 
     def check_integrity(self) -> None:
         from mem0_hygiene.stores.sqlite import integrity_check
 
         app = self.case / "app"
-        files = [app / "history.db", app / "hygiene.db", *(app / "qdrant").rglob("storage.sqlite"),
-                 *app.glob("ledger-postgresql.db.replaced-*")]
+        files = [
+            app / "history.db",
+            app / "hygiene.db",
+            *(app / "qdrant").rglob("storage.sqlite"),
+            *app.glob("ledger-postgresql.db.replaced-*"),
+        ]
         for f in files:
             if self.ledger_url and f.name == "hygiene.db":
                 assert not f.exists(), f"a ledger file appeared beside a PostgreSQL ledger: {f}"
@@ -314,9 +340,15 @@ def _checked(point: KillPoint, name: str, check: Callable[[], Any]) -> Any:
     return got
 
 
-def kill_before_each(runner: Any, scenario: Scenario, operation: str, *, every: int = 1,
-                     progress: Callable[[KillPoint], None] | None = None,
-                     also: Callable[[list[str]], Any] | None = None) -> Sweep:
+def kill_before_each(
+    runner: Any,
+    scenario: Scenario,
+    operation: str,
+    *,
+    every: int = 1,
+    progress: Callable[[KillPoint], None] | None = None,
+    also: Callable[[list[str]], Any] | None = None,
+) -> Sweep:
     """Kill ``operation`` ("backup" or "restore") before each of its file operations (every ``every``-th, plus
     the first and the last, plus the kill points ``also(calls)`` names) and run the checks after each kill."""
     code = BACKUP if operation == "backup" else RESTORE

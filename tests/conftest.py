@@ -214,7 +214,8 @@ class LockHolder:
     def __init__(self, path: str | os.PathLike[str], script: str) -> None:
         self.path = Path(path)
         self.process: subprocess.Popen[str] = subprocess.Popen(
-            [sys.executable, "-c", script, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            [sys.executable, "-c", script, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
         try:
             assert self.process.stdout is not None and self.process.stdout.readline().strip() == "ready"
         except BaseException:

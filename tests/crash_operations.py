@@ -73,14 +73,23 @@ except MemoryNotFound:
 
 OPERATIONS = (
     Operation("add", _one_fact, ADD_SOURCE, rerun=ADD_RETRY, hygiene={"trust_tool_output": True}),
-    Operation("add_deciding", _postgres, 'm.add("Dana uses Postgres 16", user_id="dana", infer=False, source="chat 2")',
-              hygiene={"write_decision": True}),
-    Operation("supersede", _npm,
-              'm.supersede(ids["old"], "Prefers pnpm for JavaScript packages", source="chat 2026-08-02")'),
+    Operation(
+        "add_deciding",
+        _postgres,
+        'm.add("Dana uses Postgres 16", user_id="dana", infer=False, source="chat 2")',
+        hygiene={"write_decision": True},
+    ),
+    Operation(
+        "supersede", _npm, 'm.supersede(ids["old"], "Prefers pnpm for JavaScript packages", source="chat 2026-08-02")'
+    ),
     Operation("delete", _chain, 'm.delete(ids["c"])', rerun=DELETE_RETRY),
     Operation("prune", _prunable, "m.prune()", after=timedelta(days=200)),
-    Operation("maintenance_prune", _prunable, "from mem0_hygiene import maintenance\nmaintenance.prune(m)",
-              after=timedelta(days=200)),
+    Operation(
+        "maintenance_prune",
+        _prunable,
+        "from mem0_hygiene import maintenance\nmaintenance.prune(m)",
+        after=timedelta(days=200),
+    ),
     Operation("forget", _chain, 'from mem0_hygiene.actions.forget import forget\nforget(m, [ids["c"]])'),
 )
 

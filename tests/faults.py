@@ -29,8 +29,16 @@ from pathlib import Path
 from typing import Any
 
 FILE_OPERATIONS = (
-    ("os", "rename"), ("os", "replace"), ("os", "unlink"), ("os", "remove"), ("os", "symlink"), ("os", "link"),
-    ("os", "rmdir"), ("shutil", "rmtree"), ("shutil", "copy2"), ("shutil", "copyfile"),
+    ("os", "rename"),
+    ("os", "replace"),
+    ("os", "unlink"),
+    ("os", "remove"),
+    ("os", "symlink"),
+    ("os", "link"),
+    ("os", "rmdir"),
+    ("shutil", "rmtree"),
+    ("shutil", "copy2"),
+    ("shutil", "copyfile"),
     ("mem0_hygiene.stores.moves", "exchange_paths"),
 )
 """(module, function) pairs counted as kill points in the child."""
@@ -108,7 +116,10 @@ class CrashRunner:
         self.log = open(self.folder / "helper.log", "w")  # noqa: SIM115 (closed in close())
         self.process = subprocess.Popen(
             [sys.executable, "-c", HELPER, json.dumps(FILE_OPERATIONS), json.dumps(list(preload))],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            text=True,
             env={**os.environ, "MEM0_TELEMETRY": "False"},
         )
         self.runs = 0

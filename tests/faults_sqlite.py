@@ -211,8 +211,10 @@ class Sweep:
 
     def report(self) -> str:
         """A line per failed kill point (what ran last, what failed), for an assertion message."""
-        lines = [f"{self.operation}: {len(self.points)} kill points of {len(self.statements)} statements, "
-                 f"{self.checks_held}/{self.checks_run} checks held"]
+        lines = [
+            f"{self.operation}: {len(self.points)} kill points of {len(self.statements)} statements, "
+            f"{self.checks_held}/{self.checks_run} checks held"
+        ]
         for p in self.failures:
             for name, why in p.failures.items():
                 lines.append(f"  k={p.k} (before {p.statement}): {name}: {why}")
@@ -227,24 +229,33 @@ class Zygote:
 
     def __init__(self) -> None:
         env = {**os.environ, "MEM0_TELEMETRY": "False"}
-        self.process = subprocess.Popen([sys.executable, "-c", ZYGOTE], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, text=True, env=env)
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", ZYGOTE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+        )
         assert self.process.stdout is not None
         line = self.process.stdout.readline().strip()
         if line != "ready":
             self.close()
             raise RuntimeError(f"the fault-injection zygote did not start (said {line!r})")
 
-    def run(self, folder: Path, source: str, ids: dict[str, str], now: datetime, hygiene: dict[str, Any],
-            kill_at: int = 0) -> tuple[int, list[list[str]], str]:
+    def run(
+        self, folder: Path, source: str, ids: dict[str, str], now: datetime, hygiene: dict[str, Any], kill_at: int = 0
+    ) -> tuple[int, list[list[str]], str]:
         """Run ``source`` over the deployment in ``folder`` in a forked child, killed before statement
         ``kill_at`` (0: never). Returns (the signal that ended it or 0, the statements it ran, its error)."""
         assert self.process.stdin is not None and self.process.stdout is not None
         fd, log = tempfile.mkstemp(prefix="fault-log-", suffix=".json")
         os.close(fd)
         os.unlink(log)
-        job = {"folder": str(folder), "source": source, "ids": ids, "now": now.isoformat(), "hygiene": hygiene,
-               "kill_at": kill_at, "log": log}
+        job = {
+            "folder": str(folder),
+            "source": source,
+            "ids": ids,
+            "now": now.isoformat(),
+            "hygiene": hygiene,
+            "kill_at": kill_at,
+            "log": log,
+        }
         self.process.stdin.write(json.dumps(job) + "\n")
         self.process.stdin.flush()
         answer = json.loads(self.process.stdout.readline())
@@ -300,14 +311,22 @@ def file_digest(folder: Path) -> dict[str, str]:
     aside (a reader of a WAL database makes those)."""
     out = {}
     for path in sorted(folder.rglob("*")):
-        if (path.is_file() and path.name != ".lock" and not path.name.endswith("-shm")
-                and not (path.name.endswith("-wal") and path.stat().st_size == 0)):
+        if (
+            path.is_file()
+            and path.name != ".lock"
+            and not path.name.endswith("-shm")
+            and not (path.name.endswith("-wal") and path.stat().st_size == 0)
+        ):
             out[str(path.relative_to(folder))] = hashlib.sha256(path.read_bytes()).hexdigest()
     return out
 
 
-def observe(folder: Path, now: datetime, hygiene: dict[str, Any], scope: dict[str, str] | None = None,
-            ) -> Observation:
+def observe(
+    folder: Path,
+    now: datetime,
+    hygiene: dict[str, Any],
+    scope: dict[str, str] | None = None,
+) -> Observation:
     """Open plain mem0, then the drop-in, over the deployment and say what each serves."""
     from mem0 import Memory as Mem0Memory
 
@@ -325,8 +344,12 @@ def observe(folder: Path, now: datetime, hygiene: dict[str, Any], scope: dict[st
     m = Memory.from_config(config)
     try:
         live = tuple(sorted(r["memory"] for r in m.get_all(filters=scope, top_k=1000)["results"]))
-        states = tuple(sorted((r["memory"], r["hygiene"]["state"])
-                              for r in m.get_all(filters=scope, top_k=1000, include_stale=True)["results"]))
+        states = tuple(
+            sorted(
+                (r["memory"], r["hygiene"]["state"])
+                for r in m.get_all(filters=scope, top_k=1000, include_stale=True)["results"]
+            )
+        )
         m.flush()
         rows = list(m.ledger.iter_rows())
         ledger = tuple(sorted(Counter(row.state(now) for row in rows).items()))
@@ -345,8 +368,9 @@ def audit_errors(folder: Path, now: datetime, hygiene: dict[str, Any]) -> set[st
     return {f"{f.code}: {f.title}" for f in report.findings if f.severity >= Severity.ERROR}
 
 
-def read_reports(folder: Path, now: datetime, hygiene: dict[str, Any], ids: Iterable[str],
-                 seen: dict[str, tuple[str, str]]) -> str:
+def read_reports(
+    folder: Path, now: datetime, hygiene: dict[str, Any], ids: Iterable[str], seen: dict[str, tuple[str, str]]
+) -> str:
     """Run digest and memory_story from outside the app; '' when they worked and wrote nothing. The digest's
     (state, source kind) per memory go into ``seen``."""
     from mem0_hygiene import maintenance
@@ -368,8 +392,11 @@ def read_reports(folder: Path, now: datetime, hygiene: dict[str, Any], ids: Iter
 
 
 def digest_mismatches(seen: dict[str, tuple[str, str]], kinds: dict[str, str]) -> str:
-    wrong = [f"{mid} is {state} ({kind}) in the digest, {kinds[mid]} to the drop-in"
-             for mid, (state, kind) in seen.items() if mid in kinds and (state == "untracked" or kind != kinds[mid])]
+    wrong = [
+        f"{mid} is {state} ({kind}) in the digest, {kinds[mid]} to the drop-in"
+        for mid, (state, kind) in seen.items()
+        if mid in kinds and (state == "untracked" or kind != kinds[mid])
+    ]
     return "; ".join(wrong)
 
 
@@ -423,8 +450,15 @@ def describe(statement: list[str]) -> str:
     return f"{db}: {' '.join(sql.split())[:70]}"
 
 
-def kill_before_each(op: Operation, workdir: Path, *, every: int = 1, points: Iterable[int] | None = None,
-                     zyg: Zygote | None = None, progress: Callable[[KillPoint], None] | None = None) -> Sweep:
+def kill_before_each(
+    op: Operation,
+    workdir: Path,
+    *,
+    every: int = 1,
+    points: Iterable[int] | None = None,
+    zyg: Zygote | None = None,
+    progress: Callable[[KillPoint], None] | None = None,
+) -> Sweep:
     """Plant ``op``'s deployment, run it once uninterrupted (counting its SQLite statements), then once per
     kill point from a fresh copy of the planted deployment, killed before that statement, and check each
     crash (see the module docstring). ``every=3`` samples every third statement (plus the first and last);
@@ -459,8 +493,9 @@ def kill_before_each(op: Operation, workdir: Path, *, every: int = 1, points: It
             work = workdir / f"k{k}"
             shutil.copytree(base, work)
             try:
-                point = _one_kill(op, zyg, work, k, statements, ids, now, hygiene, before, after, allowed_errors,
-                                  after_errors)
+                point = _one_kill(
+                    op, zyg, work, k, statements, ids, now, hygiene, before, after, allowed_errors, after_errors
+                )
             finally:
                 shutil.rmtree(work, ignore_errors=True)
             results.append(point)
@@ -469,9 +504,20 @@ def kill_before_each(op: Operation, workdir: Path, *, every: int = 1, points: It
     return Sweep(op.name, tuple(describe(s) for s in statements), tuple(results))
 
 
-def _one_kill(op: Operation, zyg: Zygote, work: Path, k: int, statements: list[list[str]], ids: dict[str, str],
-              now: datetime, hygiene: dict[str, Any], before: Observation, after: Observation,
-              allowed_errors: set[str], after_errors: set[str]) -> KillPoint:
+def _one_kill(
+    op: Operation,
+    zyg: Zygote,
+    work: Path,
+    k: int,
+    statements: list[list[str]],
+    ids: dict[str, str],
+    now: datetime,
+    hygiene: dict[str, Any],
+    before: Observation,
+    after: Observation,
+    allowed_errors: set[str],
+    after_errors: set[str],
+) -> KillPoint:
     import signal
 
     where = describe(statements[k - 1]) if k <= len(statements) else f"statement {k}"
@@ -489,8 +535,10 @@ def _one_kill(op: Operation, zyg: Zygote, work: Path, k: int, statements: list[l
 
     signum, ran, error = zyg.run(work, op.source, ids, now, hygiene, kill_at=k)
     if signum != signal.SIGKILL:
-        failures["killed"] = (f"the child was not killed before statement {k} (ran {len(ran)}; "
-                              f"{error or 'finished'}): the statement count is not deterministic")
+        failures["killed"] = (
+            f"the child was not killed before statement {k} (ran {len(ran)}; "
+            f"{error or 'finished'}): the statement count is not deterministic"
+        )
         return KillPoint(k, where, failures, ("killed",))
 
     listed: dict[str, tuple[str, str]] = {}
@@ -520,8 +568,11 @@ def _one_kill(op: Operation, zyg: Zygote, work: Path, k: int, statements: list[l
         if signum or error:
             return f"the rerun failed: {error.strip().splitlines()[-1] if error else f'signal {signum}'}"
         end = observe(work, now, hygiene)
-        diffs = [f"{name}: {getattr(end, name)} instead of {getattr(after, name)}"
-                 for name in ("dropin", "states", "plain", "ledger") if getattr(end, name) != getattr(after, name)]
+        diffs = [
+            f"{name}: {getattr(end, name)} instead of {getattr(after, name)}"
+            for name in ("dropin", "states", "plain", "ledger")
+            if getattr(end, name) != getattr(after, name)
+        ]
         return "; ".join(diffs)
 
     check("rerun", rerun)
@@ -561,8 +612,9 @@ def statement_number(statements: list[list[str]], db: str, sql: str, occurrence:
             seen += 1
             if seen == occurrence:
                 return k
-    raise AssertionError(f"no statement {occurrence} on {db} starts with {sql!r}: "
-                         + "; ".join(describe(s) for s in statements))
+    raise AssertionError(
+        f"no statement {occurrence} on {db} starts with {sql!r}: " + "; ".join(describe(s) for s in statements)
+    )
 
 
 def crash_at(op: Operation, workdir: Path, zyg: Zygote, db: str, sql: str, occurrence: int = 1) -> Crash:

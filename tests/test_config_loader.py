@@ -31,22 +31,27 @@ def app_module(tmp_path, monkeypatch):
 
 
 def test_a_dict_attribute_and_a_function_returning_one_are_read(app_module):
-    name = app_module("CONFIG = {'history_db_path': 'h.db'}\n"
-                      "def make():\n    return {'history_db_path': 'made.db'}\n"
-                      "class Settings:\n    @classmethod\n    def mem0(cls):\n        return {'version': 'v1.1'}\n")
+    name = app_module(
+        "CONFIG = {'history_db_path': 'h.db'}\n"
+        "def make():\n    return {'history_db_path': 'made.db'}\n"
+        "class Settings:\n    @classmethod\n    def mem0(cls):\n        return {'version': 'v1.1'}\n"
+    )
     assert read_config_source(f"{name}:CONFIG") == {"history_db_path": "h.db"}
     assert read_config_source(f"{name}:make") == {"history_db_path": "made.db"}
     assert read_config_source(f"{name}:Settings.mem0") == {"version": "v1.1"}
 
 
-@pytest.mark.parametrize("ref, what", [
-    ("sys:exit", "built-in function"),
-    ("os:abort", "built-in function"),
-    ("os:_exit", "built-in function"),
-    ("builtins:dict", "class"),
-    ("os:path", "module"),
-    ("shutil:rmtree", "takes arguments"),
-])
+@pytest.mark.parametrize(
+    "ref, what",
+    [
+        ("sys:exit", "built-in function"),
+        ("os:abort", "built-in function"),
+        ("os:_exit", "built-in function"),
+        ("builtins:dict", "class"),
+        ("os:path", "module"),
+        ("shutil:rmtree", "takes arguments"),
+    ],
+)
 def test_a_reference_that_is_not_a_config_factory_is_refused_before_it_is_called(ref, what):
     with pytest.raises(ConfigError) as info:
         read_config_source(ref)
@@ -55,23 +60,29 @@ def test_a_reference_that_is_not_a_config_factory_is_refused_before_it_is_called
     assert "a dict" in message and "a function" in message  # the fix: what to name instead
 
 
-@pytest.mark.parametrize("body, raised", [
-    ("raise SystemExit(0)", "SystemExit"),
-    ("raise KeyboardInterrupt", "KeyboardInterrupt"),
-    ("raise GeneratorExit", "GeneratorExit"),
-    ("raise RuntimeError('no settings here')", "RuntimeError"),
-])
+@pytest.mark.parametrize(
+    "body, raised",
+    [
+        ("raise SystemExit(0)", "SystemExit"),
+        ("raise KeyboardInterrupt", "KeyboardInterrupt"),
+        ("raise GeneratorExit", "GeneratorExit"),
+        ("raise RuntimeError('no settings here')", "RuntimeError"),
+    ],
+)
 def test_a_factory_that_exits_or_fails_becomes_a_config_error(app_module, body, raised):
     name = app_module(f"def make():\n    {body}\n")
     with pytest.raises(ConfigError, match=rf"calling {name}:make\(\) .*{raised}"):
         read_config_source(f"{name}:make")
 
 
-@pytest.mark.parametrize("body, raised", [
-    ("import sys\nsys.exit(3)", "SystemExit"),
-    ("raise KeyboardInterrupt", "KeyboardInterrupt"),
-    ("raise ValueError('bad settings')", "ValueError"),
-])
+@pytest.mark.parametrize(
+    "body, raised",
+    [
+        ("import sys\nsys.exit(3)", "SystemExit"),
+        ("raise KeyboardInterrupt", "KeyboardInterrupt"),
+        ("raise ValueError('bad settings')", "ValueError"),
+    ],
+)
 def test_an_import_that_exits_or_fails_becomes_a_config_error(app_module, body, raised):
     name = app_module(body + "\nCONFIG = {}\n")
     with pytest.raises(ConfigError, match=rf"importing module '{name}' for --config {name}:CONFIG .*{raised}"):
@@ -104,8 +115,7 @@ def test_a_self_referencing_yaml_alias_is_refused(tmp_path):
 
 def test_a_few_yaml_anchors_still_work(tmp_path):
     path = tmp_path / "mem0.yaml"
-    path.write_text("common: &c {collection_name: mem0, on_disk: true}\n"
-                    "vector_store: {provider: qdrant, config: *c}\n")
+    path.write_text("common: &c {collection_name: mem0, on_disk: true}\nvector_store: {provider: qdrant, config: *c}\n")
     assert load_config(str(path))["vector_store"]["config"] == {"collection_name": "mem0", "on_disk": True}
 
 
@@ -117,8 +127,9 @@ def test_a_config_file_over_the_size_limit_is_refused_unread(tmp_path, ext):
         load_config(str(path))
 
 
-@pytest.mark.parametrize("ext, text", [(".json", "[" * 100_000 + "]" * 100_000),
-                                       (".yaml", "[" * 100_000 + "]" * 100_000)])
+@pytest.mark.parametrize(
+    "ext, text", [(".json", "[" * 100_000 + "]" * 100_000), (".yaml", "[" * 100_000 + "]" * 100_000)]
+)
 def test_a_deeply_nested_config_file_is_refused(tmp_path, ext, text):
     path = tmp_path / f"deep{ext}"
     path.write_text(text)

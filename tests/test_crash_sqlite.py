@@ -21,7 +21,8 @@ def zyg():
 
 @pytest.mark.parametrize("op", OPERATIONS, ids=[op.name for op in OPERATIONS])
 def test_a_kill_before_any_sqlite_statement_loses_nothing_and_the_rerun_ends_where_an_uninterrupted_run_does(
-        op, zyg, tmp_path):
+    op, zyg, tmp_path
+):
     sweep = kill_before_each(op, tmp_path, every=EVERY, zyg=zyg)
     assert len(sweep.statements) >= 10  # the operation really ran through the stores
     assert len(sweep.points) >= len(sweep.statements) // EVERY

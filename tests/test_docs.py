@@ -21,15 +21,16 @@ def test_every_finding_code_is_documented_in_the_readme():
 
 
 def test_the_check_registry_is_complete_in_a_fresh_interpreter_that_imports_only_the_registry():
-    code = ("from mem0_hygiene.auditing.checks import REGISTRY; "
-            "print(len(REGISTRY), len({c.code for c in REGISTRY}))")
+    code = "from mem0_hygiene.auditing.checks import REGISTRY; print(len(REGISTRY), len({c.code for c in REGISTRY}))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert int(out[0]) == len(REGISTRY) and int(out[1]) >= 29
 
 
 def test_inspect_then_audit_are_both_the_functions_not_modules():
-    code = ("from mem0_hygiene import inspect\nfrom mem0_hygiene import audit\n"
-            "import types\nprint(callable(audit), callable(inspect), isinstance(audit, types.ModuleType))")
+    code = (
+        "from mem0_hygiene import inspect\nfrom mem0_hygiene import audit\n"
+        "import types\nprint(callable(audit), callable(inspect), isinstance(audit, types.ModuleType))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["True", "True", "False"]
 

@@ -72,9 +72,12 @@ def test_the_scanners_import_nothing_else_of_the_package():
 
 
 def test_only_the_cli_imports_click():
-    bad = [str(path.relative_to(PACKAGE)) for path, tree in modules()
-           if "cli" not in path.relative_to(PACKAGE).parts
-           and any(name == "click" or name.startswith("click.") for name, _ in imported(path, tree))]
+    bad = [
+        str(path.relative_to(PACKAGE))
+        for path, tree in modules()
+        if "cli" not in path.relative_to(PACKAGE).parts
+        and any(name == "click" or name.startswith("click.") for name, _ in imported(path, tree))
+    ]
     assert bad == []
 
 
@@ -83,8 +86,11 @@ def test_no_private_name_is_imported_from_another_module():
     for path, tree in modules():
         for name, names in imported(path, tree):
             if name.startswith("mem0_hygiene"):
-                bad += [(str(path.relative_to(PACKAGE)), name, n) for n in names
-                        if n.startswith("_") and not n.startswith("__")]
+                bad += [
+                    (str(path.relative_to(PACKAGE)), name, n)
+                    for n in names
+                    if n.startswith("_") and not n.startswith("__")
+                ]
     assert bad == []
 
 
@@ -102,8 +108,11 @@ def test_the_documented_import_paths_still_work():
     from mem0_hygiene.render import JSON_SCHEMA
 
     assert callable(maintenance.prune) and callable(maintenance.digest) and JSON_SCHEMA["type"] == "object"
-    for name, attr in (("mem0_hygiene.local_models", "minilm_config"), ("mem0_hygiene.offline", "OfflineEmbedding"),
-                       ("mem0_hygiene.demo", "build_demo")):
+    for name, attr in (
+        ("mem0_hygiene.local_models", "minilm_config"),
+        ("mem0_hygiene.offline", "OfflineEmbedding"),
+        ("mem0_hygiene.demo", "build_demo"),
+    ):
         assert hasattr(importlib.import_module(name), attr), name
 
 
@@ -119,17 +128,25 @@ def test_the_documented_import_paths_still_work():
 # ``__init__`` importing its own modules is not a circle.
 
 PENDING = {
-    ("mem0_hygiene.memory.core", "mem0_hygiene.actions.backup"):
-        "Memory.backup(): the backup operation moves below memory/ once actions/backup.py's rework (the durable "
-        "writer, issue 31) has landed",
-    ("mem0_hygiene.memory.core", "mem0_hygiene.actions.forget"):
-        "Memory.forget(): the erasure (forget, scrubbing, copy_erasure) moves below memory/ with the backup",
-    ("mem0_hygiene.config", "mem0_hygiene.memory.decision"):
-        "WriteDecisionSettings.thresholds(): Thresholds and the per-embedder defaults move below config once the "
-        "write-decision work in memory/decision* has landed",
-    ("mem0_hygiene.stores.ledger", "mem0_hygiene.stores.ledger_postgres"):
-        "Ledger.__new__ choosing PostgresLedger: goes with the stores/ledger/ package and its one open_ledger() "
-        "(issue 31)",
+    (
+        "mem0_hygiene.memory.core",
+        "mem0_hygiene.actions.backup",
+    ): "Memory.backup(): the backup operation moves below memory/ once actions/backup.py's rework (the durable "
+    "writer, issue 31) has landed",
+    (
+        "mem0_hygiene.memory.core",
+        "mem0_hygiene.actions.forget",
+    ): "Memory.forget(): the erasure (forget, scrubbing, copy_erasure) moves below memory/ with the backup",
+    (
+        "mem0_hygiene.config",
+        "mem0_hygiene.memory.decision",
+    ): "WriteDecisionSettings.thresholds(): Thresholds and the per-embedder defaults move below config once the "
+    "write-decision work in memory/decision* has landed",
+    (
+        "mem0_hygiene.stores.ledger",
+        "mem0_hygiene.stores.ledger_postgres",
+    ): "Ledger.__new__ choosing PostgresLedger: goes with the stores/ledger/ package and its one open_ledger() "
+    "(issue 31)",
 }
 """Imports that still point up or close a circle, each with what removes it. The tests below fail on any other,
 and on an entry here that no longer exists (remove it then)."""
@@ -142,7 +159,8 @@ def module_name(path: Path) -> str:
 
 def _is_type_checking(test: ast.expr) -> bool:
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def _imports(node: ast.AST, kind: str) -> Iterator[tuple[ast.Import | ast.ImportFrom, str]]:
@@ -156,8 +174,11 @@ def _imports(node: ast.AST, kind: str) -> Iterator[tuple[ast.Import | ast.Import
             for stmt in child.orelse:
                 yield from _imports(ast.Module(body=[stmt], type_ignores=[]), kind)
         else:
-            inner = "function" if kind == "module" and isinstance(
-                child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) else kind
+            inner = (
+                "function"
+                if kind == "module" and isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+                else kind
+            )
             yield from _imports(child, inner)
 
 
@@ -169,8 +190,11 @@ def import_graph() -> dict[tuple[str, str], set[str]]:
         package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
         for node, kind in _imports(ast.parse(path.read_text()), "module"):
             if isinstance(node, ast.ImportFrom):
-                base = ".".join([*package[: len(package) - node.level + 1], *([node.module] if node.module else [])]) \
-                    if node.level else (node.module or "")
+                base = (
+                    ".".join([*package[: len(package) - node.level + 1], *([node.module] if node.module else [])])
+                    if node.level
+                    else (node.module or "")
+                )
                 targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in paths else base for a in node.names]
             else:
                 targets = [alias.name for alias in node.names]
@@ -259,8 +283,9 @@ def test_no_layer_imports_one_above_it():
     bad = []
     for a, b in sorted(runtime_edges()):
         forbidden = UPWARD.get(_layer(a), set())
-        if _layer(b) != _layer(a) and (_layer(b) in forbidden or ("*" in forbidden and _layer(b) not in
-                                                                   ALLOWED_BELOW_DISPLAY)):
+        if _layer(b) != _layer(a) and (
+            _layer(b) in forbidden or ("*" in forbidden and _layer(b) not in ALLOWED_BELOW_DISPLAY)
+        ):
             bad.append((a, b))
     assert bad == []
 
@@ -274,16 +299,21 @@ def test_nothing_in_the_package_imports_its_init():
 def test_the_known_upward_imports_are_gone():
     """The ones issue 31 named (the rest are in :data:`PENDING`), checked by name."""
     edges = runtime_edges()
-    gone = [("mem0_hygiene.memory.pruning", "mem0_hygiene.actions.compaction"),
-            ("mem0_hygiene.render.plots", "mem0_hygiene.auditing.inspection"),
-            ("mem0_hygiene.cli", "mem0_hygiene"),
-            ("mem0_hygiene.actions.backup", "mem0_hygiene")]
+    gone = [
+        ("mem0_hygiene.memory.pruning", "mem0_hygiene.actions.compaction"),
+        ("mem0_hygiene.render.plots", "mem0_hygiene.auditing.inspection"),
+        ("mem0_hygiene.cli", "mem0_hygiene"),
+        ("mem0_hygiene.actions.backup", "mem0_hygiene"),
+    ]
     assert [pair for pair in gone if pair in edges] == []
     assert not [b for a, b in edges if a.startswith("mem0_hygiene.memory") and b.startswith("mem0_hygiene.render")]
 
 
 def test_tests_import_their_helpers_as_a_package_never_by_editing_sys_path():
     tests = Path(__file__).resolve().parent
-    offenders = [str(p.relative_to(tests)) for p in sorted(tests.rglob("*.py"))
-                 if "sys.path.insert" in p.read_text() or "sys.path.append" in p.read_text()]
+    offenders = [
+        str(p.relative_to(tests))
+        for p in sorted(tests.rglob("*.py"))
+        if "sys.path.insert" in p.read_text() or "sys.path.append" in p.read_text()
+    ]
     assert offenders == [p for p in offenders if p == "test_layout.py"]

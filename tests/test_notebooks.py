@@ -39,8 +39,11 @@ def test_there_is_a_notebook():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_is_committed_without_outputs(path: Path):
     nb = json.loads(path.read_text())
-    dirty = [i for i, cell in enumerate(nb["cells"]) if cell["cell_type"] == "code"
-             and (cell.get("outputs") or cell.get("execution_count") is not None)]
+    dirty = [
+        i
+        for i, cell in enumerate(nb["cells"])
+        if cell["cell_type"] == "code" and (cell.get("outputs") or cell.get("execution_count") is not None)
+    ]
     assert dirty == [], f"{path.name}: clear the outputs of cells {dirty} before committing"
 
 
@@ -50,8 +53,12 @@ def test_notebook_text_names_only_finding_codes_that_exist(path: Path):
     known = set(re.findall(r"^\| `([A-Z][A-Z0-9_]+)` \|", README.read_text(), re.M))
     assert "DELETED_TEXT_IN_HISTORY" in known
     nb = json.loads(path.read_text())
-    cited = {code for cell in nb["cells"] if cell["cell_type"] == "markdown"
-             for code in re.findall(r"`([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)`", "".join(cell["source"]))}
+    cited = {
+        code
+        for cell in nb["cells"]
+        if cell["cell_type"] == "markdown"
+        for code in re.findall(r"`([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)`", "".join(cell["source"]))
+    }
     assert sorted(cited - known) == []
 
 
@@ -63,8 +70,11 @@ def kernel_manager_factory(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
     folder = tmp_path_factory.mktemp("kernels") / KERNEL
     folder.mkdir()
-    spec = {"argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-            "display_name": "mem0-hygiene tests", "language": "python"}
+    spec = {
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "mem0-hygiene tests",
+        "language": "python",
+    }
     (folder / "kernel.json").write_text(json.dumps(spec))
     specs = KernelSpecManager(kernel_dirs=[str(folder.parent)], ensure_native_kernel=False)
     return lambda: KernelManager(kernel_name=KERNEL, kernel_spec_manager=specs)
@@ -79,7 +89,10 @@ def test_notebook_runs_without_errors(path: Path, tmp_path: Path, kernel_manager
     nb = nbformat.read(path, as_version=4)
     km = kernel_manager_factory()
     client = nbclient.NotebookClient(
-        nb, km=km, timeout=CELL_TIMEOUT, allow_errors=False,
+        nb,
+        km=km,
+        timeout=CELL_TIMEOUT,
+        allow_errors=False,
         resources={"metadata": {"path": str(tmp_path)}},  # the kernel's working folder
     )
     started = time.perf_counter()
@@ -89,18 +102,27 @@ def test_notebook_runs_without_errors(path: Path, tmp_path: Path, kernel_manager
         if km.has_kernel:
             km.shutdown_kernel(now=True)
     elapsed = time.perf_counter() - started
-    errors = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.get("outputs", [])
-              if o.get("output_type") == "error"]
+    errors = [
+        o
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for o in cell.get("outputs", [])
+        if o.get("output_type") == "error"
+    ]
     assert errors == []
-    text_only_figures = [o["data"]["text/plain"] for cell in nb.cells if cell.cell_type == "code"
-                         for o in cell.get("outputs", []) if "data" in o
-                         and str(o["data"].get("text/plain", "")).startswith("<Figure")
-                         and "image/png" not in o["data"]]
+    text_only_figures = [
+        o["data"]["text/plain"]
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for o in cell.get("outputs", [])
+        if "data" in o and str(o["data"].get("text/plain", "")).startswith("<Figure") and "image/png" not in o["data"]
+    ]
     assert text_only_figures == [], "a figure showed as text, not as an image"
     shown = [o["data"] for cell in nb.cells if cell.cell_type == "code" for o in cell.get("outputs", []) if "data" in o]
     figures = [d for d in shown if "image/png" in d]
-    no_alt = [d.get("text/plain") for d in figures
-              if not re.search(r'<img [^>]*alt="[^"]{40,}"', d.get("text/html", ""))]
+    no_alt = [
+        d.get("text/plain") for d in figures if not re.search(r'<img [^>]*alt="[^"]{40,}"', d.get("text/html", ""))
+    ]
     assert figures and no_alt == [], "a plot shows without a text alternative"
     reports = [d["text/html"] for d in shown if 'class="mem0-hygiene-report"' in d.get("text/html", "")[:40]]
     assert reports and all('class="m0h-card' in r and 'class="m0h-fix"' in r for r in reports)

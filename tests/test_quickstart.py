@@ -36,8 +36,7 @@ def run_isolated(args: list[str], tmp_path: Path) -> subprocess.CompletedProcess
     temp.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update(HOME=str(home), MEM0_DIR=str(home / ".mem0"), TMPDIR=str(temp), MEM0_TELEMETRY="False")
-    return subprocess.run([sys.executable, *args], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run([sys.executable, *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
 
 
 def test_the_readme_quickstart_shows_what_it_prints() -> None:

@@ -68,8 +68,7 @@ def test_keys_mem0_reads_and_the_hygiene_section_are_accepted(tmp_path: Path):
 
 
 @pytest.mark.parametrize("command", [["audit"], ["where"], ["prune", "--dry-run"], ["digest"]])
-def test_every_command_refuses_a_config_typo_instead_of_reading_the_default_store(tmp_path: Path,
-                                                                                   command: list[str]):
+def test_every_command_refuses_a_config_typo_instead_of_reading_the_default_store(tmp_path: Path, command: list[str]):
     bad = tmp_path / "app.json"
     bad.write_text(json.dumps({"vector_store": {"provider": "qdrant", "config": {"pth": str(tmp_path / "q")}}}))
     result = CliRunner().invoke(cli, [*command, "--config", str(bad)])

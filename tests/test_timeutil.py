@@ -23,8 +23,18 @@ def new_york(monkeypatch):
     time.tzset()
 
 
-@pytest.mark.parametrize("value", ["999999999d", "99999999999999999999999w", "36526d", "5219w", "876601h",
-                                   timedelta(days=999999999), timedelta(days=36526)])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "999999999d",
+        "99999999999999999999999w",
+        "36526d",
+        "5219w",
+        "876601h",
+        timedelta(days=999999999),
+        timedelta(days=36526),
+    ],
+)
 def test_a_duration_beyond_a_hundred_years_is_refused_naming_the_value_and_the_range(value):
     with pytest.raises(ConfigError, match=r"ttl .* is too long.*36525d \(100 years\)"):
         parse_duration(value, what="ttl")
@@ -36,9 +46,21 @@ def test_durations_up_to_a_hundred_years_are_accepted():
     assert parse_duration(timedelta(hours=12)) == timedelta(hours=12)
 
 
-@pytest.mark.parametrize("value", ["9999-12-31T23:00:00-05:00", "0001-01-01T00:00:00+01:00", "9999-12-31",
-                                   "3000-01-01", "1899-12-31T23:59:59+00:00", datetime.max, datetime.min,
-                                   datetime.max.replace(tzinfo=timezone.utc), date(9999, 12, 31), date(1, 1, 1)])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "9999-12-31T23:00:00-05:00",
+        "0001-01-01T00:00:00+01:00",
+        "9999-12-31",
+        "3000-01-01",
+        "1899-12-31T23:59:59+00:00",
+        datetime.max,
+        datetime.min,
+        datetime.max.replace(tzinfo=timezone.utc),
+        date(9999, 12, 31),
+        date(1, 1, 1),
+    ],
+)
 def test_a_time_outside_the_sane_range_is_refused_naming_it_and_the_range(value):
     with pytest.raises(ConfigError, match=r"expires_at .* is outside .*1900-01-01 to 2999-12-31"):
         parse_time(value, what="expires_at")

@@ -140,30 +140,62 @@ class BackupResult(LinesView):
 
     def _lines(self) -> list[Line]:
         c = self.counts
-        out: list[Line] = [[("dry run: would back up into ", ""), (self.path, "")] if self.dry_run
-                           else [("backed up into ", ""), (self.path, "bold")]]
+        out: list[Line] = [
+            [("dry run: would back up into ", ""), (self.path, "")]
+            if self.dry_run
+            else [("backed up into ", ""), (self.path, "bold")]
+        ]
         out.append([(f"  vector store: {self.vector_store}", "")])
         if self.source.get("ledger_url"):
             verb = "would be dumped" if self.dry_run else "dumped"
-            out.append([(f"  ledger: {self.source['ledger_url']} {verb} into hygiene.db from one REPEATABLE READ "
-                         "snapshot taken while history.db and the vector store were held still", "")])
-        out.append([(f"  points: {counts_text(c.get('points', {}))}; history.db rows: "
-                     f"{counts_text(c.get('history', {}))}; ledger rows: {counts_text(c.get('ledger', {}))}", "")])
+            out.append(
+                [
+                    (
+                        f"  ledger: {self.source['ledger_url']} {verb} into hygiene.db from one REPEATABLE READ "
+                        "snapshot taken while history.db and the vector store were held still",
+                        "",
+                    )
+                ]
+            )
+        out.append(
+            [
+                (
+                    f"  points: {counts_text(c.get('points', {}))}; history.db rows: "
+                    f"{counts_text(c.get('history', {}))}; ledger rows: {counts_text(c.get('ledger', {}))}",
+                    "",
+                )
+            ]
+        )
         if self.integrity:
             out.append([("  integrity_check: " + ", ".join(f"{k} {v}" for k, v in self.integrity.items()), "")])
         if not self.dry_run:
-            out.append([(f"  {self.files} files ({human_size(self.size_bytes)}), each with its sha256 in "
-                         "manifest.json", "")])
+            out.append(
+                [(f"  {self.files} files ({human_size(self.size_bytes)}), each with its sha256 in manifest.json", "")]
+            )
         for old in self.rotated:
             out.append([(f"  {'would remove' if self.dry_run else 'removed'} the older backup {old} (--keep)", "")])
         for old in self.leftovers:
-            out.append([(f"  {'would remove' if self.dry_run else 'removed'} the leftover of an interrupted backup: "
-                         f"{old}", "")])
+            out.append(
+                [
+                    (
+                        f"  {'would remove' if self.dry_run else 'removed'} the leftover of an interrupted backup: "
+                        f"{old}",
+                        "",
+                    )
+                ]
+            )
         if self.record_path and not self.dry_run:
             out.append([(f"  recorded in {self.record_path} (the audit's BACKUP_LAST_VERIFIED reads it)", "")])
         if self.copies_path and not self.dry_run:
-            out.append([(f"  listed as a copy of the stores in {self.copies_path} (where, the audit and "
-                         "forget --scrub read it)", "")])
+            out.append(
+                [
+                    (
+                        f"  listed as a copy of the stores in {self.copies_path} (where, the audit and "
+                        "forget --scrub read it)",
+                        "",
+                    )
+                ]
+            )
         out += [[("  ", ""), ("note", "yellow"), (f": {note}", "")] for note in self.notes]
         return out
 
@@ -211,12 +243,19 @@ def _is_local(tgt: Target) -> bool:
 def source_dict(tgt: Target) -> dict[str, Any]:
     """What a backup set was taken from, as written into its manifest."""
     return {
-        "vector_store": {"provider": "qdrant", "kind": "local" if _is_local(tgt) else "server",
-                         "path": tgt.vector_path, "server": tgt.server_conf.get("remote"),
-                         "collection": tgt.collection},
+        "vector_store": {
+            "provider": "qdrant",
+            "kind": "local" if _is_local(tgt) else "server",
+            "path": tgt.vector_path,
+            "server": tgt.server_conf.get("remote"),
+            "collection": tgt.collection,
+        },
         "history_db_path": tgt.history_path,
-        **({"ledger_path": None, "ledger_url": redact(tgt.ledger_path)} if is_postgres_url(tgt.ledger_path)
-           else {"ledger_path": tgt.ledger_path}),
+        **(
+            {"ledger_path": None, "ledger_url": redact(tgt.ledger_path)}
+            if is_postgres_url(tgt.ledger_path)
+            else {"ledger_path": tgt.ledger_path}
+        ),
     }
 
 
@@ -276,8 +315,9 @@ def _postgres_counts(url: str) -> dict[str, int]:
     from ..stores.ledger_tables import quote
 
     with snapshot(url) as ledger:
-        return {t.name: int(ledger.query(f"SELECT count(*) FROM {quote(t.name)}")[0][0])
-                for t in postgres_tables(ledger.pg)}
+        return {
+            t.name: int(ledger.query(f"SELECT count(*) FROM {quote(t.name)}")[0][0]) for t in postgres_tables(ledger.pg)
+        }
 
 
 def _settle_copy(path: str) -> dict[str, int]:
@@ -372,18 +412,31 @@ def backup(
         leftovers = find_leftovers(dest_s, "backup", stem_prefix=PREFIX)
         with tgt.vector_client("back up", BackupError) as client:
             points = _point_counts(client, tgt)
-        counts = {"points": points,
-                  "history": table_counts(tgt.history_path) if history_exists else {},
-                  "ledger": _postgres_counts(tgt.ledger_path) if on_postgres
-                  else table_counts(tgt.ledger_path) if ledger_exists else {}}
-        taken = ("local folder would be copied while locked" if _is_local(tgt)
-                 else "a server snapshot would be created")
+        counts = {
+            "points": points,
+            "history": table_counts(tgt.history_path) if history_exists else {},
+            "ledger": _postgres_counts(tgt.ledger_path)
+            if on_postgres
+            else table_counts(tgt.ledger_path)
+            if ledger_exists
+            else {},
+        }
+        taken = "local folder would be copied while locked" if _is_local(tgt) else "a server snapshot would be created"
         return BackupResult(
-            path=final, dest=dest_s, dry_run=True, created_at=to_iso(moment), source=source_dict(tgt),
-            counts=counts, integrity={}, vector_store=taken, rotated=tuple(_rotation(dest_s, keep, None)),
-            record_path=tgt.side_file("backup_record"), copies_path=tgt.side_file("copies_registry"),
+            path=final,
+            dest=dest_s,
+            dry_run=True,
+            created_at=to_iso(moment),
+            source=source_dict(tgt),
+            counts=counts,
+            integrity={},
+            vector_store=taken,
+            rotated=tuple(_rotation(dest_s, keep, None)),
+            record_path=tgt.side_file("backup_record"),
+            copies_path=tgt.side_file("copies_registry"),
             leftovers=tuple(leftovers),
-            notes=tuple(notes), seconds=round(time.perf_counter() - started, 3),
+            notes=tuple(notes),
+            seconds=round(time.perf_counter() - started, 3),
         )
 
     os.makedirs(dest_s, exist_ok=True)
@@ -400,11 +453,25 @@ def backup(
             write_manifest(tmp, manifest)
             if os.path.lexists(final):
                 raise BackupError(f"{final} appeared while the backup was made; nothing was replaced")
-            roles = [r for r, ok in (("vector_store", _is_local(tgt)), ("history_db", history_exists),
-                                     ("ledger", ledger_exists)) if ok] or ["vector_store"]
+            roles = [
+                r
+                for r, ok in (
+                    ("vector_store", _is_local(tgt)),
+                    ("history_db", history_exists),
+                    ("ledger", ledger_exists),
+                )
+                if ok
+            ] or ["vector_store"]
             # listed before it appears: a crash right after the rename leaves it accounted for
-            note = register_copy(registry, "backup_set", final, roles=roles, created_at=to_iso(moment),
-                                 note=f"backup of this deployment's stores into {dest_s}", size_bytes=size_of(tmp))
+            note = register_copy(
+                registry,
+                "backup_set",
+                final,
+                roles=roles,
+                created_at=to_iso(moment),
+                note=f"backup of this deployment's stores into {dest_s}",
+                size_bytes=size_of(tmp),
+            )
             registered = not note
             if note:
                 notes.append(note + "; forget --scrub will not find this backup unless it is in the backup record")
@@ -415,8 +482,10 @@ def backup(
             unregister_copy(registry, [final])
         if isinstance(exc, HygieneError) or not isinstance(exc, Exception):
             raise
-        raise BackupError(f"the backup failed ({type(exc).__name__}: {exc}); the partial set was removed, "
-                          f"earlier backups in {dest_s} are untouched") from exc
+        raise BackupError(
+            f"the backup failed ({type(exc).__name__}: {exc}); the partial set was removed, "
+            f"earlier backups in {dest_s} are untouched"
+        ) from exc
 
     rotated = _rotation(dest_s, keep, final)
     for old in rotated:
@@ -425,23 +494,41 @@ def backup(
         note = unregister_copy(registry, rotated)
         if note:
             notes.append(note)
-    entry = {"path": final, "created_at": to_iso(moment), "counts": counts,
-             "files": len(manifest["files"]), "consistency": manifest["consistency"],
-             "size_bytes": sum(f["size"] for f in manifest["files"].values()), "vector_store": taken}
+    entry = {
+        "path": final,
+        "created_at": to_iso(moment),
+        "counts": counts,
+        "files": len(manifest["files"]),
+        "consistency": manifest["consistency"],
+        "size_bytes": sum(f["size"] for f in manifest["files"].values()),
+        "vector_store": taken,
+    }
     note = update_record(tgt.side_file("backup_record"), add=entry, drop=tuple(rotated))
     if note:
         notes.append(note)
     return BackupResult(
-        path=final, dest=dest_s, dry_run=False, created_at=to_iso(moment), source=source_dict(tgt),
-        counts=counts, integrity=integrity, vector_store=taken, files=len(manifest["files"]),
-        size_bytes=entry["size_bytes"], rotated=tuple(rotated), record_path=tgt.side_file("backup_record"),
-        copies_path=registry, leftovers=tuple(leftovers), notes=tuple(notes),
+        path=final,
+        dest=dest_s,
+        dry_run=False,
+        created_at=to_iso(moment),
+        source=source_dict(tgt),
+        counts=counts,
+        integrity=integrity,
+        vector_store=taken,
+        files=len(manifest["files"]),
+        size_bytes=entry["size_bytes"],
+        rotated=tuple(rotated),
+        record_path=tgt.side_file("backup_record"),
+        copies_path=registry,
+        leftovers=tuple(leftovers),
+        notes=tuple(notes),
         seconds=round(time.perf_counter() - started, 3),
     )
 
 
-def _build_set(tgt: Target, tmp: str, moment: datetime, history_exists: bool,
-               ledger_exists: bool) -> tuple[dict[str, Any], dict[str, str], dict[str, dict[str, int]], str]:
+def _build_set(
+    tgt: Target, tmp: str, moment: datetime, history_exists: bool, ledger_exists: bool
+) -> tuple[dict[str, Any], dict[str, str], dict[str, dict[str, int]], str]:
     """Copy every store into ``tmp`` at one moment, check each copy, and return the manifest's parts."""
     counts: dict[str, dict[str, int]] = {"points": {}, "history": {}, "ledger": {}}
     integrity: dict[str, str] = {}
@@ -452,22 +539,27 @@ def _build_set(tgt: Target, tmp: str, moment: datetime, history_exists: bool,
     dumped: dict[str, Any] = {}
     with contextlib.ExitStack() as ledger_snapshot, tgt.vector_client("back up", BackupError) as client:
         points = _point_counts(client, tgt)
-        held = [p for p, ok in ((tgt.history_path, history_exists),
-                                (tgt.ledger_path, ledger_exists and not on_postgres)) if ok]
+        held = [
+            p
+            for p, ok in ((tgt.history_path, history_exists), (tgt.ledger_path, ledger_exists and not on_postgres))
+            if ok
+        ]
         if _is_local(tgt) and tgt.vector_path:
             held += files_under(tgt.vector_path)
         with _held_still(held):
             if history_exists:
                 with step("copying history.db"):
                     counts["history"], modes["history_db"] = _snapshot_sqlite(
-                        tgt.history_path, os.path.join(tmp, HISTORY_FILE))
+                        tgt.history_path, os.path.join(tmp, HISTORY_FILE)
+                    )
             if on_postgres:  # the snapshot is taken now, while the other stores are held still
                 pg = ledger_snapshot.enter_context(snapshot(tgt.ledger_path))
                 dumped["snapshot_at"] = to_iso(pg.now())
             elif ledger_exists:
                 with step("copying the ledger"):
                     counts["ledger"], modes["ledger"] = _snapshot_sqlite(
-                        tgt.ledger_path, os.path.join(tmp, LEDGER_FILE))
+                        tgt.ledger_path, os.path.join(tmp, LEDGER_FILE)
+                    )
             if _is_local(tgt) and tgt.vector_path:
                 with step("copying the vector store"):
                     qdrant_local.copy_store(tgt.vector_path, os.path.join(tmp, QDRANT_DIR))
@@ -512,30 +604,56 @@ def _build_set(tgt: Target, tmp: str, moment: datetime, history_exists: bool,
         key = "history" if role == "history_db" else "ledger"
         if role == "ledger" and on_postgres:  # the file may hold empty tables the database has not created
             if {t: n for t, n in copied.items() if t in counts[key] or n} != counts[key]:
-                raise BackupError(f"the copy of the ledger has rows per table {copied}, the database had "
-                                  f"{counts[key]}; the partial set was removed")
+                raise BackupError(
+                    f"the copy of the ledger has rows per table {copied}, the database had "
+                    f"{counts[key]}; the partial set was removed"
+                )
             counts[key] = copied
         elif copied != counts[key]:
-            raise BackupError(f"the copy of {role} has rows per table {copied}, the source had {counts[key]}; "
-                              "the partial set was removed")
-        stores[role] = {"file": fname, "source": tgt.history_path if role == "history_db" else tgt.ledger_path,
-                        "counts": copied, "integrity": result, "journal_mode": modes.get(role, "delete")}
+            raise BackupError(
+                f"the copy of {role} has rows per table {copied}, the source had {counts[key]}; "
+                "the partial set was removed"
+            )
+        stores[role] = {
+            "file": fname,
+            "source": tgt.history_path if role == "history_db" else tgt.ledger_path,
+            "counts": copied,
+            "integrity": result,
+            "journal_mode": modes.get(role, "delete"),
+        }
         if role == "ledger" and on_postgres:
-            stores[role].update(source=redact(tgt.ledger_path), kind="postgresql_dump",
-                                consistency=LEDGER_CONSISTENCY["postgresql"], **dumped)
+            stores[role].update(
+                source=redact(tgt.ledger_path),
+                kind="postgresql_dump",
+                consistency=LEDGER_CONSISTENCY["postgresql"],
+                **dumped,
+            )
             stores[role]["tables"] = ledger_digests(path)  # every table, as check_set recomputes them
 
     report("checking the copies", 2, 3)
     if _is_local(tgt):
         taken = _check_qdrant_copy(os.path.join(tmp, QDRANT_DIR), points, integrity)
-        stores["vector_store"] = {"kind": "local_qdrant", "folder": QDRANT_DIR, "source": tgt.vector_path,
-                                  "collection": tgt.collection, "counts": points, "taken": taken}
+        stores["vector_store"] = {
+            "kind": "local_qdrant",
+            "folder": QDRANT_DIR,
+            "source": tgt.vector_path,
+            "collection": tgt.collection,
+            "counts": points,
+            "taken": taken,
+        }
     else:
-        taken = "; ".join(f"server snapshot created: {name}" for name in snapshots.values()) \
+        taken = (
+            "; ".join(f"server snapshot created: {name}" for name in snapshots.values())
             or "server has no collection to snapshot"
-        stores["vector_store"] = {"kind": "qdrant_server", "server": tgt.server_conf.get("remote"),
-                                  "collection": tgt.collection, "counts": points, "snapshots": snapshots,
-                                  "taken": taken}
+        )
+        stores["vector_store"] = {
+            "kind": "qdrant_server",
+            "server": tgt.server_conf.get("remote"),
+            "collection": tgt.collection,
+            "counts": points,
+            "snapshots": snapshots,
+            "taken": taken,
+        }
 
     manifest: dict[str, Any] = {
         "format": FORMAT,
@@ -547,8 +665,11 @@ def _build_set(tgt: Target, tmp: str, moment: datetime, history_exists: bool,
         "source": source_dict(tgt),
         "stores": stores,
         "counts": counts,
-        "totals": {"points": sum(points.values()), "history_rows": counts["history"].get("history", 0),
-                   "ledger_rows": counts["ledger"].get("memories", 0)},
+        "totals": {
+            "points": sum(points.values()),
+            "history_rows": counts["history"].get("history", 0),
+            "ledger_rows": counts["ledger"].get("memories", 0),
+        },
         "integrity": integrity,
         "consistency": LEDGER_CONSISTENCY["postgresql" if on_postgres else "sqlite"],
     }
@@ -568,8 +689,10 @@ def _check_qdrant_copy(folder: str, expected: dict[str, int], integrity: dict[st
         result = integrity_check(path)
         integrity[rel] = result
         if result != "ok":
-            raise BackupError(f"the copy of the vector store's {rel} failed PRAGMA integrity_check: {result}; "
-                              "the partial set was removed and earlier backups are untouched")
+            raise BackupError(
+                f"the copy of the vector store's {rel} failed PRAGMA integrity_check: {result}; "
+                "the partial set was removed and earlier backups are untouched"
+            )
     try:
         with qdrant_local.opened(folder, "verify the copy of") as client:
             got = qdrant_local.client_counts(client)
@@ -577,6 +700,8 @@ def _check_qdrant_copy(folder: str, expected: dict[str, int], integrity: dict[st
         with contextlib.suppress(FileNotFoundError):
             os.unlink(lock)
     if got != expected:
-        raise BackupError(f"the copy of the vector store holds {got} points per collection, the store {expected}; "
-                          "the partial set was removed")
+        raise BackupError(
+            f"the copy of the vector store holds {got} points per collection, the store {expected}; "
+            "the partial set was removed"
+        )
     return f"local folder copied while locked ({sum(got.values())} points, counts verified in the copy)"

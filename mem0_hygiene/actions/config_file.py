@@ -57,8 +57,12 @@ class ConfigRewrite:
         return bool(self.changes)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "format": self.format, "comments_kept": self.comments_kept,
-                "changes": [{"key": k, "old": old, "new": new} for k, old, new in self.changes]}
+        return {
+            "path": self.path,
+            "format": self.format,
+            "comments_kept": self.comments_kept,
+            "changes": [{"key": k, "old": old, "new": new} for k, old, new in self.changes],
+        }
 
 
 def _get(data: dict[str, Any], key: KeyPath) -> Any:
@@ -77,8 +81,9 @@ def _set(data: dict[str, Any], key: KeyPath, value: Any, where: str) -> None:
         if child is None:
             child = node[part] = {}
         if not isinstance(child, dict):
-            raise ConfigError(f"{where}: {'.'.join(key[: i + 1])} is a {type(child).__name__}, not a section; "
-                              "fix the file by hand")
+            raise ConfigError(
+                f"{where}: {'.'.join(key[: i + 1])} is a {type(child).__name__}, not a section; fix the file by hand"
+            )
         node = child
     node[key[-1]] = value
 
@@ -89,7 +94,8 @@ def _read(path: str) -> tuple[str, str, dict[str, Any]]:
             raise ConfigError(
                 f"--update-config {path} names a module:ATTRIBUTE: that config is Python code, which "
                 "mem0-hygiene does not rewrite. Leave --update-config out and set the printed keys in the code "
-                "by hand, or give the JSON/YAML file the app reads")
+                "by hand, or give the JSON/YAML file the app reads"
+            )
         raise ConfigError(f"--update-config {path}: no such file (give the app's JSON or YAML config file)")
     if os.path.isdir(path):
         raise ConfigError(f"--update-config {path} is a folder; give the app's JSON or YAML config file")
@@ -207,7 +213,7 @@ def _yaml_set(lines: list[str], key: KeyPath, value: Any) -> list[str] | None:
         ind = _indent(lines[found])
         if depth == len(key) - 1:
             v = rest_value.strip()
-            below = lines[found + 1:_block_end(lines, found + 1, ind)]
+            below = lines[found + 1 : _block_end(lines, found + 1, ind)]
             if not v or v[0] in "|>{[&*!" or any(_is_content(x) for x in below):
                 return None  # a section, a block scalar, flow style, an anchor or a value spanning lines
             newline = "\r\n" if lines[found].endswith("\r\n") else "\n" if lines[found].endswith("\n") else ""

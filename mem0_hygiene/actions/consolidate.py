@@ -88,8 +88,14 @@ class Candidate:
         """Best-sourced first, then the newest confirmation, then the most used (the one a merge keeps)."""
         r = self.row
         has_source = bool(r.source) and r.source != "unknown"
-        return (SOURCE_RANK.get(r.source_kind, 0), has_source, r.confirmed_at or r.created_at or "", r.use_count,
-                r.created_at or "", self.memory_id)
+        return (
+            SOURCE_RANK.get(r.source_kind, 0),
+            has_source,
+            r.confirmed_at or r.created_at or "",
+            r.use_count,
+            r.created_at or "",
+            self.memory_id,
+        )
 
     @property
     def age_rank(self) -> tuple[str, str]:
@@ -97,8 +103,9 @@ class Candidate:
         return (self.row.created_at or "", self.memory_id)
 
 
-def consolidate(target: Any, *, scope: dict[str, str] | None = None, dry_run: bool = False,
-                neighbours: int | None = None) -> ConsolidationPlan:
+def consolidate(
+    target: Any, *, scope: dict[str, str] | None = None, dry_run: bool = False, neighbours: int | None = None
+) -> ConsolidationPlan:
     """Find duplicates, older facts and contradicted facts among the live memories of each scope, and (unless
     ``dry_run``) apply the plan through ``supersede``/``invalidate``. Returns the
     :class:`~mem0_hygiene.actions.consolidate_plan.ConsolidationPlan` (the steps with their outcome).
@@ -127,16 +134,29 @@ def consolidate(target: Any, *, scope: dict[str, str] | None = None, dry_run: bo
         if not dry_run and steps:
             plan_id = uuid.uuid4().hex
             stamp = to_iso(now)
-            log.write_plan(m.ledger, [log.LoggedStep(plan_id, i, s.action, s.memory_id, s.into_id, s.similarity,
-                                                     s.reason, stamp) for i, s in enumerate(steps)])
+            log.write_plan(
+                m.ledger,
+                [
+                    log.LoggedStep(plan_id, i, s.action, s.memory_id, s.into_id, s.similarity, s.reason, stamp)
+                    for i, s in enumerate(steps)
+                ],
+            )
             done = []
             for i, s in enumerate(steps):
                 logged = log.LoggedStep(plan_id, i, s.action, s.memory_id, s.into_id, s.similarity, s.reason, stamp)
                 done.append(_with_outcome(s, _apply(m, logged, now)))
             steps = done
         return ConsolidationPlan(
-            steps=tuple([*resumed, *steps]), dry_run=dry_run, at=to_iso(now), scopes=scopes, memories=len(memories),
-            pairs=pairs, thresholds=thresholds.as_dict(), embedder=family, plan_id=plan_id, unsure=tuple(unsure),
+            steps=tuple([*resumed, *steps]),
+            dry_run=dry_run,
+            at=to_iso(now),
+            scopes=scopes,
+            memories=len(memories),
+            pairs=pairs,
+            thresholds=thresholds.as_dict(),
+            embedder=family,
+            plan_id=plan_id,
+            unsure=tuple(unsure),
         )
 
 
@@ -170,11 +190,13 @@ def stored_vectors(vector_store: Any, page: int = PAGE) -> Iterator[list[Any]]:
     if client is None or collection is None or not hasattr(client, "scroll"):
         raise ConfigError(
             f"consolidate reads the embeddings stored in Qdrant, and this vector store "
-            f"({type(vector_store).__name__}) is not Qdrant; nothing was changed")
+            f"({type(vector_store).__name__}) is not Qdrant; nothing was changed"
+        )
     offset = None
     while True:
-        points, offset = client.scroll(collection_name=collection, limit=page, offset=offset, with_payload=True,
-                                       with_vectors=True)
+        points, offset = client.scroll(
+            collection_name=collection, limit=page, offset=offset, with_payload=True, with_vectors=True
+        )
         if points:
             yield points
         if offset is None:
@@ -232,7 +254,7 @@ def neighbour_pairs(vectors: np.ndarray, k: int) -> dict[tuple[int, int], float]
     kk = min(k, n - 1)
     out: dict[tuple[int, int], float] = {}
     for start in range(0, n, BLOCK):
-        sims = unit[start:start + BLOCK] @ unit.T
+        sims = unit[start : start + BLOCK] @ unit.T
         rows = np.arange(sims.shape[0])
         sims[rows, start + rows] = -np.inf
         nearest = np.argpartition(-sims, kk - 1, axis=1)[:, :kk]
@@ -245,8 +267,9 @@ def neighbour_pairs(vectors: np.ndarray, k: int) -> dict[tuple[int, int], float]
     return out
 
 
-def plan_steps(memories: Sequence[Candidate], thresholds: Thresholds,
-               k: int) -> tuple[list[PlanStep], int, int, list[UnsurePair]]:
+def plan_steps(
+    memories: Sequence[Candidate], thresholds: Thresholds, k: int
+) -> tuple[list[PlanStep], int, int, list[UnsurePair]]:
     """The plan for these live memories: (steps in the order to apply, scopes compared, pairs judged, the pairs
     left alone as unsure, most similar first)."""
     by_scope: dict[tuple[str | None, ...], list[Candidate]] = {}
@@ -265,8 +288,7 @@ def plan_steps(memories: Sequence[Candidate], thresholds: Thresholds,
     return steps, len(by_scope), pairs_judged, unsure
 
 
-def _edges(group: list[Candidate], thresholds: Thresholds,
-           k: int) -> tuple[list[_Edge], int, list[UnsurePair]]:
+def _edges(group: list[Candidate], thresholds: Thresholds, k: int) -> tuple[list[_Edge], int, list[UnsurePair]]:
     """The decided pairs of one scope (group sorted oldest first): each memory with the best-ranked copy of its
     own text, each distinct text with its ``k`` nearest distinct texts (so repeats never fill a memory's
     neighbours), and memories of one identity key with the newest of them; and the pairs the decision would
@@ -318,9 +340,19 @@ def _edges(group: list[Candidate], thresholds: Thresholds,
         else:
             guarded = guard(label, newer.text, older.text)  # never drop or hide a fact on likeness alone
             if guarded.conflict is not None:  # a possible conflict: both stay, listed for a person
-                unsure.append(UnsurePair(label, verdict.confidence if verdict.confidence is not None else 0.0,
-                                         older.memory_id, older.text, newer.memory_id, newer.text, sim,
-                                         f"possible conflict: {guarded.conflict}", dict(older.scope)))
+                unsure.append(
+                    UnsurePair(
+                        label,
+                        verdict.confidence if verdict.confidence is not None else 0.0,
+                        older.memory_id,
+                        older.text,
+                        newer.memory_id,
+                        newer.text,
+                        sim,
+                        f"possible conflict: {guarded.conflict}",
+                        dict(older.scope),
+                    )
+                )
                 continue
             if guarded.changed is not None:
                 label, decision = guarded.label, f"{decision}; {guarded.changed}"
@@ -328,8 +360,19 @@ def _edges(group: list[Candidate], thresholds: Thresholds,
         if action is None:
             continue
         if not keyed_update and verdict.confidence is not None and verdict.confidence < CONFIDENT:
-            unsure.append(UnsurePair(label, verdict.confidence, older.memory_id, older.text, newer.memory_id,
-                                     newer.text, sim, decision, dict(older.scope)))
+            unsure.append(
+                UnsurePair(
+                    label,
+                    verdict.confidence,
+                    older.memory_id,
+                    older.text,
+                    newer.memory_id,
+                    newer.text,
+                    sim,
+                    decision,
+                    dict(older.scope),
+                )
+            )
             continue
         if action == MERGE:
             keep, drop = (newer, older) if newer.keeper_rank >= older.keeper_rank else (older, newer)
@@ -415,9 +458,15 @@ def reason_text(action: str, into_id: str, similarity: float, decision: str) -> 
 def _step(edge: _Edge) -> PlanStep:
     sim = edge.similarity
     return PlanStep(
-        action=edge.action, memory_id=edge.hidden.memory_id, text=edge.hidden.text, into_id=edge.into.memory_id,
-        into_text=edge.into.text, similarity=sim, decision=edge.decision,
-        reason=reason_text(edge.action, edge.into.memory_id, sim, edge.decision), scope=dict(edge.hidden.scope),
+        action=edge.action,
+        memory_id=edge.hidden.memory_id,
+        text=edge.hidden.text,
+        into_id=edge.into.memory_id,
+        into_text=edge.into.text,
+        similarity=sim,
+        decision=edge.decision,
+        reason=reason_text(edge.action, edge.into.memory_id, sim, edge.decision),
+        scope=dict(edge.hidden.scope),
         into_source=edge.into.row.source,
     )
 
@@ -440,7 +489,7 @@ def _apply(m: Any, step: log.LoggedStep, now: datetime) -> str:
 
 
 def _outcome(m: Any, step: log.LoggedStep, now: datetime) -> str | None:
-    """"applied" when the step's change is already in the ledger, "skipped: WHY" when it no longer applies,
+    """ "applied" when the step's change is already in the ledger, "skipped: WHY" when it no longer applies,
     None when it is to be applied now."""
     row = _row(m, step.memory_id)
     if row is None:
@@ -481,10 +530,18 @@ def _resume(m: Any, step: log.LoggedStep, now: datetime, dry_run: bool) -> PlanS
     into = m.ledger.get(step.into_id)
     decision = step.reason.rsplit(", ", 1)[-1].rstrip(")") if ", " in step.reason else "similarity"
     return PlanStep(
-        action=step.action, memory_id=step.memory_id, text=texts[step.memory_id], into_id=step.into_id,
-        into_text=texts[step.into_id], similarity=step.similarity or 0.0, decision=decision, reason=step.reason,
-        scope=row.scope if row is not None else {}, into_source=into.source if into is not None else None,
-        outcome=None if dry_run and outcome is None else (outcome or "applied"), resumed=True,
+        action=step.action,
+        memory_id=step.memory_id,
+        text=texts[step.memory_id],
+        into_id=step.into_id,
+        into_text=texts[step.into_id],
+        similarity=step.similarity or 0.0,
+        decision=decision,
+        reason=step.reason,
+        scope=row.scope if row is not None else {},
+        into_source=into.source if into is not None else None,
+        outcome=None if dry_run and outcome is None else (outcome or "applied"),
+        resumed=True,
     )
 
 

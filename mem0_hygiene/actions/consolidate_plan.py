@@ -18,9 +18,11 @@ SUPERSEDE = "supersede"
 INVALIDATE = "invalidate"
 ACTIONS = (MERGE, SUPERSEDE, INVALIDATE)
 
-_HEADS = {MERGE: "duplicate: merge into the best-sourced, newest-confirmed one",
-          SUPERSEDE: "update: the older fact is superseded by the newer one",
-          INVALIDATE: "contradiction: the older fact is invalidated"}
+_HEADS = {
+    MERGE: "duplicate: merge into the best-sourced, newest-confirmed one",
+    SUPERSEDE: "update: the older fact is superseded by the newer one",
+    INVALIDATE: "contradiction: the older fact is invalidated",
+}
 
 
 def scope_text(scope: dict[str, str]) -> str:
@@ -129,22 +131,37 @@ class ConsolidationPlan(LinesView):
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: the fields above, steps as dicts, and counts per action (credentials redacted)."""
-        return redacted_data({
-            "at": self.at, "dry_run": self.dry_run, "plan_id": self.plan_id, "scopes": self.scopes,
-            "memories": self.memories, "pairs": self.pairs, "thresholds": self.thresholds, "embedder": self.embedder,
-            "counts": self.counts(), "applied": self.applied,
-            "steps": [{**asdict(s), "similarity": round(s.similarity, 4)} for s in self.steps],
-            "unsure": [{**asdict(u), "similarity": round(u.similarity, 4), "confidence": round(u.confidence, 4)}
-                       for u in self.unsure],
-        })
+        return redacted_data(
+            {
+                "at": self.at,
+                "dry_run": self.dry_run,
+                "plan_id": self.plan_id,
+                "scopes": self.scopes,
+                "memories": self.memories,
+                "pairs": self.pairs,
+                "thresholds": self.thresholds,
+                "embedder": self.embedder,
+                "counts": self.counts(),
+                "applied": self.applied,
+                "steps": [{**asdict(s), "similarity": round(s.similarity, 4)} for s in self.steps],
+                "unsure": [
+                    {**asdict(u), "similarity": round(u.similarity, 4), "confidence": round(u.confidence, 4)}
+                    for u in self.unsure
+                ],
+            }
+        )
 
     def summary(self) -> str:
         c = self.counts()
-        what = (f"{c[MERGE]} duplicate(s) to merge, {c[SUPERSEDE]} older fact(s) to supersede, "
-                f"{c[INVALIDATE]} contradicted fact(s) to invalidate")
+        what = (
+            f"{c[MERGE]} duplicate(s) to merge, {c[SUPERSEDE]} older fact(s) to supersede, "
+            f"{c[INVALIDATE]} contradicted fact(s) to invalidate"
+        )
         unsure = f"; {len(self.unsure)} unsure pair(s) left alone" if self.unsure else ""
-        return (f"compared {self.memories} live memories in {self.scopes} scope(s) ({self.pairs} nearest-neighbour "
-                f"pairs): {what}{unsure}")
+        return (
+            f"compared {self.memories} live memories in {self.scopes} scope(s) ({self.pairs} nearest-neighbour "
+            f"pairs): {what}{unsure}"
+        )
 
     def _lines(self) -> list[Line]:
         title = "consolidation plan (dry run: nothing changed)" if self.dry_run else "consolidation"
@@ -173,29 +190,60 @@ class ConsolidationPlan(LinesView):
         if not self.steps:
             if self.unsure:
                 lines.append((("", ""),))
-            lines.append((("nothing to consolidate: no live memory is a duplicate, an older version or a "
-                           "contradicted version of another in its scope" + (" that the decision is sure of"
-                                                                             if self.unsure else ""), ""),))
+            lines.append(
+                (
+                    (
+                        "nothing to consolidate: no live memory is a duplicate, an older version or a "
+                        "contradicted version of another in its scope"
+                        + (" that the decision is sure of" if self.unsure else ""),
+                        "",
+                    ),
+                )
+            )
         elif self.dry_run:
             lines.append((("", ""),))
-            lines.append((("apply with `mem0-hygiene consolidate --apply` (the same options); every change "
-                           "goes through supersede/invalidate, nothing is deleted", ""),))
+            lines.append(
+                (
+                    (
+                        "apply with `mem0-hygiene consolidate --apply` (the same options); every change "
+                        "goes through supersede/invalidate, nothing is deleted",
+                        "",
+                    ),
+                )
+            )
         else:
             skipped = len(self.steps) - self.applied
             lines.append((("", ""),))
-            lines.append(((f"applied {self.applied} change(s)" + (f", {skipped} skipped" if skipped else "")
-                           + "; `mem0-hygiene history ID` explains each", ""),))
+            lines.append(
+                (
+                    (
+                        f"applied {self.applied} change(s)"
+                        + (f", {skipped} skipped" if skipped else "")
+                        + "; `mem0-hygiene history ID` explains each",
+                        "",
+                    ),
+                )
+            )
         return lines
 
     def _unsure_lines(self) -> list[Line]:
         if not self.unsure:
             return []
-        lines: list[Line] = [(("", ""),), ((f"unsure, left alone ({len(self.unsure)}): the decision's probability is "
-                                            "below 0.75; if one is right, change it by hand (mem0-hygiene supersede "
-                                            "/ invalidate / forget)", "bold"),)]
+        lines: list[Line] = [
+            (("", ""),),
+            (
+                (
+                    f"unsure, left alone ({len(self.unsure)}): the decision's probability is "
+                    "below 0.75; if one is right, change it by hand (mem0-hygiene supersede "
+                    "/ invalidate / forget)",
+                    "bold",
+                ),
+            ),
+        ]
         for u in self.unsure[:UNSURE_SHOWN]:
-            lines.append(((f"  ? {u.label} ({u.confidence:.2f}); similarity {u.similarity:.2f}; "
-                           f"{scope_text(u.scope)}", ""),))
+            lines.append(
+                ((f"  ? {u.label} ({u.confidence:.2f}); similarity {u.similarity:.2f}; {scope_text(u.scope)}", ""),)
+            )
             lines.append(((f"    {u.memory_id}  {short(u.text)}", "dim"),))
             lines.append(((f"    {u.into_id}  {short(u.into_text)}", "dim"),))
         if len(self.unsure) > UNSURE_SHOWN:

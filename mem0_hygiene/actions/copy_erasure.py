@@ -68,10 +68,18 @@ class CopyErasure:
     reason: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "path": self.path, "roles": list(self.roles), "scrubbed": self.scrubbed,
-                "kept": self.kept, "holds_text": self.holds_text, "points_deleted": self.points_deleted,
-                "history_rows_blanked": self.history_rows_blanked, "resealed": self.resealed,
-                "reason": self.reason}
+        return {
+            "kind": self.kind,
+            "path": self.path,
+            "roles": list(self.roles),
+            "scrubbed": self.scrubbed,
+            "kept": self.kept,
+            "holds_text": self.holds_text,
+            "points_deleted": self.points_deleted,
+            "history_rows_blanked": self.history_rows_blanked,
+            "resealed": self.resealed,
+            "reason": self.reason,
+        }
 
 
 @dataclass(frozen=True)
@@ -89,8 +97,11 @@ class Part:
             for root, _dirs, names in os.walk(self.path):
                 out += [(os.path.join(root, n), os.path.join(root, n)) for n in sorted(names)]
             return sorted(out)
-        return [(p, self.path) for p in [self.path, *(self.path + s for s in ("-wal", "-shm", "-journal"))]
-                if os.path.isfile(p)]
+        return [
+            (p, self.path)
+            for p in [self.path, *(self.path + s for s in ("-wal", "-shm", "-journal"))]
+            if os.path.isfile(p)
+        ]
 
 
 def parts_of(copy: StoreCopy) -> list[Part]:
@@ -100,8 +111,11 @@ def parts_of(copy: StoreCopy) -> list[Part]:
         try:
             stores = read_manifest(copy.path)["stores"]
         except BackupError:
-            stores = {"history_db": {"file": HISTORY_FILE}, "ledger": {"file": LEDGER_FILE},
-                      "vector_store": {"kind": "local_qdrant", "folder": QDRANT_DIR}}
+            stores = {
+                "history_db": {"file": HISTORY_FILE},
+                "ledger": {"file": LEDGER_FILE},
+                "vector_store": {"kind": "local_qdrant", "folder": QDRANT_DIR},
+            }
         parts = []
         for role in ("history_db", "ledger"):
             name = (stores.get(role) or {}).get("file")
@@ -117,8 +131,12 @@ def parts_of(copy: StoreCopy) -> list[Part]:
 def copy_texts(copy: StoreCopy, ids: Sequence[str]) -> set[str]:
     """The texts a copy's history.db holds for these memories (read-only): a copy may still know a text the
     live store has already lost."""
-    return {t for part in parts_of(copy) if part.role == "history_db" and not part.is_folder
-            for t in history_texts(part.path, ids)}
+    return {
+        t
+        for part in parts_of(copy)
+        if part.role == "history_db" and not part.is_folder
+        for t in history_texts(part.path, ids)
+    }
 
 
 @dataclass
@@ -194,8 +212,9 @@ def erasing_marker(folder: str) -> str:
     return os.path.join(os.path.dirname(folder), f".{os.path.basename(folder)}.erasing")
 
 
-def scrub_copy(copy: StoreCopy, ids: Sequence[str], texts: Sequence[str], *, collection: str,
-               at: str) -> tuple[CopyErasure, dict[str, str]]:
+def scrub_copy(
+    copy: StoreCopy, ids: Sequence[str], texts: Sequence[str], *, collection: str, at: str
+) -> tuple[CopyErasure, dict[str, str]]:
     """Erase the memories (ids) and their texts from one copy; returns what was done and, per database file,
     why it could not be rewritten (for the verification's reasons)."""
     work = _Work()
@@ -227,12 +246,28 @@ def scrub_copy(copy: StoreCopy, ids: Sequence[str], texts: Sequence[str], *, col
                 os.unlink(marker)
     reason = "; ".join(work.problems)
     if damaged:
-        reason = "; ".join([*([reason] if reason else []), "the set failed its checks before the erasure ("
-                            + "; ".join(damaged[:3]) + "), so its manifest was not rewritten: it stays unusable "
-                            "for restore"])
-    return (CopyErasure(kind=copy.kind, path=copy.path, roles=copy.roles, scrubbed=not work.problems,
-                        points_deleted=work.points_deleted, history_rows_blanked=work.blanked, resealed=resealed,
-                        reason=reason), work.failed)
+        reason = "; ".join(
+            [
+                *([reason] if reason else []),
+                "the set failed its checks before the erasure ("
+                + "; ".join(damaged[:3])
+                + "), so its manifest was not rewritten: it stays unusable "
+                "for restore",
+            ]
+        )
+    return (
+        CopyErasure(
+            kind=copy.kind,
+            path=copy.path,
+            roles=copy.roles,
+            scrubbed=not work.problems,
+            points_deleted=work.points_deleted,
+            history_rows_blanked=work.blanked,
+            resealed=resealed,
+            reason=reason,
+        ),
+        work.failed,
+    )
 
 
 def _reseal_set(folder: str, parts: list[Part], work: _Work, damaged: list[str], at: str, n: int) -> bool:
@@ -257,11 +292,20 @@ def _reseal_set(folder: str, parts: list[Part], work: _Work, damaged: list[str],
         counts["points"] = work.points
     bad = {rel: r for rel, r in integrity.items() if r != "ok"}
     if bad:
-        work.problems.append("after the erasure, integrity_check failed for " + ", ".join(f"{k}: {v}" for k, v in
-                                                                                        bad.items()))
+        work.problems.append(
+            "after the erasure, integrity_check failed for " + ", ".join(f"{k}: {v}" for k, v in bad.items())
+        )
         return False
-    reseal(folder, doc, counts=counts, integrity=integrity,
-           change={"at": at, "what": "erasure", "memories": n,
-                   "note": "forgotten memories deleted from every store of the set (forget --scrub); "
-                           "checksums rewritten"})
+    reseal(
+        folder,
+        doc,
+        counts=counts,
+        integrity=integrity,
+        change={
+            "at": at,
+            "what": "erasure",
+            "memories": n,
+            "note": "forgotten memories deleted from every store of the set (forget --scrub); checksums rewritten",
+        },
+    )
     return True

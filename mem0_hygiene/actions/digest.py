@@ -57,8 +57,9 @@ def _open(tgt: Target) -> HistoryAndLedger:
         return HistoryAndLedger.open(tgt.now(), tgt.history_path, tgt.ledger_path)
     if not is_dropin(memory):
         raise ConfigError("pass the drop-in mem0_hygiene.Memory (or a config dict), not plain mem0.Memory")
-    return HistoryAndLedger.open(tgt.now(), tgt.history_path, tgt.ledger_path, ledger=memory.ledger,
-                                 history=memory.db.connection)
+    return HistoryAndLedger.open(
+        tgt.now(), tgt.history_path, tgt.ledger_path, ledger=memory.ledger, history=memory.db.connection
+    )
 
 
 def _payloads(tgt: Target, ids: list[str]) -> dict[str, dict[str, Any]]:
@@ -95,9 +96,11 @@ def birth_rows(tgt: Target, ids: list[str], now: datetime) -> dict[str, LedgerRo
     out = {}
     for mid, payload in _payloads(tgt, ids).items():
         if birth_of(payload) is not None:
-            item = {"id": mid, "payload": payload, **{k: payload.get(k) for k in
-                                                      ("created_at", "expiration_date", "user_id", "agent_id",
-                                                       "run_id")}}
+            item = {
+                "id": mid,
+                "payload": payload,
+                **{k: payload.get(k) for k in ("created_at", "expiration_date", "user_id", "agent_id", "run_id")},
+            }
             out[mid] = adoption_row(item, lambda: now)
     return out
 
@@ -130,8 +133,9 @@ def digest(target: Any, since: timedelta | datetime | str = "1d") -> Digest:
                     created[recorded.memory_id] = when
         # Text prefilter a day wide (times in history.db may carry other offsets), then exact times.
         prefix = to_iso(start - timedelta(days=1))[:10]
-        for mid, _event, _old, _new, created_at, _updated in src.history_rows("event = 'ADD' AND created_at >= ?",
-                                                                               (prefix,)):
+        for mid, _event, _old, _new, created_at, _updated in src.history_rows(
+            "event = 'ADD' AND created_at >= ?", (prefix,)
+        ):
             when = _when(created_at)
             if when is not None and start <= when <= now:
                 created.setdefault(str(mid), when)
@@ -155,19 +159,21 @@ def digest(target: Any, since: timedelta | datetime | str = "1d") -> Digest:
                 state = "deleted"
             else:
                 state = "untracked"
-            items.append(DigestItem(
-                memory_id=mid,
-                text=_last_text(events),
-                source=row.source if row else None,
-                source_kind=row.source_kind if row else "unknown",
-                state=state,
-                created_at=to_iso(when),
-                scope=row.scope if row else {},
-                tool_sourced=_is_tool(row),
-                instruction=row.flag if row else None,
-                redacted=tuple(row.redacted.split(",")) if row and row.redacted else (),
-                conflict=conflicts.get(mid),
-            ))
+            items.append(
+                DigestItem(
+                    memory_id=mid,
+                    text=_last_text(events),
+                    source=row.source if row else None,
+                    source_kind=row.source_kind if row else "unknown",
+                    state=state,
+                    created_at=to_iso(when),
+                    scope=row.scope if row else {},
+                    tool_sourced=_is_tool(row),
+                    instruction=row.flag if row else None,
+                    redacted=tuple(row.redacted.split(",")) if row and row.redacted else (),
+                    conflict=conflicts.get(mid),
+                )
+            )
 
         def rank(item: DigestItem) -> tuple[int, str, str]:
             group = 0 if item.tool_sourced or item.instruction else (1 if item.source_kind == "unknown" else 2)
@@ -179,9 +185,11 @@ def digest(target: Any, since: timedelta | datetime | str = "1d") -> Digest:
 CONFIRMATIONS_SHOWN = 10
 """How many confirmations of one memory a story lists by default (the latest; the earlier ones are one line)."""
 
-_CONFIRMED_HOW = {"confirm": "re-checked against its source", "update": "re-checked: a new text through update()",
-                  "seeded": "re-checked against its source (the last confirmation kept before the ledger logged "
-                            "every one)"}
+_CONFIRMED_HOW = {
+    "confirm": "re-checked against its source",
+    "update": "re-checked: a new text through update()",
+    "seeded": "re-checked against its source (the last confirmation kept before the ledger logged every one)",
+}
 
 
 def memory_story(target: Any, memory_id: str, *, confirmations: int | None = CONFIRMATIONS_SHOWN) -> Story:
@@ -209,8 +217,11 @@ def memory_story(target: Any, memory_id: str, *, confirmations: int | None = CON
         consolidated = applied_reasons(src.ledger, chain_ids)  # why `consolidate` merged or superseded them
         logged = src.ledger.confirmations(chain_ids) if src.ledger is not None else {}
         if memory_id not in rows and memory_id not in history:
-            raise MemoryNotFound(memory_id, "neither history.db nor the ledger knows it; check the id "
-                                            "(`mem0-hygiene digest --since 30d` lists recent ones)")
+            raise MemoryNotFound(
+                memory_id,
+                "neither history.db nor the ledger knows it; check the id "
+                "(`mem0-hygiene digest --since 30d` lists recent ones)",
+            )
         depth = {mid: -(len(before) - i) for i, mid in enumerate(before)}
         depth.update({mid: i + 1 for i, mid in enumerate(after)})
         depth[memory_id] = 0
@@ -222,9 +233,21 @@ def memory_story(target: Any, memory_id: str, *, confirmations: int | None = CON
             nonlocal seq
             when = _when(at)
             seq += 1
-            events.append((when, depth[mid], seq, StoryEvent(
-                at=to_iso(when) if when else str(at or ""), memory_id=mid, event=event, text=text,
-                detail=detail, origin=origin)))
+            events.append(
+                (
+                    when,
+                    depth[mid],
+                    seq,
+                    StoryEvent(
+                        at=to_iso(when) if when else str(at or ""),
+                        memory_id=mid,
+                        event=event,
+                        text=text,
+                        detail=detail,
+                        origin=origin,
+                    ),
+                )
+            )
 
         for mid in chain_ids:
             row = rows.get(mid)
@@ -239,10 +262,14 @@ def memory_story(target: Any, memory_id: str, *, confirmations: int | None = CON
                     add(at, mid, ev, old, "deleted through mem0's API", "history.db")
                 else:
                     add(at, mid, ev, new, "", "history.db")
-            state = row.state(now) if row else ("deleted" if any(str(h[1]).upper() == "DELETE" for h in hist)
-                                                else "untracked")
-            chain.append(ChainLink(mid, depth[mid], text, state, row.source if row else None,
-                                   row.superseded_by if row else None))
+            state = (
+                row.state(now)
+                if row
+                else ("deleted" if any(str(h[1]).upper() == "DELETE" for h in hist) else "untracked")
+            )
+            chain.append(
+                ChainLink(mid, depth[mid], text, state, row.source if row else None, row.superseded_by if row else None)
+            )
             if row is None:
                 continue
             if row.adopted:
@@ -257,13 +284,18 @@ def memory_story(target: Any, memory_id: str, *, confirmations: int | None = CON
             confirmed = logged.get(mid, [])
             if not confirmed and row.confirmed_at and row.confirmed_at != row.created_at:
                 confirmed = [(row.confirmed_at, "seeded")]  # a ledger older than the log: its last one only
-            shown = confirmed if confirmations is None else confirmed[len(confirmed) - max(confirmations, 0):]
+            shown = confirmed if confirmations is None else confirmed[len(confirmed) - max(confirmations, 0) :]
             earlier = confirmed[: len(confirmed) - len(shown)]
             if earlier:
-                add(earlier[0][0], mid, "confirmed", text,
+                add(
+                    earlier[0][0],
+                    mid,
+                    "confirmed",
+                    text,
                     f"and {plural(len(earlier), 'more confirmation', 'more confirmations')} from "
                     f"{earlier[0][0][:10]} to {earlier[-1][0][:10]}, not listed (history --all lists every one)",
-                    "ledger")
+                    "ledger",
+                )
             for at, via in shown:
                 add(at, mid, "confirmed", text, _CONFIRMED_HOW.get(via, via), "ledger")
             if row.superseded_at:
@@ -273,8 +305,14 @@ def memory_story(target: Any, memory_id: str, *, confirmations: int | None = CON
                 add(row.invalid_at, mid, "invalidated", text, f"reason: {row.invalid_reason or '-'}", "ledger")
             if row.expires_at:
                 expired = row.expires_at <= to_iso(now)
-                add(row.expires_at, mid, "expired" if expired else "expires", text,
-                    "hidden from reads since" if expired else "will be hidden from reads then", "ledger")
+                add(
+                    row.expires_at,
+                    mid,
+                    "expired" if expired else "expires",
+                    text,
+                    "hidden from reads since" if expired else "will be hidden from reads then",
+                    "ledger",
+                )
             if row.last_used_at:
                 served = plural(row.use_count, "time", "times")
                 add(row.last_used_at, mid, "last used", text, f"served {served} in all", "ledger")

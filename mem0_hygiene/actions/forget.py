@@ -84,8 +84,15 @@ class FileCheck:
     kind: str = "live"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "role": self.role, "clean": self.clean, "found": self.found,
-                "reason": self.reason, "copy": self.copy, "kind": self.kind}
+        return {
+            "path": self.path,
+            "role": self.role,
+            "clean": self.clean,
+            "found": self.found,
+            "reason": self.reason,
+            "copy": self.copy,
+            "kind": self.kind,
+        }
 
 
 @dataclass(frozen=True)
@@ -158,9 +165,16 @@ class ForgetResult(LinesView):
             out.append([(f"already gone from the vector store: {', '.join(self.already_deleted)}", "")])
         if self.scrub:
             blank = "would blank" if self.dry_run else "blanked"
-            out.append([(f"scrub: {blank} the text in {self.history_rows_blanked} history.db row(s) (rows kept), "
-                         f"{'would remove' if self.dry_run else 'removed'} {self.messages_removed} messages row(s), "
-                         f"{self.ledger_fields_blanked} ledger field(s); {self.texts} text(s) searched for", "")])
+            out.append(
+                [
+                    (
+                        f"scrub: {blank} the text in {self.history_rows_blanked} history.db row(s) (rows kept), "
+                        f"{'would remove' if self.dry_run else 'removed'} {self.messages_removed} messages row(s), "
+                        f"{self.ledger_fields_blanked} ledger field(s); {self.texts} text(s) searched for",
+                        "",
+                    )
+                ]
+            )
             if self.vacuumed:
                 out.append([("  vacuumed: " + ", ".join(self.vacuumed), "")])
             out += self._copy_lines()
@@ -169,10 +183,18 @@ class ForgetResult(LinesView):
             if self.dry_run:
                 out.append([("  the text is found now in: " + (", ".join(f.path for f in dirty) or "no file"), "")])
             elif not dirty:
-                out.append([("  ", ""), ("verified", "green"),
-                            (f": the text is found in none of the {len(self.files)} files ({live} of the live "
-                             f"stores, {len(self.files) - live} of the {len(self.copies)} registered copies)", "")])
-            for f in ([] if self.dry_run else dirty):
+                out.append(
+                    [
+                        ("  ", ""),
+                        ("verified", "green"),
+                        (
+                            f": the text is found in none of the {len(self.files)} files ({live} of the live "
+                            f"stores, {len(self.files) - live} of the {len(self.copies)} registered copies)",
+                            "",
+                        ),
+                    ]
+                )
+            for f in [] if self.dry_run else dirty:
                 out.append([("  ", ""), ("still found", "bold red"), (f" in {f.path}: {f.reason}", "")])
         out += [[("  ", ""), ("note", "yellow"), (f": {note}", "")] for note in self.notes]
         return out
@@ -185,10 +207,12 @@ class ForgetResult(LinesView):
             elif self.dry_run:
                 state = "would be scrubbed" + ("; holds the text now" if c.holds_text else "")
             elif c.scrubbed:
-                done = [f"{c.points_deleted} point(s) deleted" if "vector_store" in c.roles else "",
-                        f"{c.history_rows_blanked} history row(s) blanked" if "history_db" in c.roles else "",
-                        "ledger rows tombstoned" if "ledger" in c.roles else "",
-                        "manifest counts and checksums rewritten" if c.resealed else ""]
+                done = [
+                    f"{c.points_deleted} point(s) deleted" if "vector_store" in c.roles else "",
+                    f"{c.history_rows_blanked} history row(s) blanked" if "history_db" in c.roles else "",
+                    "ledger rows tombstoned" if "ledger" in c.roles else "",
+                    "manifest counts and checksums rewritten" if c.resealed else "",
+                ]
                 state = f"scrubbed ({', '.join(d for d in done if d)})"
             else:
                 state = "could not be scrubbed"
@@ -291,8 +315,9 @@ def forget(
                 in_store.add(mid)
             ledger_row = m.ledger.get(mid)
             if not present and ledger_row is None and not rows:
-                raise MemoryNotFound(mid, "it is in neither the vector store, the ledger nor history.db; "
-                                          "nothing was changed")
+                raise MemoryNotFound(
+                    mid, "it is in neither the vector store, the ledger nor history.db; nothing was changed"
+                )
             chain = m.ledger.predecessors(mid)
             texts |= found
             for pid in chain:
@@ -314,8 +339,11 @@ def forget(
         unverified: list[str] = []
         if scrub:
             try:
-                copies = [c for c in list_copies(ledger_path, history_path)
-                          if not _is_live(c, (history_path, ledger_path, qdrant_path))]
+                copies = [
+                    c
+                    for c in list_copies(ledger_path, history_path)
+                    if not _is_live(c, (history_path, ledger_path, qdrant_path))
+                ]
             except BackupError as exc:
                 unverified.append("copies")
                 notes.append(f"the copies of the stores cannot be listed, so none was scrubbed or checked: {exc}")
@@ -333,18 +361,29 @@ def forget(
             deleted = [x for x in deleted if m.vector_store.get(vector_id=x) is None]
 
         if not scrub:
-            notes.append("not scrubbed: mem0 keeps a deleted memory's text in history.db (and free pages); "
-                         "erase it with `mem0-hygiene forget --scrub` (in the app: m.forget(ids, scrub=True))")
-            return ForgetResult(memory_ids=tuple(ids), deleted=tuple(dict.fromkeys(deleted)), cascaded=cascaded,
-                                already_deleted=already, dry_run=dry_run, scrub=False, texts=len(texts),
-                                notes=tuple(notes))
+            notes.append(
+                "not scrubbed: mem0 keeps a deleted memory's text in history.db (and free pages); "
+                "erase it with `mem0-hygiene forget --scrub` (in the app: m.forget(ids, scrub=True))"
+            )
+            return ForgetResult(
+                memory_ids=tuple(ids),
+                deleted=tuple(dict.fromkeys(deleted)),
+                cascaded=cascaded,
+                already_deleted=already,
+                dry_run=dry_run,
+                scrub=False,
+                texts=len(texts),
+                notes=tuple(notes),
+            )
         ordered = sorted(texts)
         if any(len(t.encode("utf-8")) < SHORT_TEXT for t in ordered):
             notes.append(f"some texts are shorter than {SHORT_TEXT} bytes and may match unrelated bytes by chance")
         if qdrant_path is None:
             unverified.append("vector_store")
-            notes.append("the vector store is not a local Qdrant folder: its files cannot be read from here; the "
-                         "points were deleted through mem0's API")
+            notes.append(
+                "the vector store is not a local Qdrant folder: its files cannot be read from here; the "
+                "points were deleted through mem0's API"
+            )
         blanked = removed = ledger_blanked = 0
         vacuumed: list[str] = []
         failed: dict[str, str] = {}
@@ -371,8 +410,9 @@ def forget(
                     f"the memories were deleted, but scrubbing their text failed ({exc}); nothing of the scrub "
                     "was half-applied to that file (one transaction). Run forget with scrub again"
                 ) from exc
-            for path in counted("compacting the vector store's files",
-                                files_under(qdrant_path) if qdrant_path is not None else []):
+            for path in counted(
+                "compacting the vector store's files", files_under(qdrant_path) if qdrant_path is not None else []
+            ):
                 failed[path] = vacuum(path)
                 vacuumed.append(path)
             at = to_iso(tgt.now())
@@ -385,19 +425,33 @@ def forget(
         else:
             blanked, removed = count_scrub(history_path, affected, ordered)
             for c in copies:
-                erasures[c.path] = CopyErasure(c.kind, c.path, c.roles, scrubbed=False,
-                                               kept=keep_backups and c.kind == "backup_set")
+                erasures[c.path] = CopyErasure(
+                    c.kind, c.path, c.roles, scrubbed=False, kept=keep_backups and c.kind == "backup_set"
+                )
         with step("checking that no file still holds the text"):
             files = _verify(history_path, ledger_path, qdrant_path, affected, ordered, failed, dry_run)
             copy_files = _verify_copies(copies, erasures, affected, ordered, failed, dry_run)
         files += copy_files
-        checked = tuple(replace(erasures[c.path], holds_text=any(f.copy == c.path and not f.clean for f in copy_files))
-                        for c in copies)
+        checked = tuple(
+            replace(erasures[c.path], holds_text=any(f.copy == c.path and not f.clean for f in copy_files))
+            for c in copies
+        )
     return ForgetResult(
-        memory_ids=tuple(ids), deleted=tuple(dict.fromkeys(deleted)), cascaded=cascaded, already_deleted=already,
-        dry_run=dry_run, scrub=True, texts=len(ordered), history_rows_blanked=blanked, messages_removed=removed,
-        ledger_fields_blanked=ledger_blanked, vacuumed=tuple(p for p in vacuumed if not failed.get(p)),
-        files=tuple(files), copies=checked, keep_backups=keep_backups, unverified=tuple(unverified),
+        memory_ids=tuple(ids),
+        deleted=tuple(dict.fromkeys(deleted)),
+        cascaded=cascaded,
+        already_deleted=already,
+        dry_run=dry_run,
+        scrub=True,
+        texts=len(ordered),
+        history_rows_blanked=blanked,
+        messages_removed=removed,
+        ledger_fields_blanked=ledger_blanked,
+        vacuumed=tuple(p for p in vacuumed if not failed.get(p)),
+        files=tuple(files),
+        copies=checked,
+        keep_backups=keep_backups,
+        unverified=tuple(unverified),
         notes=tuple(notes),
     )
 
@@ -424,8 +478,9 @@ def _is_live(copy: StoreCopy, live: Sequence[str | None]) -> bool:
     return False
 
 
-def _reason(path: str, main: str, ids: Sequence[str], found: Sequence[str], failed: dict[str, str],
-            history_like: bool) -> str:
+def _reason(
+    path: str, main: str, ids: Sequence[str], found: Sequence[str], failed: dict[str, str], history_like: bool
+) -> str:
     parts = []
     if history_like and path == main:
         parts.append(why_history(path, ids, found))
@@ -436,11 +491,19 @@ def _reason(path: str, main: str, ids: Sequence[str], found: Sequence[str], fail
     if path != main:
         parts.append("in the database's journal/WAL file")
     return "; ".join(p for p in parts if p) or (
-        "the bytes are still in the file although no row holds them (unused space that VACUUM did not rewrite)")
+        "the bytes are still in the file although no row holds them (unused space that VACUUM did not rewrite)"
+    )
 
 
-def _verify(history_path: str | None, ledger_path: str | None, qdrant_path: str | None, ids: Sequence[str],
-            texts: Sequence[str], failed: dict[str, str], dry_run: bool) -> list[FileCheck]:
+def _verify(
+    history_path: str | None,
+    ledger_path: str | None,
+    qdrant_path: str | None,
+    ids: Sequence[str],
+    texts: Sequence[str],
+    failed: dict[str, str],
+    dry_run: bool,
+) -> list[FileCheck]:
     """Read every live store file's raw bytes and say where the texts are still found, and why."""
     needles = [t.encode("utf-8") for t in texts]
     targets: list[tuple[str, str, str]] = [(p, "history_db", history_path or p) for p in sqlite_files(history_path)]
@@ -455,14 +518,21 @@ def _verify(history_path: str | None, ledger_path: str | None, qdrant_path: str 
             out.append(FileCheck(path, role, True))
             continue
         found = [texts[i] for i in sorted(hits)]
-        reason = "not scrubbed yet (dry run)" if dry_run else _reason(path, main, ids, found, failed,
-                                                                       path == history_path)
+        reason = (
+            "not scrubbed yet (dry run)" if dry_run else _reason(path, main, ids, found, failed, path == history_path)
+        )
         out.append(FileCheck(path, role, False, len(hits), reason))
     return out
 
 
-def _verify_copies(copies: Sequence[StoreCopy], erasures: dict[str, CopyErasure], ids: Sequence[str],
-                   texts: Sequence[str], failed: dict[str, str], dry_run: bool) -> list[FileCheck]:
+def _verify_copies(
+    copies: Sequence[StoreCopy],
+    erasures: dict[str, CopyErasure],
+    ids: Sequence[str],
+    texts: Sequence[str],
+    failed: dict[str, str],
+    dry_run: bool,
+) -> list[FileCheck]:
     """Read every file of every registered copy byte by byte, as :func:`_verify` does for the live stores."""
     needles = [t.encode("utf-8") for t in texts]
     out: list[FileCheck] = []

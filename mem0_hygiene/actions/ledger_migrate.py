@@ -46,20 +46,31 @@ class LedgerMigration(LinesView):
     notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"source": self.source, "destination": self.destination, "verified": True,
-                "tables": [t.to_dict() for t in self.tables],
-                "config_change": self.config_change, "notes": list(self.notes)}
+        return {
+            "source": self.source,
+            "destination": self.destination,
+            "verified": True,
+            "tables": [t.to_dict() for t in self.tables],
+            "config_change": self.config_change,
+            "notes": list(self.notes),
+        }
 
     def _lines(self) -> list[Line]:
-        out: list[Line] = [[("Copied the ledger ", ""), (self.source, "bold"), (" into ", ""),
-                            (self.destination, "bold")]]
+        out: list[Line] = [
+            [("Copied the ledger ", ""), (self.source, "bold"), (" into ", ""), (self.destination, "bold")]
+        ]
         for t in self.tables:
-            out.append([(f"  {t.table}: {t.rows} row(s), sha256 {t.copied_sha256[:16]}... ", ""),
-                        ("verified", "bold green")])
+            out.append(
+                [(f"  {t.table}: {t.rows} row(s), sha256 {t.copied_sha256[:16]}... ", ""), ("verified", "bold green")]
+            )
         out += [[(f"  note: {note}", "")] for note in self.notes]
         url = self.config_change["hygiene"]["ledger_url"]
-        out.append([("Set in every replica's config (and remove hygiene.ledger_path): ", ""),
-                    (f'"hygiene": {{"ledger_url": "{url}"}}', "bold")])
+        out.append(
+            [
+                ("Set in every replica's config (and remove hygiene.ledger_path): ", ""),
+                (f'"hygiene": {{"ledger_url": "{url}"}}', "bold"),
+            ]
+        )
         out.append([("The SQLite file is left as it was; keep it until the replicas run on the new ledger.", "")])
         return out
 
@@ -73,8 +84,10 @@ def migrate_ledger(target: Any, to_url: str) -> LedgerMigration:
         raise ConfigError("--to must be a postgresql://USER:PASSWORD@HOST/DATABASE URL")
     source_path = resolve(target).ledger_path
     if is_postgres_url(source_path):
-        raise ConfigError("the config's ledger is already on PostgreSQL (hygiene.ledger_url); migrate copies a "
-                          "SQLite ledger (hygiene.ledger_path or --ledger)")
+        raise ConfigError(
+            "the config's ledger is already on PostgreSQL (hygiene.ledger_url); migrate copies a "
+            "SQLite ledger (hygiene.ledger_path or --ledger)"
+        )
     if source_path == ":memory:" or not os.path.isfile(source_path):
         raise LedgerError(f"no ledger at {source_path} to migrate; pass the app's --config or --ledger FILE")
     Ledger.open_readonly(source_path).close()  # refuses what is not a ledger, or a newer one, first
@@ -82,16 +95,20 @@ def migrate_ledger(target: Any, to_url: str) -> LedgerMigration:
     source.path = source_path  # what its messages name (the copy is only read)
     notes = []
     if source.chained_on_upgrade:
-        notes.append(f"{source_path} is older than schema version 4: {source.chained_on_upgrade} row(s) sharing a "
-                     "topic_key and scope with a newer row were copied chained to it (superseded, not deleted), "
-                     "as its own upgrade will do")
+        notes.append(
+            f"{source_path} is older than schema version 4: {source.chained_on_upgrade} row(s) sharing a "
+            "topic_key and scope with a newer row were copied chained to it (superseded, not deleted), "
+            "as its own upgrade will do"
+        )
     try:
         dest = PostgresLedger(to_url)
         try:
             existing = dest.query("SELECT count(*) FROM memories")[0][0]
             if existing:
-                raise LedgerError(f"{dest.shown} already holds {existing} ledger row(s); migrate into an empty "
-                                  "database or schema (options=-csearch_path%3DNAME in the URL)")
+                raise LedgerError(
+                    f"{dest.shown} already holds {existing} ledger row(s); migrate into an empty "
+                    "database or schema (options=-csearch_path%3DNAME in the URL)"
+                )
             with held_for_load(dest) as conn:  # verified inside the transaction: a mismatch commits nothing
                 copies = load_rows(dest, conn, source, replace=False)
             shown = dest.shown
@@ -99,5 +116,10 @@ def migrate_ledger(target: Any, to_url: str) -> LedgerMigration:
             dest.close()
     finally:
         source.close()
-    return LedgerMigration(source=source_path, destination=shown, tables=tuple(copies),
-                           config_change={"hygiene": {"ledger_url": config_url(to_url)}}, notes=tuple(notes))
+    return LedgerMigration(
+        source=source_path,
+        destination=shown,
+        tables=tuple(copies),
+        config_change={"hygiene": {"ledger_url": config_url(to_url)}},
+        notes=tuple(notes),
+    )

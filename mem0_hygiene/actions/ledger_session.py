@@ -83,8 +83,9 @@ class LedgerSession:
             found = memory_text(self.memory, memory_id)
         if found is None and self.other_histories:
             if self._others_open is None:  # opened once for the session (closed with it)
-                self._others_open = [HistoryAndLedger.open(self.now, path, "", ledger=self.ledger)
-                                     for path in self.other_histories]
+                self._others_open = [
+                    HistoryAndLedger.open(self.now, path, "", ledger=self.ledger) for path in self.other_histories
+                ]
             for other in self._others_open:
                 found = last_text(other.history_for([memory_id]).get(memory_id, []))
                 if found is not None:
@@ -98,13 +99,17 @@ class LedgerSession:
         self._others_open = None
 
 
-def untracked_refusal(target: Target, memory_ids: Sequence[str], holder: str, action: str,
-                      reader: HistoryAndLedger | None) -> StoreLocked:
+def untracked_refusal(
+    target: Target, memory_ids: Sequence[str], holder: str, action: str, reader: HistoryAndLedger | None
+) -> StoreLocked:
     """The error for memories the ledger has no row of while another process holds the vector store."""
     known = reader.history_for(memory_ids) if reader is not None else {}
     first = memory_ids[0]
-    what = ("a memory plain mem0 wrote, or one the app wrote a moment ago and has not recorded yet" if first in known
-            else "history.db does not know it either: check the id, or it was written around mem0")
+    what = (
+        "a memory plain mem0 wrote, or one the app wrote a moment ago and has not recorded yet"
+        if first in known
+        else "history.db does not know it either: check the id, or it was written around mem0"
+    )
     more = f" (and {len(memory_ids) - 1} more)" if len(memory_ids) > 1 else ""
     hint = IN_PROCESS_HINTS.get(action, "")
     return StoreLocked(
@@ -116,8 +121,9 @@ def untracked_refusal(target: Target, memory_ids: Sequence[str], holder: str, ac
 
 
 @contextlib.contextmanager
-def ledger_session(target: Target, action: str, memory_ids: Sequence[str], *,
-                   readonly: bool = False) -> Iterator[LedgerSession]:
+def ledger_session(
+    target: Target, action: str, memory_ids: Sequence[str], *, readonly: bool = False
+) -> Iterator[LedgerSession]:
     """The :class:`LedgerSession` for ``action`` ("confirm", "invalidate") on these memories, closed after.
 
     In-process: the app's Memory (an untracked memory is adopted from its store). From a config: the ledger
@@ -129,13 +135,16 @@ def ledger_session(target: Target, action: str, memory_ids: Sequence[str], *,
     memory = target.memory
     if memory is not None:
         if not is_dropin(memory):
-            raise ConfigError("pass the drop-in mem0_hygiene.Memory (or a config dict), not plain mem0.Memory: "
-                              "plain mem0 has no ledger to keep the maintenance facts in")
+            raise ConfigError(
+                "pass the drop-in mem0_hygiene.Memory (or a config dict), not plain mem0.Memory: "
+                "plain mem0 has no ledger to keep the maintenance facts in"
+            )
         for mid in ids:
             memory.require_row(mid)  # flushes the buffered rows; adopts a memory only the store knows
         now = memory.now()
-        with HistoryAndLedger.open(now, target.history_path, target.ledger_path, ledger=memory.ledger,
-                                   history=memory.db.connection) as own:
+        with HistoryAndLedger.open(
+            now, target.history_path, target.ledger_path, ledger=memory.ledger, history=memory.db.connection
+        ) as own:
             with contextlib.closing(LedgerSession(memory.ledger, now, own, memory, _others(target))) as session:
                 yield session
         return
@@ -143,15 +152,18 @@ def ledger_session(target: Target, action: str, memory_ids: Sequence[str], *,
         unreadable: LedgerError | None = None
         try:
             reader: HistoryAndLedger | None = stack.enter_context(
-                HistoryAndLedger.open(target.now(), target.history_path, target.ledger_path))
+                HistoryAndLedger.open(target.now(), target.history_path, target.ledger_path)
+            )
         except LedgerError as exc:  # no ledger yet (or none readable): only the vector store can know the ids
             reader, unreadable = None, exc
-        missing = ids if reader is None or reader.ledger is None else \
-            [mid for mid in ids if mid not in reader.rows(ids)]
+        missing = (
+            ids if reader is None or reader.ledger is None else [mid for mid in ids if mid not in reader.rows(ids)]
+        )
         if reader is not None and reader.ledger is not None and not missing:
             ledger = reader.ledger if readonly else stack.enter_context(contextlib.closing(Ledger(target.ledger_path)))
-            yield stack.enter_context(contextlib.closing(
-                LedgerSession(ledger, ledger_now(target, ledger), reader, None, _others(target))))
+            yield stack.enter_context(
+                contextlib.closing(LedgerSession(ledger, ledger_now(target, ledger), reader, None, _others(target)))
+            )
             return
         holder = target.lock_holder()
         if holder and unreadable is not None:
@@ -162,8 +174,11 @@ def ledger_session(target: Target, action: str, memory_ids: Sequence[str], *,
         stack.callback(m.close)
         for mid in ids:
             m.require_row(mid)
-        opened = stack.enter_context(HistoryAndLedger.open(m.now(), target.history_path, target.ledger_path,
-                                                           ledger=m.ledger, history=m.db.connection))
+        opened = stack.enter_context(
+            HistoryAndLedger.open(
+                m.now(), target.history_path, target.ledger_path, ledger=m.ledger, history=m.db.connection
+            )
+        )
         yield stack.enter_context(contextlib.closing(LedgerSession(m.ledger, m.now(), opened, m, _others(target))))
 
 

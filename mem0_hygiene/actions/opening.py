@@ -8,8 +8,9 @@ from ..memory.core import Memory
 from ..target import EmbedderUnavailable, StoreMissing, resolve
 
 
-def open_memory(config: dict[str, Any] | None, *, for_writing_text: bool = False, action: str = "open",
-                must_exist: bool = True) -> Memory:
+def open_memory(
+    config: dict[str, Any] | None, *, for_writing_text: bool = False, action: str = "open", must_exist: bool = True
+) -> Memory:
     """The drop-in Memory over the stores ``config`` names (see :meth:`mem0_hygiene.target.Target.open_memory`:
     refused while another process holds the local Qdrant folder; no API key unless ``for_writing_text``).
     The caller closes it."""

@@ -18,8 +18,9 @@ from ..target import Target, resolve
 from ..timeutil import duration_text, parse_duration
 
 
-def prune(target: Any, *, dry_run: bool = False, unused: timedelta | str | None = None,
-          delete_unused: bool = False) -> PruneResult:
+def prune(
+    target: Any, *, dry_run: bool = False, unused: timedelta | str | None = None, delete_unused: bool = False
+) -> PruneResult:
     """Prune a deployment: everything ``Memory.prune`` deletes (expired memories; superseded and
     invalidated ones older than ``hygiene.retain_superseded``), then compact the ledger.
 

@@ -67,10 +67,14 @@ from .config_file import ConfigRewrite, plan_config_rewrite, write_config_file
 from .relocate_journal import read_journal, remove_journal, signature_of, write_journal
 
 QDRANT_DIRNAME = "qdrant"
-CONFIG_KEYS = {"vector_store": ("vector_store", "config", "path"), "history_db": ("history_db_path",),
-               "ledger": ("hygiene", "ledger_path")}
+CONFIG_KEYS = {
+    "vector_store": ("vector_store", "config", "path"),
+    "history_db": ("history_db_path",),
+    "ledger": ("hygiene", "ledger_path"),
+}
 """The config key that names each movable store's path."""
 ALREADY = "already moved by an earlier run: the old path links here"
+
 
 @dataclass(frozen=True)
 class MovedStore:
@@ -168,23 +172,37 @@ class RelocateResult(LinesView):
             keys = ", ".join(self.config_changes) or "nothing: it already names the new paths"
             out.append([(f"config: {verb} {self.config_file} ({keys})", "")])
             if not self.config_comments_kept:
-                out.append([("  the YAML had to be written again whole: its comments and formatting were not kept",
-                             "yellow")])
+                out.append(
+                    [("  the YAML had to be written again whole: its comments and formatting were not kept", "yellow")]
+                )
         elif self.dry_run:
             out.append([("dry run: nothing was written; after the move, use this in your mem0 config:", "")])
         else:
             if any(m.source_removed for m in self.moves):
-                out.append([("the old paths are gone: change the app's config before it starts again, or it will "
-                             "not find its memories", "yellow")])
-            out.append([("use this in your mem0 config from now on (merge it into the dict given to "
-                         "Memory.from_config, or rerun with --update-config FILE):", "")])
+                out.append(
+                    [
+                        (
+                            "the old paths are gone: change the app's config before it starts again, or it will "
+                            "not find its memories",
+                            "yellow",
+                        )
+                    ]
+                )
+            out.append(
+                [
+                    (
+                        "use this in your mem0 config from now on (merge it into the dict given to "
+                        "Memory.from_config, or rerun with --update-config FILE):",
+                        "",
+                    )
+                ]
+            )
         return out
 
     def _move_lines(self, move: MovedStore) -> list[Line]:
         src, dst = move.source, move.destination
         if self.dry_run:
-            then = (f"then {src} is removed" if move.source_removed
-                    else f"then {src} becomes a link to {dst}")
+            then = f"then {src} is removed" if move.source_removed else f"then {src} becomes a link to {dst}"
             verb = "would finish moving" if move.resumed else "would copy"
             return [[(f"{move.role}: {verb} {src} -> {dst} ({counts_text(move.counts_before)}); {then}", "")]]
         verb = ("already moved" if move.note.startswith(ALREADY) else "finished moving") if move.resumed else "copied"
@@ -196,8 +214,14 @@ class RelocateResult(LinesView):
             checks.append(f"integrity_check {move.integrity}")
         out.append([("  verified: " + "; ".join(checks), "")])
         if move.source_removed:
-            out.append([(f"  removed {src} (and its link): readers of the old path find nothing; the store is at "
-                         f"{dst}", "yellow")])
+            out.append(
+                [
+                    (
+                        f"  removed {src} (and its link): readers of the old path find nothing; the store is at {dst}",
+                        "yellow",
+                    )
+                ]
+            )
         elif move.linked:
             out.append([(f"  {src} is now a link to {dst}: every reader of the old path sees this same store", "")])
         if move.note:
@@ -246,10 +270,15 @@ class _Move:
         return self.kind == "qdrant"
 
     def entry(self) -> dict[str, Any]:
-        return {"role": self.role, "kind": self.kind, "source": self.source, "store": self.store,
-                "destination": self.destination,
-                "signature": [list(s) for s in self.signature] if self.signature is not None else None,
-                "switched": self.switched}
+        return {
+            "role": self.role,
+            "kind": self.kind,
+            "source": self.source,
+            "store": self.store,
+            "destination": self.destination,
+            "signature": [list(s) for s in self.signature] if self.signature is not None else None,
+            "switched": self.switched,
+        }
 
 
 def _real(path: str) -> str:
@@ -281,8 +310,10 @@ def _vector_move(vs: StoreLocation, to: str, include_sqlite: bool, skipped: list
     if not os.path.isdir(store):
         reason = f"there is no local Qdrant store at {src}"
         if os.path.lexists(aside_path(store)):
-            reason += (f" ({aside_path(store)} holds it, left by an interrupted move: start the app once, the "
-                       "drop-in finishes that move)")
+            reason += (
+                f" ({aside_path(store)} holds it, left by an interrupted move: start the app once, the "
+                "drop-in finishes that move)"
+            )
         if not include_sqlite:
             raise RelocateError(f"nothing to relocate: {reason}")
         skipped.append(reason)
@@ -345,27 +376,38 @@ def _plan_fresh(locations: list[StoreLocation], to: str, include_sqlite: bool) -
     return moves, skipped
 
 
-def _plan_resumed(journal: dict[str, Any], locations: list[StoreLocation], to: str,
-                  remove_source: bool) -> list[_Move]:
+def _plan_resumed(journal: dict[str, Any], locations: list[StoreLocation], to: str, remove_source: bool) -> list[_Move]:
     configured = {role: location_of(locations, role).path for role in CONFIG_KEYS}  # type: ignore[arg-type]
     moves = []
     for e in journal["moves"]:
-        m = _Move(e["role"], e["kind"], e["source"], e["store"], e["destination"], "",
-                  signature_of(e.get("signature")), switched=bool(e.get("switched")), resumed=True)
+        m = _Move(
+            e["role"],
+            e["kind"],
+            e["source"],
+            e["store"],
+            e["destination"],
+            "",
+            signature_of(e.get("signature")),
+            switched=bool(e.get("switched")),
+            resumed=True,
+        )
         here = configured.get(m.role, m.source)
         if here is None or os.path.abspath(here) not in (m.source, m.store, m.destination):
             raise RelocateError(
                 f"{to} holds a relocation an earlier run left unfinished, of {m.source} ({m.role}), but this "
                 f"config's {m.role} is {here}: run the same command with the config it was started with, or "
-                "choose another destination")
+                "choose another destination"
+            )
         if links_to(m.store, m.destination):
             m.state = DONE
         elif m.switched:  # done: the destination is the store; whatever the old path holds now came after
             m.state = _switched_state(m, to)
         elif not os.path.lexists(m.store):
             if not has_store(m.destination, folder=m.folder):
-                raise RelocateError(f"neither {m.store} nor {m.destination} holds the {m.role} any more; nothing "
-                                    f"was changed. Restore it from a backup, then remove {to}'s journal")
+                raise RelocateError(
+                    f"neither {m.store} nor {m.destination} holds the {m.role} any more; nothing "
+                    f"was changed. Restore it from a backup, then remove {to}'s journal"
+                )
             m.state = SWITCH if (os.path.lexists(aside_path(m.store)) or not remove_source) else REMOVED
         elif not _destination_taken(m):
             m.state = COPY
@@ -382,11 +424,15 @@ def _switched_state(m: _Move, to: str) -> str:
     ``remove_source`` took the link away. It is never copied again: a store at the old path now was made after
     the move (an app started with the old config creates empty stores) and is left as it is."""
     if not has_store(m.destination, folder=m.folder):
-        raise RelocateError(f"the journal in {to} records {m.role} as moved to {m.destination}, which no longer "
-                            f"holds it; nothing was changed. Restore it from a backup, then remove {to}'s journal")
+        raise RelocateError(
+            f"the journal in {to} records {m.role} as moved to {m.destination}, which no longer "
+            f"holds it; nothing was changed. Restore it from a backup, then remove {to}'s journal"
+        )
     if os.path.lexists(m.store):
-        m.notes.append(f"{m.store} holds a store made after the move (an app started with the old config?): left "
-                       f"as it is, not copied; the moved store is at {m.destination}")
+        m.notes.append(
+            f"{m.store} holds a store made after the move (an app started with the old config?): left "
+            f"as it is, not copied; the moved store is at {m.destination}"
+        )
     return REMOVED
 
 
@@ -420,7 +466,8 @@ def _plan_rewrite(path: str | os.PathLike[str], moves: list[_Move]) -> ConfigRew
         if here is None or os.path.abspath(here) not in (m.source, m.store, m.destination):
             raise ConfigError(
                 f"--update-config {rewrite.path}: its {m.role} is {here}, but the store being moved is at "
-                f"{m.source}; give the config file of this deployment (the one --config reads)")
+                f"{m.source}; give the config file of this deployment (the one --config reads)"
+            )
     return rewrite
 
 
@@ -489,8 +536,7 @@ def _switch(m: _Move) -> None:
             else:
                 swap_file_for_link(m.store, m.destination, m.signature, sqlite=m.kind == "sqlite")
         m.state = DONE
-    if m.state == DONE and m.source != m.store and os.path.islink(m.source) \
-            and os.readlink(m.source) != m.destination:
+    if m.state == DONE and m.source != m.store and os.path.islink(m.source) and os.readlink(m.source) != m.destination:
         replace_with_link(m.source, m.destination)  # the configured path linked to the moved store: point it here
 
 
@@ -579,22 +625,42 @@ def relocate(
     return _result(to, False, moves, skipped, snippet, rewrite, journal is not None, remove_source)
 
 
-def _result(to: str, dry_run: bool, moves: list[_Move], skipped: list[str], snippet: dict[str, Any],
-            rewrite: ConfigRewrite | None, resumed: bool, remove_source: bool) -> RelocateResult:
+def _result(
+    to: str,
+    dry_run: bool,
+    moves: list[_Move],
+    skipped: list[str],
+    snippet: dict[str, Any],
+    rewrite: ConfigRewrite | None,
+    resumed: bool,
+    remove_source: bool,
+) -> RelocateResult:
     done = tuple(
         MovedStore(
-            role=m.role, source=m.source, destination=m.destination, counts_before=m.counts_before,
-            counts_after={} if dry_run else m.counts_after, sampled=m.sampled, integrity=m.integrity,
-            linked=not dry_run and not remove_source, source_removed=remove_source, resumed=m.resumed,
+            role=m.role,
+            source=m.source,
+            destination=m.destination,
+            counts_before=m.counts_before,
+            counts_after={} if dry_run else m.counts_after,
+            sampled=m.sampled,
+            integrity=m.integrity,
+            linked=not dry_run and not remove_source,
+            source_removed=remove_source,
+            resumed=m.resumed,
             note="; ".join(m.notes),
         )
         for m in moves
     )
     return RelocateResult(
-        to_dir=to, dry_run=dry_run, moves=done, skipped=tuple(skipped), config_snippet=snippet,
+        to_dir=to,
+        dry_run=dry_run,
+        moves=done,
+        skipped=tuple(skipped),
+        config_snippet=snippet,
         config_file=rewrite.path if rewrite else None,
         config_changes=tuple(k for k, _old, _new in rewrite.changes) if rewrite else (),
-        config_comments_kept=rewrite.comments_kept if rewrite else True, resumed=resumed,
+        config_comments_kept=rewrite.comments_kept if rewrite else True,
+        resumed=resumed,
     )
 
 

@@ -51,15 +51,28 @@ def signature_of(value: Any) -> tuple[tuple[str, int, int], ...] | None:
 def read_journal(to_dir: str) -> dict[str, Any] | None:
     """The journal in ``to_dir`` (None when there is none); :class:`RelocateError` when it is unreadable."""
     path = journal_path(to_dir)
-    doc = read_json(path, lambda why: RelocateError(
-        f"the relocation journal {path} cannot be read ({why}); check that every store is intact at its old path, "
-        "then delete the journal and run again"))
+    doc = read_json(
+        path,
+        lambda why: RelocateError(
+            f"the relocation journal {path} cannot be read ({why}); check that every store is intact at its old path, "
+            "then delete the journal and run again"
+        ),
+    )
     if doc is None:
         return None
     moves = doc.get("moves") if isinstance(doc, dict) else None
-    if (not isinstance(doc, dict) or doc.get("format") != JOURNAL_FORMAT or not isinstance(moves, list) or not all(
-            isinstance(m, dict) and m.get("role") in ROLES and m.get("kind") in KINDS
-            and all(isinstance(m.get(k), str) for k in ("source", "store", "destination")) for m in moves)):
+    if (
+        not isinstance(doc, dict)
+        or doc.get("format") != JOURNAL_FORMAT
+        or not isinstance(moves, list)
+        or not all(
+            isinstance(m, dict)
+            and m.get("role") in ROLES
+            and m.get("kind") in KINDS
+            and all(isinstance(m.get(k), str) for k in ("source", "store", "destination"))
+            for m in moves
+        )
+    ):
         raise RelocateError(f"{path} is not a mem0-hygiene relocation journal; move it away and run again")
     return doc
 

@@ -87,8 +87,13 @@ class RestoredStore:
     counts: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"role": self.role, "target": self.target, "source": self.source,
-                "replaced_to": self.replaced_to, "counts": dict(self.counts)}
+        return {
+            "role": self.role,
+            "target": self.target,
+            "source": self.source,
+            "replaced_to": self.replaced_to,
+            "counts": dict(self.counts),
+        }
 
 
 @dataclass(frozen=True)
@@ -129,22 +134,45 @@ class RestoreResult(LinesView):
 
     def _lines(self) -> list[Line]:
         head = "dry run: would restore" if self.dry_run else "restored"
-        out: list[Line] = [[(f"{head} the backup taken {self.backup_created_at} from {self.src} "
-                             f"({self.checked_files} files checked against their sha256)", "")]]
+        out: list[Line] = [
+            [
+                (
+                    f"{head} the backup taken {self.backup_created_at} from {self.src} "
+                    f"({self.checked_files} files checked against their sha256)",
+                    "",
+                )
+            ]
+        ]
         for s in self.stores:
             line = f"  {s.role}: {s.source or '(none in the backup)'} -> {s.target} ({counts_text(s.counts)})"
             if s.replaced_to and is_postgres_url(s.target):
-                line += (f"; {'its rows would be' if self.dry_run else 'its rows were'} replaced in one verified "
-                         f"transaction, the replaced rows {'kept' if self.dry_run else 'are kept'} in {s.replaced_to}")
+                line += (
+                    f"; {'its rows would be' if self.dry_run else 'its rows were'} replaced in one verified "
+                    f"transaction, the replaced rows {'kept' if self.dry_run else 'are kept'} in {s.replaced_to}"
+                )
             elif s.replaced_to:
                 line += f"; the current one {'would be' if self.dry_run else 'was'} moved to {s.replaced_to}"
             out.append([(line, "")])
         for old in self.leftovers:
-            out.append([(f"  {'would remove' if self.dry_run else 'removed'} the staging copy of an interrupted "
-                         f"restore: {old}", "")])
+            out.append(
+                [
+                    (
+                        f"  {'would remove' if self.dry_run else 'removed'} the staging copy of an interrupted "
+                        f"restore: {old}",
+                        "",
+                    )
+                ]
+            )
         if self.copies_path and not self.dry_run and any(s.replaced_to for s in self.stores):
-            out.append([(f"  the replaced stores are listed as copies in {self.copies_path} (where, the audit and "
-                         "forget --scrub read it)", "")])
+            out.append(
+                [
+                    (
+                        f"  the replaced stores are listed as copies in {self.copies_path} (where, the audit and "
+                        "forget --scrub read it)",
+                        "",
+                    )
+                ]
+            )
         out += [[("  ", ""), ("note", "yellow"), (f": {note}", "")] for note in self.notes]
         return out
 
@@ -161,7 +189,6 @@ class RestoreResult(LinesView):
             "notes": list(self.notes),
             "resumed": self.resumed,
         }
-
 
 
 # ---------------------------------------------------------------------------------------------- restore
@@ -182,15 +209,31 @@ class _Step:
     register_note: str = ""  # why the aside copy could not be listed
 
     def to_dict(self) -> dict[str, Any]:
-        return {"role": self.role, "target": self.target, "source": self.source, "kind": self.kind,
-                "counts": dict(self.counts), "journal_mode": self.journal_mode, "staged": self.staged,
-                "aside": self.aside, "local": self.local}
+        return {
+            "role": self.role,
+            "target": self.target,
+            "source": self.source,
+            "kind": self.kind,
+            "counts": dict(self.counts),
+            "journal_mode": self.journal_mode,
+            "staged": self.staged,
+            "aside": self.aside,
+            "local": self.local,
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> _Step:
-        return cls(role=str(d["role"]), target=str(d["target"]), source=d.get("source"), kind=str(d["kind"]),
-                   counts=dict(d.get("counts") or {}), journal_mode=str(d.get("journal_mode") or "delete"),
-                   staged=d.get("staged"), aside=d.get("aside"), local=d.get("local"))
+        return cls(
+            role=str(d["role"]),
+            target=str(d["target"]),
+            source=d.get("source"),
+            kind=str(d["kind"]),
+            counts=dict(d.get("counts") or {}),
+            journal_mode=str(d.get("journal_mode") or "delete"),
+            staged=d.get("staged"),
+            aside=d.get("aside"),
+            local=d.get("local"),
+        )
 
     @property
     def path(self) -> str:
@@ -253,8 +296,10 @@ def restore(
     what the command that finishes an interrupted restore names, since the ledger's URL is never written down.
     """
     if is_memory(target_config):
-        raise BackupError("restore replaces the stores under the app: pass the app's config dict (not a live "
-                          "Memory), with the app stopped")
+        raise BackupError(
+            "restore replaces the stores under the app: pass the app's config dict (not a live "
+            "Memory), with the app stopped"
+        )
     src_s = os.path.realpath(os.path.abspath(os.path.expanduser(os.fspath(src))))
     tgt = backup_target(target_config)
     jpath = tgt.side_file("restore_journal")
@@ -271,8 +316,10 @@ def restore(
             raise
         _refuse_locked(tgt)
         _roll_back(pending, jpath, registry, ledger_url)
-        raise BackupError(f"{exc}. The interrupted restore of {pending['src']} was rolled back: the stores are the "
-                          "ones it had replaced, as they were") from exc
+        raise BackupError(
+            f"{exc}. The interrupted restore of {pending['src']} was rolled back: the stores are the "
+            "ones it had replaced, as they were"
+        ) from exc
     vs = doc["stores"].get("vector_store") or {}
     if vs.get("kind") != "local_qdrant":
         raise BackupError(
@@ -281,15 +328,20 @@ def restore(
             "(nothing was changed)"
         )
     if not tgt.vector_location.is_local or not tgt.vector_path:
-        raise BackupError("the target config's vector store is a Qdrant server; this backup holds a local "
-                          "folder. Point vector_store.config.path at the folder to restore into")
+        raise BackupError(
+            "the target config's vector store is a Qdrant server; this backup holds a local "
+            "folder. Point vector_store.config.path at the folder to restore into"
+        )
     _refuse_locked(tgt)
     resume = pending is not None and pending["src"] == src_s and pending["state"] == "swapping"
 
     if pending is not None and jpath is not None:
         if dry_run:
-            what = ("finish it" if resume else "roll it back first (the stores it replaced are put back), then "
-                    "restore this set")
+            what = (
+                "finish it"
+                if resume
+                else "roll it back first (the stores it replaced are put back), then restore this set"
+            )
             notes.append(f"a restore of {pending['src']} was interrupted ({jpath}); this run would {what}")
             if resume:
                 steps = [_Step.from_dict(d) for d in pending["steps"]]
@@ -298,8 +350,10 @@ def restore(
             return _roll_forward(pending, jpath, src_s, doc, tgt, moment, registry, notes)
         else:
             _roll_back(pending, jpath, registry, ledger_url)
-            notes.append(f"the interrupted restore of {pending['src']} was rolled back first (the stores it had "
-                         "replaced were put back)")
+            notes.append(
+                f"the interrupted restore of {pending['src']} was rolled back first (the stores it had "
+                "replaced were put back)"
+            )
 
     stamp = time_stamp(moment)
     assert jpath is not None  # the vector store is a local folder
@@ -309,17 +363,31 @@ def restore(
             step.aside = _aside_name(step.path, stamp)
 
     if dry_run:
-        return _result(src_s, doc, moment, steps, True, registry, notes,
-                       leftovers=tuple(p for s in steps for p in _leftovers(s.path, remove=False)))
+        return _result(
+            src_s,
+            doc,
+            moment,
+            steps,
+            True,
+            registry,
+            notes,
+            leftovers=tuple(p for s in steps for p in _leftovers(s.path, remove=False)),
+        )
 
     leftovers: list[str] = []
     for step in steps:  # staging copies a crashed restore left behind
         leftovers += _leftovers(step.path, remove=True, notes=notes)
-    journal: dict[str, Any] = {"src": src_s, "state": "swapping", "started_at": to_iso(moment), "stamp": stamp,
-               "backup_created_at": doc.get("created_at"),
-               "command": finish_command(src_s, tgt.vector_path, tgt.collection, tgt.history_path, tgt.ledger_path,
-                                         config=config_source),
-               "steps": []}
+    journal: dict[str, Any] = {
+        "src": src_s,
+        "state": "swapping",
+        "started_at": to_iso(moment),
+        "stamp": stamp,
+        "backup_created_at": doc.get("created_at"),
+        "command": finish_command(
+            src_s, tgt.vector_path, tgt.collection, tgt.history_path, tgt.ledger_path, config=config_source
+        ),
+        "steps": [],
+    }
     with contextlib.ExitStack() as held:
         journaled = False
         try:
@@ -352,15 +420,17 @@ def _checked_set(src: str) -> dict[str, Any]:
     if not os.path.isdir(src):
         raise BackupError(f"there is no backup folder at {src}")
     if os.path.islink(os.path.join(src, MANIFEST)):
-        raise BackupError(f"refusing to restore {src}: its {MANIFEST} is a symbolic link; a backup set holds only "
-                          "regular files and folders, so this one was altered. Nothing was changed; pick another "
-                          "backup (or make a new one with `mem0-hygiene backup`)")
+        raise BackupError(
+            f"refusing to restore {src}: its {MANIFEST} is a symbolic link; a backup set holds only "
+            "regular files and folders, so this one was altered. Nothing was changed; pick another "
+            "backup (or make a new one with `mem0-hygiene backup`)"
+        )
     doc = read_manifest(src)
     unsafe = unsafe_entries(src, doc)
     if unsafe:
         raise BackupError(
-            f"refusing to restore {src}: {unsafe[0]}" + (f" (and {len(unsafe) - 1} more such entries)"
-                                                           if len(unsafe) > 1 else "")
+            f"refusing to restore {src}: {unsafe[0]}"
+            + (f" (and {len(unsafe) - 1} more such entries)" if len(unsafe) > 1 else "")
             + "; a backup set holds only regular files and folders inside it, so this one was altered. Nothing "
             "was changed; pick another backup (or make a new one with `mem0-hygiene backup`)"
         )
@@ -368,18 +438,25 @@ def _checked_set(src: str) -> dict[str, Any]:
     if problems:
         raise BackupError(
             f"refusing to restore {src}: the backup set is incomplete or damaged ("
-            + "; ".join(problems[:10]) + (f"; and {len(problems) - 10} more" if len(problems) > 10 else "")
+            + "; ".join(problems[:10])
+            + (f"; and {len(problems) - 10} more" if len(problems) > 10 else "")
             + "). Nothing was changed; pick another backup"
         )
     return doc
 
 
-def _plan(tgt: Target, src: str, doc: dict[str, Any], vs: dict[str, Any], notes: list[str],
-          jpath: str) -> list[_Step]:
+def _plan(tgt: Target, src: str, doc: dict[str, Any], vs: dict[str, Any], notes: list[str], jpath: str) -> list[_Step]:
     """One step per store to put back (targets through links: a relocated store is restored where it points)."""
     assert tgt.vector_path is not None
-    steps = [_Step("vector_store", os.path.realpath(tgt.vector_path), os.path.join(src, vs["folder"]), "folder",
-                   dict(vs.get("counts") or {}))]
+    steps = [
+        _Step(
+            "vector_store",
+            os.path.realpath(tgt.vector_path),
+            os.path.join(src, vs["folder"]),
+            "folder",
+            dict(vs.get("counts") or {}),
+        )
+    ]
     if str(tgt.collection) not in (vs.get("counts") or {}) and vs.get("counts"):
         notes.append(f"the backup has collections {sorted(vs['counts'])}, the config uses {tgt.collection!r}")
     for role, path in (("history_db", tgt.history_path), ("ledger", tgt.ledger_path)):
@@ -395,9 +472,16 @@ def _plan(tgt: Target, src: str, doc: dict[str, Any], vs: dict[str, Any], notes:
         store = doc["stores"].get(role)
         if store is None:
             notes.append(f"the backup has no {role}: the current one (if any) is moved aside, none is put back")
-        steps.append(_Step(role, path, os.path.join(src, store["file"]) if store else None, "sqlite",
-                           dict((store or {}).get("counts") or {}),
-                           journal_mode=str((store or {}).get("journal_mode") or "delete").lower()))
+        steps.append(
+            _Step(
+                role,
+                path,
+                os.path.join(src, store["file"]) if store else None,
+                "sqlite",
+                dict((store or {}).get("counts") or {}),
+                journal_mode=str((store or {}).get("journal_mode") or "delete").lower(),
+            )
+        )
     return steps
 
 
@@ -422,8 +506,14 @@ def _postgres_step(url: str, src: str, doc: dict[str, Any], notes: list[str], jp
                 f"PostgreSQL, move {origin} away first (ledger migrate leaves it); to put it back into the file, "
                 "restore with hygiene.ledger_path (--ledger FILE) instead of hygiene.ledger_url. Nothing was changed"
             )
-    return _Step("ledger", redact(url), os.path.join(src, store["file"]), "postgres", dict(store.get("counts") or {}),
-                 local=os.path.join(os.path.dirname(jpath), LOCAL_NAME))
+    return _Step(
+        "ledger",
+        redact(url),
+        os.path.join(src, store["file"]),
+        "postgres",
+        dict(store.get("counts") or {}),
+        local=os.path.join(os.path.dirname(jpath), LOCAL_NAME),
+    )
 
 
 def _mark(src: str, stamp: str) -> str:
@@ -432,16 +522,39 @@ def _mark(src: str, stamp: str) -> str:
     return f"{stamp} {src}"
 
 
-def _result(src: str, doc: dict[str, Any], moment: datetime, steps: list[_Step], dry_run: bool,
-            registry: str | None, notes: list[str], *, verified: dict[str, dict[str, int]] | None = None,
-            leftovers: tuple[str, ...] = (), resumed: str = "") -> RestoreResult:
+def _result(
+    src: str,
+    doc: dict[str, Any],
+    moment: datetime,
+    steps: list[_Step],
+    dry_run: bool,
+    registry: str | None,
+    notes: list[str],
+    *,
+    verified: dict[str, dict[str, int]] | None = None,
+    leftovers: tuple[str, ...] = (),
+    resumed: str = "",
+) -> RestoreResult:
     return RestoreResult(
-        src=src, dry_run=dry_run, restored_at=to_iso(moment), backup_created_at=str(doc.get("created_at", "")),
+        src=src,
+        dry_run=dry_run,
+        restored_at=to_iso(moment),
+        backup_created_at=str(doc.get("created_at", "")),
         checked_files=len(doc["files"]),
-        stores=tuple(RestoredStore(s.role, s.target, s.source,
-                                   s.aside if dry_run or _moved(s) else None,
-                                   verified[s.role] if verified is not None else s.counts) for s in steps),
-        leftovers=leftovers, copies_path=registry, notes=tuple(dict.fromkeys(notes)), resumed=resumed,
+        stores=tuple(
+            RestoredStore(
+                s.role,
+                s.target,
+                s.source,
+                s.aside if dry_run or _moved(s) else None,
+                verified[s.role] if verified is not None else s.counts,
+            )
+            for s in steps
+        ),
+        leftovers=leftovers,
+        copies_path=registry,
+        notes=tuple(dict.fromkeys(notes)),
+        resumed=resumed,
     )
 
 
@@ -449,25 +562,39 @@ def _moved(step: _Step) -> bool:
     return step.aside is not None and any(os.path.lexists(step.aside + s) for s in step.originals())
 
 
-def _finish(src: str, doc: dict[str, Any], tgt: Target, moment: datetime, steps: list[_Step],
-            verified: dict[str, dict[str, int]], jpath: str, registry: str | None, notes: list[str],
-            leftovers: tuple[str, ...], resumed: str = "") -> RestoreResult:
+def _finish(
+    src: str,
+    doc: dict[str, Any],
+    tgt: Target,
+    moment: datetime,
+    steps: list[_Step],
+    verified: dict[str, dict[str, int]],
+    jpath: str,
+    registry: str | None,
+    notes: list[str],
+    leftovers: tuple[str, ...],
+    resumed: str = "",
+) -> RestoreResult:
     """Record the restore, then remove the journal: the restore is complete."""
     notes += [n for n in dict.fromkeys(s.register_note for s in steps) if n]
-    note = update_record(tgt.side_file("backup_record"), restore={"src": src, "at": to_iso(moment),
-                                                    "backup_created_at": doc.get("created_at")})
+    note = update_record(
+        tgt.side_file("backup_record"),
+        restore={"src": src, "at": to_iso(moment), "backup_created_at": doc.get("created_at")},
+    )
     if note:
         notes.append(note.replace("this backup", "this restore"))
     for step in steps:  # the PostgreSQL ledger's staged copy was loaded, not moved into place
         if step.kind == "postgres" and step.staged and os.path.lexists(step.staged):
             _remove(step.staged)
     remove_journal(jpath)
-    return _result(src, doc, moment, steps, False, registry, notes, verified=verified, leftovers=leftovers,
-                   resumed=resumed)
+    return _result(
+        src, doc, moment, steps, False, registry, notes, verified=verified, leftovers=leftovers, resumed=resumed
+    )
 
 
-def _fail(exc: BaseException, journal: dict[str, Any], jpath: str, registry: str | None, stamp: str,
-          ledger_url: str | None) -> None:
+def _fail(
+    exc: BaseException, journal: dict[str, Any], jpath: str, registry: str | None, stamp: str, ledger_url: str | None
+) -> None:
     """A step failed after the journal was written: undo everything (journaled as ``undoing``), then raise."""
     try:
         journal["state"] = "undoing"
@@ -480,12 +607,19 @@ def _fail(exc: BaseException, journal: dict[str, Any], jpath: str, registry: str
         ) from exc
     if isinstance(exc, HygieneError) or not isinstance(exc, Exception):
         raise exc
-    raise BackupError(f"the restore failed ({type(exc).__name__}: {exc}); everything was put back as it "
-                      "was") from exc
+    raise BackupError(f"the restore failed ({type(exc).__name__}: {exc}); everything was put back as it was") from exc
 
 
-def _roll_forward(pending: dict[str, Any], jpath: str, src: str, doc: dict[str, Any], tgt: Target,
-                  moment: datetime, registry: str | None, notes: list[str]) -> RestoreResult:
+def _roll_forward(
+    pending: dict[str, Any],
+    jpath: str,
+    src: str,
+    doc: dict[str, Any],
+    tgt: Target,
+    moment: datetime,
+    registry: str | None,
+    notes: list[str],
+) -> RestoreResult:
     """Finish a restore of the same set that a crash interrupted: the journal says what goes where."""
     steps = [_Step.from_dict(d) for d in pending["steps"]]
     stamp = str(pending.get("stamp") or time_stamp(moment))
@@ -502,8 +636,19 @@ def _roll_forward(pending: dict[str, Any], jpath: str, src: str, doc: dict[str, 
     removed: list[str] = []
     for step in steps:  # staging copies of other interrupted runs
         removed += _leftovers(step.path, remove=True, notes=notes)
-    return _finish(src, doc, tgt, parse_backup_time(started) or moment, steps, verified, jpath, registry, notes,
-                   tuple(removed), resumed="finished")
+    return _finish(
+        src,
+        doc,
+        tgt,
+        parse_backup_time(started) or moment,
+        steps,
+        verified,
+        jpath,
+        registry,
+        notes,
+        tuple(removed),
+        resumed="finished",
+    )
 
 
 def _roll_back(pending: dict[str, Any], jpath: str, registry: str | None, ledger_url: str | None) -> None:
@@ -525,8 +670,12 @@ def _roll_back(pending: dict[str, Any], jpath: str, registry: str | None, ledger
                 if os.path.lexists(step.target + suffix):
                     _remove(step.target + suffix)
             os.rename(step.aside, step.target)
-        elif step.source and not step.aside and os.path.lexists(step.target) and not (
-                step.staged and os.path.lexists(step.staged)):
+        elif (
+            step.source
+            and not step.aside
+            and os.path.lexists(step.target)
+            and not (step.staged and os.path.lexists(step.staged))
+        ):
             for suffix in step.originals():  # there was no store before: the one there is the restored copy
                 if os.path.lexists(step.target + suffix):
                     _remove(step.target + suffix)
@@ -540,9 +689,11 @@ def _roll_back(pending: dict[str, Any], jpath: str, registry: str | None, ledger
 
 def _postgres(url: str | None, step: _Step) -> pg.PostgresLedger:
     if url is None or redact(url) != step.target:
-        raise BackupError(f"the interrupted restore loaded the ledger at {step.target}, and this config's ledger is "
-                          f"{redact(url) if url else 'not on PostgreSQL'}; run the restore with the config it was "
-                          "started with")
+        raise BackupError(
+            f"the interrupted restore loaded the ledger at {step.target}, and this config's ledger is "
+            f"{redact(url) if url else 'not on PostgreSQL'}; run the restore with the config it was "
+            "started with"
+        )
     return pg.PostgresLedger(url)
 
 
@@ -567,8 +718,17 @@ def _roll_back_postgres(step: _Step, url: str | None, mark: str) -> None:
             _remove(path)
 
 
-def _swap_postgres(step: _Step, url: str | None, src: str, doc: dict[str, Any], registry: str | None, at: str,
-                   mark: str, held: contextlib.ExitStack | None, stamp: str) -> None:
+def _swap_postgres(
+    step: _Step,
+    url: str | None,
+    src: str,
+    doc: dict[str, Any],
+    registry: str | None,
+    at: str,
+    mark: str,
+    held: contextlib.ExitStack | None,
+    stamp: str,
+) -> None:
     """The PostgreSQL step, in one transaction under the ledger's locks: unless it already committed (the mark),
     dump the rows it replaces aside (registered first), empty every table, load the staged copy, verify every
     table's count and sha256, set the mark, commit."""
@@ -608,9 +768,15 @@ def _dump_aside(ledger: pg.PostgresLedger, step: _Step, registry: str | None, at
         finally:
             conn.close()
         if not os.path.lexists(step.aside):
-            step.register_note = register_copy(registry, "replaced_aside", step.aside, roles=[step.role],
-                                               created_at=at, note=f"the ledger rows replaced by the restore of {src}",
-                                               size_bytes=size_of(tmp))
+            step.register_note = register_copy(
+                registry,
+                "replaced_aside",
+                step.aside,
+                roles=[step.role],
+                created_at=at,
+                note=f"the ledger rows replaced by the restore of {src}",
+                size_bytes=size_of(tmp),
+            )
         os.replace(tmp, step.aside)
     finally:
         if os.path.lexists(tmp):
@@ -654,8 +820,9 @@ def _stage_one(step: _Step, src: str, doc: dict[str, Any], stamp: str, held: con
     assert step.source is not None
     parent = os.path.dirname(step.path)
     os.makedirs(parent, exist_ok=True)
-    step.staged = os.path.join(parent, free_name(parent, temporary_name(os.path.basename(step.path), "restore")
-                                                 + stamp))
+    step.staged = os.path.join(
+        parent, free_name(parent, temporary_name(os.path.basename(step.path), "restore") + stamp)
+    )
     if step.kind == "folder":
         shutil.copytree(step.source, step.staged, symlinks=True)
     else:
@@ -669,8 +836,17 @@ def _stage_one(step: _Step, src: str, doc: dict[str, Any], stamp: str, held: con
         step.counts = table_counts(step.staged)
 
 
-def _swap(steps: list[_Step], src: str, doc: dict[str, Any], registry: str | None, at: str, *,
-          held: contextlib.ExitStack | None = None, stamp: str = "", ledger_url: str | None = None) -> None:
+def _swap(
+    steps: list[_Step],
+    src: str,
+    doc: dict[str, Any],
+    registry: str | None,
+    at: str,
+    *,
+    held: contextlib.ExitStack | None = None,
+    stamp: str = "",
+    ledger_url: str | None = None,
+) -> None:
     """Move each current store aside (registered as a copy first; SQLite sidecars before their database) and
     each staged copy in. Done from the state on disk, so it also finishes a swap a crash interrupted (a staged
     copy that went missing is made again from the set)."""
@@ -682,9 +858,15 @@ def _swap(steps: list[_Step], src: str, doc: dict[str, Any], registry: str | Non
         if step.aside is not None and not os.path.lexists(step.aside):
             if os.path.lexists(step.target) or sidecars(step.target):
                 # listed before it moves: a crash right after the rename leaves it accounted for
-                step.register_note = register_copy(registry, "replaced_aside", step.aside, roles=[step.role],
-                                                   created_at=at, note=f"replaced by the restore of {src}",
-                                                   size_bytes=size_of(step.target))
+                step.register_note = register_copy(
+                    registry,
+                    "replaced_aside",
+                    step.aside,
+                    roles=[step.role],
+                    created_at=at,
+                    note=f"replaced by the restore of {src}",
+                    size_bytes=size_of(step.target),
+                )
             for suffix in step.originals():
                 if os.path.lexists(step.target + suffix) and not os.path.lexists(step.aside + suffix):
                     os.rename(step.target + suffix, step.aside + suffix)
@@ -692,8 +874,9 @@ def _swap(steps: list[_Step], src: str, doc: dict[str, Any], registry: str | Non
             continue
         if step.staged is not None and os.path.lexists(step.staged):
             if os.path.lexists(step.target):
-                raise BackupError(f"{step.target} appeared while the restore was under way; move it away and run "
-                                  "the restore again")
+                raise BackupError(
+                    f"{step.target} appeared while the restore was under way; move it away and run the restore again"
+                )
             os.rename(step.staged, step.target)
         elif not os.path.lexists(step.target):  # the staged copy is gone: make it again
             assert held is not None
@@ -708,7 +891,7 @@ def _check_staged(step: _Step, src: str, doc: dict[str, Any]) -> None:
     assert step.staged is not None and step.source is not None
     rel_root = os.path.relpath(step.source, src).replace(os.sep, "/")
     if step.kind == "folder":
-        want = {rel[len(rel_root) + 1:]: meta for rel, meta in doc["files"].items() if rel.startswith(rel_root + "/")}
+        want = {rel[len(rel_root) + 1 :]: meta for rel, meta in doc["files"].items() if rel.startswith(rel_root + "/")}
         got, odd = set_entries(step.staged)
         if odd or set(got) != set(want):
             raise BackupError(f"the staged copy of {step.role} does not hold the backup's files")
@@ -738,8 +921,10 @@ def _verify_restored(steps: list[_Step], ledger_url: str | None = None) -> dict[
         if step.kind == "postgres":
             ledger = _postgres(ledger_url, step)
             try:
-                counts = {t.name: int(ledger.query(f"SELECT count(*) FROM {quote(t.name)}")[0][0])
-                          for t in pg.postgres_tables(ledger.pg)}
+                counts = {
+                    t.name: int(ledger.query(f"SELECT count(*) FROM {quote(t.name)}")[0][0])
+                    for t in pg.postgres_tables(ledger.pg)
+                }
             finally:
                 ledger.close()
             counts = {t: n for t, n in counts.items() if n or t in step.counts}

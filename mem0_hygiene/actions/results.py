@@ -96,23 +96,48 @@ class ReviewQueue(TableView):
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: the fields above, items as dicts (credentials redacted)."""
-        return redacted_data({"at": self.at, "older_than": self.older_than, "limit": self.limit,
-                              "items": [asdict(i) for i in self.items],
-                              "conflicts": [asdict(c) for c in self.conflicts]})
+        return redacted_data(
+            {
+                "at": self.at,
+                "older_than": self.older_than,
+                "limit": self.limit,
+                "items": [asdict(i) for i in self.items],
+                "conflicts": [asdict(c) for c in self.conflicts],
+            }
+        )
 
     def _table_args(self) -> tuple[str, tuple[str, ...], list[tuple[Any, ...]], str]:
         rows: list[tuple[Any, ...]] = [
             (i.memory_id, short(i.text), short(i.source), i.source_kind, _age(i.age_days), _scope_text(i.scope))
-            for i in self.items]
-        rows += [(c.memory_id, short(c.text), (f"may conflict with {c.compared_id} {short(c.compared_text)!r}: "
-                                               f"{c.reason}", "bold yellow"), "conflict", "-", "-")
-                 for c in self.conflicts]
-        caption = (f"{len(self.items)} memor{'y' if len(self.items) == 1 else 'ies'} not confirmed for "
-                   f"{self.older_than}" + (" (the first ones)" if len(self.items) >= self.limit else "")
-                   + (f"; {len(self.conflicts)} possible conflict(s): confirm one, or invalidate or supersede "
-                      f"the other" if self.conflicts else ""))
-        return (f"review queue at {heading_time(self.at)}", ("memory", "text", "source", "kind", "age", "scope"),
-                rows, caption)
+            for i in self.items
+        ]
+        rows += [
+            (
+                c.memory_id,
+                short(c.text),
+                (f"may conflict with {c.compared_id} {short(c.compared_text)!r}: {c.reason}", "bold yellow"),
+                "conflict",
+                "-",
+                "-",
+            )
+            for c in self.conflicts
+        ]
+        caption = (
+            f"{len(self.items)} memor{'y' if len(self.items) == 1 else 'ies'} not confirmed for "
+            f"{self.older_than}"
+            + (" (the first ones)" if len(self.items) >= self.limit else "")
+            + (
+                f"; {len(self.conflicts)} possible conflict(s): confirm one, or invalidate or supersede the other"
+                if self.conflicts
+                else ""
+            )
+        )
+        return (
+            f"review queue at {heading_time(self.at)}",
+            ("memory", "text", "source", "kind", "age", "scope"),
+            rows,
+            caption,
+        )
 
 
 # --------------------------------------------------------------------------------------------- changes
@@ -166,15 +191,21 @@ class ChangeResult(TableView):
     def _table_args(self) -> tuple[str, tuple[str, ...], list[tuple[Any, ...]], str]:
         rows = []
         for c in self.changes:
-            detail = {"supersede": f"-> {c.new_id or '(new)'}: {short(c.new_text)}"
-                      + (f" [source {short(c.source)}]" if c.source else ""),
-                      "invalidate": f"reason: {short(c.reason)}"}.get(c.action, "")
-            rows.append((c.memory_id, c.action, short(c.text), state_cell(c.state_before),
-                         state_cell(c.state_after), detail))
+            detail = {
+                "supersede": f"-> {c.new_id or '(new)'}: {short(c.new_text)}"
+                + (f" [source {short(c.source)}]" if c.source else ""),
+                "invalidate": f"reason: {short(c.reason)}",
+            }.get(c.action, "")
+            rows.append(
+                (c.memory_id, c.action, short(c.text), state_cell(c.state_before), state_cell(c.state_after), detail)
+            )
         verb = "would change" if self.dry_run else "changed"
-        return (f"{'dry run ' if self.dry_run else ''}changes at {heading_time(self.at)}",
-                ("memory", "action", "text", "before", "after", "detail"), rows,
-                f"{verb} {len(self.changes)} memor{'y' if len(self.changes) == 1 else 'ies'}")
+        return (
+            f"{'dry run ' if self.dry_run else ''}changes at {heading_time(self.at)}",
+            ("memory", "action", "text", "before", "after", "detail"),
+            rows,
+            f"{verb} {len(self.changes)} memor{'y' if len(self.changes) == 1 else 'ies'}",
+        )
 
 
 # --------------------------------------------------------------------------------------------- digest
@@ -244,29 +275,53 @@ class Digest(TableView):
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: the fields above plus ``counts`` and ``redacted`` (credentials redacted)."""
-        return redacted_data({"since": self.since, "until": self.until, "counts": self.counts(),
-                              "redacted": self.redacted, "items": [asdict(i) for i in self.items]})
+        return redacted_data(
+            {
+                "since": self.since,
+                "until": self.until,
+                "counts": self.counts(),
+                "redacted": self.redacted,
+                "items": [asdict(i) for i in self.items],
+            }
+        )
 
     def _table_args(self) -> tuple[str, tuple[str, ...], list[tuple[Any, ...]], str]:
         rows = []
         for i in self.items:
             kind: Any = (i.source_kind, "bold yellow") if i.tool_sourced else i.source_kind
-            text: Any = short(i.text) if i.conflict is None else (
-                f"{short(i.text)}  (may conflict {i.conflict})", "bold yellow")
-            rows.append((i.created_at[:19].replace("T", " "), kind, short(i.source), text,
-                         state_cell(i.state), i.memory_id, _scope_text(i.scope)))
+            text: Any = (
+                short(i.text)
+                if i.conflict is None
+                else (f"{short(i.text)}  (may conflict {i.conflict})", "bold yellow")
+            )
+            rows.append(
+                (
+                    i.created_at[:19].replace("T", " "),
+                    kind,
+                    short(i.source),
+                    text,
+                    state_cell(i.state),
+                    i.memory_id,
+                    _scope_text(i.scope),
+                )
+            )
         tool = sum(1 for i in self.items if i.tool_sourced)
         conflicts = sum(1 for i in self.items if i.conflict)
         orders = sum(1 for i in self.items if i.instruction)
-        caption = (f"{len(self.items)} memor{'y' if len(self.items) == 1 else 'ies'} written since "
-                   f"{heading_time(self.since)}"
-                   + (f"; {tool} from tool output or the web: check them first" if tool else "")
-                   + (f"; {orders} read{'s' if orders == 1 else ''} as an order to the agent" if orders else "")
-                   + (f"; {self.redacted} credential{'' if self.redacted == 1 else 's'} redacted"
-                      if self.redacted else "")
-                   + (f"; {conflicts} may conflict with an older memory (see review)" if conflicts else ""))
-        return (f"new memories {heading_time(self.since)} .. {heading_time(self.until)}",
-                ("written", "kind", "source", "text", "state", "memory", "scope"), rows, caption)
+        caption = (
+            f"{len(self.items)} memor{'y' if len(self.items) == 1 else 'ies'} written since "
+            f"{heading_time(self.since)}"
+            + (f"; {tool} from tool output or the web: check them first" if tool else "")
+            + (f"; {orders} read{'s' if orders == 1 else ''} as an order to the agent" if orders else "")
+            + (f"; {self.redacted} credential{'' if self.redacted == 1 else 's'} redacted" if self.redacted else "")
+            + (f"; {conflicts} may conflict with an older memory (see review)" if conflicts else "")
+        )
+        return (
+            f"new memories {heading_time(self.since)} .. {heading_time(self.until)}",
+            ("written", "kind", "source", "text", "state", "memory", "scope"),
+            rows,
+            caption,
+        )
 
 
 # --------------------------------------------------------------------------------------------- story
@@ -335,8 +390,14 @@ class Story(TableView):
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: the fields above, chain links and events as dicts (credentials redacted)."""
-        return redacted_data({"memory_id": self.memory_id, "at": self.at, "chain": [asdict(c) for c in self.chain],
-                              "events": [asdict(e) for e in self.events]})
+        return redacted_data(
+            {
+                "memory_id": self.memory_id,
+                "at": self.at,
+                "chain": [asdict(c) for c in self.chain],
+                "events": [asdict(e) for e in self.events],
+            }
+        )
 
     def _table_args(self) -> tuple[str, tuple[str, ...], list[tuple[Any, ...]], str]:
         positions = {c.memory_id: c.position for c in self.chain}
@@ -346,5 +407,9 @@ class Story(TableView):
             who = e.memory_id + ("" if pos == 0 else f" ({pos:+d})")
             rows.append((e.at[:19].replace("T", " "), who, e.event, short(e.text), short(e.detail), e.origin))
         chain = " -> ".join(f"{c.memory_id}{' *' if c.position == 0 else ''} [{c.state}]" for c in self.chain)
-        return (f"story of {self.memory_id}", ("when", "memory", "event", "text", "detail", "from"), rows,
-                f"chain, oldest first: {chain}")
+        return (
+            f"story of {self.memory_id}",
+            ("when", "memory", "event", "text", "detail", "from"),
+            rows,
+            f"chain, oldest first: {chain}",
+        )

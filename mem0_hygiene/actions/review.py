@@ -34,8 +34,9 @@ from .prune import memory_text
 from .results import Change, ChangeResult, ConflictItem, ReviewItem, ReviewQueue
 
 
-def review_queue(target: Any, *, older_than: timedelta | str | None = None, limit: int = 20,
-                 filters: dict[str, Any] | None = None) -> ReviewQueue:
+def review_queue(
+    target: Any, *, older_than: timedelta | str | None = None, limit: int = 20, filters: dict[str, Any] | None = None
+) -> ReviewQueue:
     """The memories due for review (``Memory.review_queue``): live, non-expiring, last confirmed more
     than ``older_than`` ago (default ``hygiene.review_older_than``), oldest first, at most ``limit``;
     ``filters`` narrows to a scope (``{"user_id": "dana"}``).
@@ -53,24 +54,33 @@ def review_queue(target: Any, *, older_than: timedelta | str | None = None, limi
         return queue_from_ledger(tgt, older_than=older_than, limit=limit, filters=filters)
 
 
-def _queue_of(m: Memory, older_than: timedelta | str | None, limit: int,
-              filters: dict[str, Any] | None) -> ReviewQueue:
-    delta = parse_duration(older_than, what="older_than") if older_than is not None \
+def _queue_of(m: Memory, older_than: timedelta | str | None, limit: int, filters: dict[str, Any] | None) -> ReviewQueue:
+    delta = (
+        parse_duration(older_than, what="older_than")
+        if older_than is not None
         else m.hygiene_settings.review_older_than
+    )
     items = m.review_queue(older_than=delta, limit=limit, filters=filters)
     out = []
     for item in items:
         facts = item.get("hygiene") or {}
-        out.append(_item(str(item["id"]), item.get("memory"), facts,
-                         {k: str(item[k]) for k in SCOPE_KEYS if item.get(k)}))
+        out.append(
+            _item(str(item["id"]), item.get("memory"), facts, {k: str(item[k]) for k in SCOPE_KEYS if item.get(k)})
+        )
     m.flush()  # possible conflicts are read from the ledger
     conflicts = _conflicts(m.ledger, m.now(), limit, filters, lambda mid: memory_text(m, mid))
-    return ReviewQueue(items=tuple(out), older_than=duration_text(older_than if older_than is not None else delta),
-                       limit=limit, at=to_iso(m.now()), conflicts=conflicts)
+    return ReviewQueue(
+        items=tuple(out),
+        older_than=duration_text(older_than if older_than is not None else delta),
+        limit=limit,
+        at=to_iso(m.now()),
+        conflicts=conflicts,
+    )
 
 
-def _conflicts(ledger: Any, now: Any, limit: int, filters: dict[str, Any] | None,
-               text: Callable[[str], str | None]) -> tuple[ConflictItem, ...]:
+def _conflicts(
+    ledger: Any, now: Any, limit: int, filters: dict[str, Any] | None, text: Callable[[str], str | None]
+) -> tuple[ConflictItem, ...]:
     """The open possible conflicts (:func:`~mem0_hygiene.memory.conflicts.open_conflicts`) in the scope of
     ``filters``, with both texts (``text(memory_id)``)."""
     scope = {k: v for k, v in (filters or {}).items() if k in SCOPE_KEYS and v}
@@ -81,22 +91,31 @@ def _conflicts(ledger: Any, now: Any, limit: int, filters: dict[str, Any] | None
         row = rows.get(c.memory_id)
         if scope and (row is None or any(row.scope.get(k) != v for k, v in scope.items())):
             continue
-        out.append(ConflictItem(c.memory_id, text(c.memory_id), c.compared_id, text(c.compared_id), c.reason,
-                                c.found_at, c.similarity))
+        out.append(
+            ConflictItem(
+                c.memory_id, text(c.memory_id), c.compared_id, text(c.compared_id), c.reason, c.found_at, c.similarity
+            )
+        )
         if len(out) >= limit:
             break
     return tuple(out)
 
 
 def _item(memory_id: str, text: str | None, facts: dict[str, Any], scope: dict[str, str]) -> ReviewItem:
-    return ReviewItem(memory_id=memory_id, text=text, source=facts.get("source"),
-                      source_kind=facts.get("source_kind") or "unknown",
-                      confirmed_at=facts.get("confirmed_at") or facts.get("created_at"),
-                      age_days=facts.get("age_days"), scope=scope)
+    return ReviewItem(
+        memory_id=memory_id,
+        text=text,
+        source=facts.get("source"),
+        source_kind=facts.get("source_kind") or "unknown",
+        confirmed_at=facts.get("confirmed_at") or facts.get("created_at"),
+        age_days=facts.get("age_days"),
+        scope=scope,
+    )
 
 
-def queue_from_ledger(target: Any, *, older_than: timedelta | str | None = None, limit: int = 20,
-                      filters: dict[str, Any] | None = None) -> ReviewQueue:
+def queue_from_ledger(
+    target: Any, *, older_than: timedelta | str | None = None, limit: int = 20, filters: dict[str, Any] | None = None
+) -> ReviewQueue:
     """:func:`review_queue` read from the ledger and history.db only (never the vector store): the rows
     ``Memory.review_queue`` would pick, each with its text from history.db; a memory whose history ends in a
     DELETE (its point is gone) is left out, as the drop-in leaves out one missing from the store. Memories
@@ -104,15 +123,18 @@ def queue_from_ledger(target: Any, *, older_than: timedelta | str | None = None,
     is no ledger yet and another process holds the store: then every memory would need adopting."""
     tgt = resolve(target)
     scope = {k: v for k, v in (filters or {}).items() if k in SCOPE_KEYS and v}
-    delta = parse_duration(older_than, what="older_than") if older_than is not None \
-        else tgt.settings.review_older_than
+    delta = parse_duration(older_than, what="older_than") if older_than is not None else tgt.settings.review_older_than
     with HistoryAndLedger.open(tgt.now(), tgt.history_path, tgt.ledger_path) as src:
         if src.ledger is None:
             holder = tgt.lock_holder()
             if holder:
                 raise locked_error(holder, "review")
-            return ReviewQueue(items=(), older_than=duration_text(older_than if older_than is not None else delta),
-                               limit=limit, at=to_iso(tgt.now()))
+            return ReviewQueue(
+                items=(),
+                older_than=duration_text(older_than if older_than is not None else delta),
+                limit=limit,
+                at=to_iso(tgt.now()),
+            )
         now = ledger_now(tgt, src.ledger)
         rows = src.ledger.review_candidates(now, delta, limit, scope)
         history = src.history_for([r.memory_id for r in rows])
@@ -127,8 +149,13 @@ def queue_from_ledger(target: Any, *, older_than: timedelta | str | None = None,
             return last_text(src.history_for([mid]).get(mid, []))
 
         conflicts = _conflicts(src.ledger, now, limit, filters, text)
-        return ReviewQueue(items=tuple(out), older_than=duration_text(older_than if older_than is not None else delta),
-                           limit=limit, at=to_iso(now), conflicts=conflicts)
+        return ReviewQueue(
+            items=tuple(out),
+            older_than=duration_text(older_than if older_than is not None else delta),
+            limit=limit,
+            at=to_iso(now),
+            conflicts=conflicts,
+        )
 
 
 def _state_of(m: Memory, memory_id: str) -> tuple[LedgerRow, str, str | None]:
@@ -158,8 +185,10 @@ def confirm(target: Any, memory_ids: Sequence[str] | str, *, dry_run: bool = Fal
                 pairs.append((rows[mid], confirmed(rows[mid], s.now)))
         else:
             pairs = confirm_rows(s.ledger, ids, s.now)
-        changes = tuple(Change(mid, "confirm", s.text(mid), before.state(s.now), after.state(s.now))
-                        for mid, (before, after) in zip(ids, pairs))
+        changes = tuple(
+            Change(mid, "confirm", s.text(mid), before.state(s.now), after.state(s.now))
+            for mid, (before, after) in zip(ids, pairs)
+        )
         return ChangeResult(changes, dry_run, to_iso(s.now))
 
 
@@ -182,13 +211,13 @@ def invalidate(target: Any, memory_id: str, reason: str, *, dry_run: bool = Fals
             before, after = row, invalidated(row, why, s.now)
         else:
             before, after = invalidate_row(s.ledger, memory_id, why, s.now)
-        change = Change(memory_id, "invalidate", s.text(memory_id), before.state(s.now), after.state(s.now),
-                        reason=why)
+        change = Change(memory_id, "invalidate", s.text(memory_id), before.state(s.now), after.state(s.now), reason=why)
         return ChangeResult((change,), dry_run, to_iso(s.now))
 
 
-def supersede(target: Any, memory_id: str, text: str, *, source: str | None = None,
-              dry_run: bool = False) -> ChangeResult:
+def supersede(
+    target: Any, memory_id: str, text: str, *, source: str | None = None, dry_run: bool = False
+) -> ChangeResult:
     """Replace a memory by a new fact (``Memory.supersede``): the new one is stored in the old one's
     scope with the given ``source``, the old one is hidden and points at it. With a config target the
     app's real embedder is used for the new text (see :meth:`mem0_hygiene.target.Target.open_memory`)."""
@@ -199,9 +228,12 @@ def supersede(target: Any, memory_id: str, text: str, *, source: str | None = No
         if state in ("deleted", "invalidated"):
             raise StateError(f"cannot supersede {memory_id}: it is {state}; there is nothing live to replace")
         if state == "superseded":
-            raise StateError(f"cannot supersede {memory_id}: it is already superseded by {row.superseded_by}; "
-                             f"supersede that one instead")
+            raise StateError(
+                f"cannot supersede {memory_id}: it is already superseded by {row.superseded_by}; "
+                f"supersede that one instead"
+            )
         new_id = None if dry_run else m.supersede(memory_id, text.strip(), source=source)
-        change = Change(memory_id, "supersede", old_text, state, "superseded", new_id=new_id,
-                        new_text=text.strip(), source=source)
+        change = Change(
+            memory_id, "supersede", old_text, state, "superseded", new_id=new_id, new_text=text.strip(), source=source
+        )
         return ChangeResult((change,), dry_run, to_iso(m.now()))

@@ -71,10 +71,16 @@ class Schedule:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of the fields above (files as name/text pairs)."""
-        return {"kind": self.kind, "every": self.every, "calendar": self.calendar,
-                "commands": [list(c) for c in self.commands],
-                "files": [{"name": f.name, "text": f.text} for f in self.files],
-                "cron_line": self.cron_line, "enable": list(self.enable), "warnings": list(self.warnings)}
+        return {
+            "kind": self.kind,
+            "every": self.every,
+            "calendar": self.calendar,
+            "commands": [list(c) for c in self.commands],
+            "files": [{"name": f.name, "text": f.text} for f in self.files],
+            "cron_line": self.cron_line,
+            "enable": list(self.enable),
+            "warnings": list(self.warnings),
+        }
 
 
 @dataclass(frozen=True)
@@ -198,11 +204,19 @@ def build_schedule(
         env_words = " ".join(f"{k}={_cron_quote(v)}" for k, v in env.items())
         chain = " && ".join(" ".join(_cron_quote(a) for a in cmd) for cmd in commands)
         line = f"{when.cron} cd {_cron_quote(workdir)} && {env_words} {chain}"
-        warnings.append("cron does not run jobs missed while the machine was off (systemd's Persistent=true "
-                        "does); use --systemd, or anacron, where that matters")
-        return Schedule("cron", every_text, when.cron, tuple(commands), cron_line=line,
-                        enable=("crontab -e   # add the line above (as the user that owns the store files)",),
-                        warnings=tuple(warnings))
+        warnings.append(
+            "cron does not run jobs missed while the machine was off (systemd's Persistent=true "
+            "does); use --systemd, or anacron, where that matters"
+        )
+        return Schedule(
+            "cron",
+            every_text,
+            when.cron,
+            tuple(commands),
+            cron_line=line,
+            enable=("crontab -e   # add the line above (as the user that owns the store files)",),
+            warnings=tuple(warnings),
+        )
     service_lines = [
         "[Unit]",
         f"Description=mem0-hygiene maintenance: {what}",
@@ -234,12 +248,17 @@ def build_schedule(
         "",
     ]
     files = (UnitFile(f"{name}.service", "\n".join(service_lines)), UnitFile(f"{name}.timer", "\n".join(timer_lines)))
-    enable: tuple[str, ...] = ("systemctl daemon-reload", f"systemctl enable --now {name}.timer",
-              f"systemctl list-timers {name}.timer   # next run", f"journalctl -u {name}.service   # its output")
+    enable: tuple[str, ...] = (
+        "systemctl daemon-reload",
+        f"systemctl enable --now {name}.timer",
+        f"systemctl list-timers {name}.timer   # next run",
+        f"journalctl -u {name}.service   # its output",
+    )
     if os.path.abspath(unit_dir) != DEFAULT_UNIT_DIR:
         enable = (f"# the files are meant for {DEFAULT_UNIT_DIR}; link or copy them there first", *enable)
-    return Schedule("systemd", every_text, when.on_calendar, tuple(commands), files=files, enable=enable,
-                    warnings=tuple(warnings))
+    return Schedule(
+        "systemd", every_text, when.on_calendar, tuple(commands), files=files, enable=enable, warnings=tuple(warnings)
+    )
 
 
 def install_units(schedule: Schedule, unit_dir: str = DEFAULT_UNIT_DIR) -> list[str]:

@@ -80,8 +80,9 @@ def tables(conn: sqlite3.Connection) -> set[str]:
     return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
 
-def scrub_history(path: str, ids: Sequence[str], texts: Sequence[str], *,
-                  delete_events_at: str | None = None) -> tuple[int, int]:
+def scrub_history(
+    path: str, ids: Sequence[str], texts: Sequence[str], *, delete_events_at: str | None = None
+) -> tuple[int, int]:
     """Blank the memories' text in history (rows kept), remove messages holding it. One transaction.
 
     ``delete_events_at`` (a copy of history.db whose memories were deleted elsewhere): also add the DELETE
@@ -113,13 +114,17 @@ def _add_delete_events(conn: sqlite3.Connection, ids: Sequence[str], at: str) ->
     import uuid
 
     for mid in ids:
-        last = conn.execute("SELECT event, created_at, actor_id, role FROM history WHERE memory_id = ? "
-                            "ORDER BY rowid DESC LIMIT 1", (mid,)).fetchone()
+        last = conn.execute(
+            "SELECT event, created_at, actor_id, role FROM history WHERE memory_id = ? ORDER BY rowid DESC LIMIT 1",
+            (mid,),
+        ).fetchone()
         if last is None or str(last[0]).upper() == "DELETE":
             continue
-        conn.execute("INSERT INTO history (id, memory_id, old_memory, new_memory, event, created_at, updated_at, "
-                     "is_deleted, actor_id, role) VALUES (?, ?, '', NULL, 'DELETE', ?, ?, 1, ?, ?)",
-                     (str(uuid.uuid4()), mid, last[1], at, last[2], last[3]))
+        conn.execute(
+            "INSERT INTO history (id, memory_id, old_memory, new_memory, event, created_at, updated_at, "
+            "is_deleted, actor_id, role) VALUES (?, ?, '', NULL, 'DELETE', ?, ?, 1, ?, ?)",
+            (str(uuid.uuid4()), mid, last[1], at, last[2], last[3]),
+        )
 
 
 def count_scrub(path: str | None, ids: Sequence[str], texts: Sequence[str]) -> tuple[int, int]:
@@ -129,9 +134,11 @@ def count_scrub(path: str | None, ids: Sequence[str], texts: Sequence[str]) -> t
     conn = connect(path, readonly=True)
     try:
         marks = ",".join("?" * len(ids))
-        rows = conn.execute(f"SELECT count(*) FROM history WHERE memory_id IN ({marks}) "
-                            "AND (COALESCE(old_memory, '') <> '' OR COALESCE(new_memory, '') <> '')",
-                            list(ids)).fetchone()[0]
+        rows = conn.execute(
+            f"SELECT count(*) FROM history WHERE memory_id IN ({marks}) "
+            "AND (COALESCE(old_memory, '') <> '' OR COALESCE(new_memory, '') <> '')",
+            list(ids),
+        ).fetchone()[0]
         messages = 0
         if "messages" in tables(conn):
             ids_seen: set[str] = set()
@@ -151,8 +158,9 @@ def history_texts(path: str | None, ids: Sequence[str]) -> set[str]:
         conn = connect(path, readonly=True)
         try:
             marks = ",".join("?" * len(ids))
-            rows = conn.execute(f"SELECT old_memory, new_memory FROM history WHERE memory_id IN ({marks})",
-                                list(ids)).fetchall()
+            rows = conn.execute(
+                f"SELECT old_memory, new_memory FROM history WHERE memory_id IN ({marks})", list(ids)
+            ).fetchall()
         finally:
             conn.close()
     except sqlite3.Error:
@@ -160,8 +168,9 @@ def history_texts(path: str | None, ids: Sequence[str]) -> set[str]:
     return {t for row in rows for t in row if isinstance(t, str) and t}
 
 
-def scrub_ledger_fields(conn: sqlite3.Connection, ids: Sequence[str], texts: Sequence[str], *,
-                        tombstone_at: str | None = None) -> int:
+def scrub_ledger_fields(
+    conn: sqlite3.Connection, ids: Sequence[str], texts: Sequence[str], *, tombstone_at: str | None = None
+) -> int:
     """The ledger keeps no memory text; blank any of its text fields of these memories that holds it (one
     transaction on ``conn``). ``tombstone_at`` (a copy of the ledger): also mark them deleted then, as the
     live ledger was. Returns the fields blanked."""
@@ -176,8 +185,10 @@ def scrub_ledger_fields(conn: sqlite3.Connection, ids: Sequence[str], texts: Seq
                     [*ids, text],
                 ).rowcount
         if tombstone_at is not None:
-            conn.execute(f"UPDATE memories SET deleted_at = COALESCE(deleted_at, ?) WHERE memory_id IN ({marks})",
-                         [tombstone_at, *ids])
+            conn.execute(
+                f"UPDATE memories SET deleted_at = COALESCE(deleted_at, ?) WHERE memory_id IN ({marks})",
+                [tombstone_at, *ids],
+            )
     return blanked
 
 
@@ -190,21 +201,25 @@ def why_history(path: str, ids: Sequence[str], texts: Sequence[str]) -> str:
             messages = 0
             has_messages = "messages" in tables(conn)
             for text in texts:
-                for (mid,) in conn.execute("SELECT DISTINCT memory_id FROM history "
-                                           "WHERE instr(old_memory, ?) > 0 OR instr(new_memory, ?) > 0", (text, text)):
+                for (mid,) in conn.execute(
+                    "SELECT DISTINCT memory_id FROM history WHERE instr(old_memory, ?) > 0 OR instr(new_memory, ?) > 0",
+                    (text, text),
+                ):
                     if mid not in ids:
                         others.add(str(mid))
                 if has_messages:
-                    messages += conn.execute("SELECT count(*) FROM messages WHERE instr(content, ?) > 0",
-                                             (text,)).fetchone()[0]
+                    messages += conn.execute(
+                        "SELECT count(*) FROM messages WHERE instr(content, ?) > 0", (text,)
+                    ).fetchone()[0]
         finally:
             conn.close()
     except sqlite3.Error as exc:
         return f"could not look inside it: {exc}"
     parts = []
     if others:
-        parts.append(f"history rows of other memories hold the same text ({', '.join(sorted(others)[:5])}); "
-                     "forget those too")
+        parts.append(
+            f"history rows of other memories hold the same text ({', '.join(sorted(others)[:5])}); forget those too"
+        )
     if messages:
         parts.append(f"{messages} messages rows still hold it")
     return "; ".join(parts)
@@ -215,8 +230,12 @@ def why_points(path: str, texts: Sequence[str]) -> str:
     try:
         conn = connect(path, readonly=True)
         try:
-            n = sum(conn.execute("SELECT count(*) FROM points WHERE instr(point, ?) > 0",
-                                 (t.encode("utf-8"),)).fetchone()[0] for t in texts)
+            n = sum(
+                conn.execute("SELECT count(*) FROM points WHERE instr(point, ?) > 0", (t.encode("utf-8"),)).fetchone()[
+                    0
+                ]
+                for t in texts
+            )
         finally:
             conn.close()
     except sqlite3.Error as exc:

@@ -50,15 +50,25 @@ class Where:
     def to_dict(self) -> dict[str, Any]:
         """What ``where --json`` prints: the locations, the copies (each with its age in days) and, when the
         copies could not be listed, why."""
-        return {"locations": self.to_list(), "copies": [c.to_dict(self.now) for c in self.copies],
-                "copies_problem": self.copies_problem or None}
+        return {
+            "locations": self.to_list(),
+            "copies": [c.to_dict(self.now) for c in self.copies],
+            "copies_problem": self.copies_problem or None,
+        }
 
     def _copy_rows(self) -> list[tuple[object, ...]]:
         rows: list[tuple[object, ...]] = []
         for c in self.copies:
             age = c.age(self.now) if self.now is not None else None
-            rows.append((c.kind, c.path, ", ".join(c.roles), _age_text(age.total_seconds() if age else None),
-                         human_size(c.size_bytes)))
+            rows.append(
+                (
+                    c.kind,
+                    c.path,
+                    ", ".join(c.roles),
+                    _age_text(age.total_seconds() if age else None),
+                    human_size(c.size_bytes),
+                )
+            )
         return rows
 
     def _rows(self) -> list[tuple[object, ...]]:
@@ -74,9 +84,18 @@ class Where:
                 fs = loc.filesystem.fstype
                 if loc.filesystem.target:
                     fs += f" on {loc.filesystem.target}"
-            rows.append((loc.role, loc.provider, where_, fs, "yes" if loc.volatile else "no",
-                         "yes" if loc.under_tmp else "no", yes_no(loc.exists if loc.is_local else None),
-                         human_size(loc.size_bytes)))
+            rows.append(
+                (
+                    loc.role,
+                    loc.provider,
+                    where_,
+                    fs,
+                    "yes" if loc.volatile else "no",
+                    "yes" if loc.under_tmp else "no",
+                    yes_no(loc.exists if loc.is_local else None),
+                    human_size(loc.size_bytes),
+                )
+            )
         return rows
 
     def notes(self) -> list[tuple[str, str, str]]:
@@ -89,20 +108,32 @@ class Where:
                 continue
             if loc.volatile:
                 fstype = loc.filesystem.fstype if loc.filesystem else "?"
-                out.append(("warning", "bold red", f"{loc.role} is on {fstype} (RAM): {loc.path} is lost at the "
-                                                   "next reboot"))
+                out.append(
+                    ("warning", "bold red", f"{loc.role} is on {fstype} (RAM): {loc.path} is lost at the next reboot")
+                )
             elif loc.under_tmp:
-                out.append(("warning", "yellow", f"{loc.role} is under a temp folder: {loc.path} may be cleaned "
-                                                 "up by the system"))
+                out.append(
+                    (
+                        "warning",
+                        "yellow",
+                        f"{loc.role} is under a temp folder: {loc.path} may be cleaned up by the system",
+                    )
+                )
         if any(loc.at_risk for loc in self.locations if loc.role in AT_RISK_ROLES):
             out.append(("fix", "", "mem0-hygiene relocate --to DIR [--with-sqlite], then use the printed config"))
         if self.copies_problem:
             out.append(("warning", "yellow", f"the copies of the stores cannot be listed: {self.copies_problem}"))
         elif self.copies:
             many = len(self.copies) > 1
-            out.append(("note", "", f"{plural(len(self.copies), 'copy', 'copies')} of the stores "
-                                    f"{'hold' if many else 'holds'} the same memories; forget --scrub erases a "
-                                    f"memory from {'all of them' if many else 'it too'}"))
+            out.append(
+                (
+                    "note",
+                    "",
+                    f"{plural(len(self.copies), 'copy', 'copies')} of the stores "
+                    f"{'hold' if many else 'holds'} the same memories; forget --scrub erases a "
+                    f"memory from {'all of them' if many else 'it too'}",
+                )
+            )
         return out
 
     def __rich__(self) -> Group:
@@ -113,18 +144,26 @@ class Where:
             parts.append(Text("copies of the stores (backups, replaced, relocated)", style="bold"))
             for kind, path, holds, age, size in self._copy_rows():
                 aged = f"  {age} old" if age != "-" else ""
-                parts.append(Text.assemble((printable(str(kind)).ljust(13), "bold"),
-                                           f" holds {printable(str(holds))}{aged}  {size}"))
+                parts.append(
+                    Text.assemble(
+                        (printable(str(kind)).ljust(13), "bold"), f" holds {printable(str(holds))}{aged}  {size}"
+                    )
+                )
                 parts.append(Text("  " + printable(str(path)), no_wrap=True, overflow="ignore"))
         lines = [Text.assemble((label, style), f": {printable(message)}") for label, style, message in self.notes()]
         return Group(*parts, *lines)
 
     def _repr_html_(self) -> str:
         headers = ("role", "provider", "path / remote", "filesystem", "volatile", "under /tmp", "exists", "size")
-        notes = "".join(f"<p><strong>{html.escape(label)}</strong>: {html.escape(printable(message))}</p>"
-                        for label, _style, message in self.notes())
-        copies = (html_table("copies of the stores (backups, replaced, relocated)", _COPY_HEADERS, self._copy_rows())
-                  if self.copies else "")
+        notes = "".join(
+            f"<p><strong>{html.escape(label)}</strong>: {html.escape(printable(message))}</p>"
+            for label, _style, message in self.notes()
+        )
+        copies = (
+            html_table("copies of the stores (backups, replaced, relocated)", _COPY_HEADERS, self._copy_rows())
+            if self.copies
+            else ""
+        )
         return html_table("mem0 store locations", headers, self._rows()) + copies + notes
 
 

@@ -36,10 +36,31 @@ from .reading import load_vector_points
 from .scratch import ScratchDB
 
 MEMORY_COLUMNS = (
-    "id", "text", "user_id", "agent_id", "run_id", "source", "source_kind", "created_at", "confirmed_at",
-    "expires_at", "last_used_at", "use_count", "state", "age_days", "superseded_by", "superseded_at",
-    "invalid_at", "invalid_reason", "quarantined", "deleted_at", "topic_key", "adopted", "in_ledger",
-    "in_vector_store", "text_from",
+    "id",
+    "text",
+    "user_id",
+    "agent_id",
+    "run_id",
+    "source",
+    "source_kind",
+    "created_at",
+    "confirmed_at",
+    "expires_at",
+    "last_used_at",
+    "use_count",
+    "state",
+    "age_days",
+    "superseded_by",
+    "superseded_at",
+    "invalid_at",
+    "invalid_reason",
+    "quarantined",
+    "deleted_at",
+    "topic_key",
+    "adopted",
+    "in_ledger",
+    "in_vector_store",
+    "text_from",
 )
 """Columns of :attr:`Inspection.memories`, in order."""
 
@@ -51,14 +72,20 @@ TEXT_COLUMNS = ("text", "source", "invalid_reason", "topic_key")
 HISTORY_TEXT_COLUMNS = ("old_memory", "new_memory")
 """Columns of :attr:`Inspection.history` that hold memory texts (credentials in them are redacted)."""
 
-_TIME_COLUMNS = ("created_at", "confirmed_at", "expires_at", "last_used_at", "superseded_at", "invalid_at",
-                 "deleted_at")
+_TIME_COLUMNS = (
+    "created_at",
+    "confirmed_at",
+    "expires_at",
+    "last_used_at",
+    "superseded_at",
+    "invalid_at",
+    "deleted_at",
+)
 _SOURCE_NAMES = {"points": "vector store", "history": "history.db", "ledger": "ledger"}
 _CONSEQUENCE = {
     "points": "texts come from history.db (see text_from) and in_vector_store is unknown",
     "history": "the history frame is empty and plot_events_per_day() has nothing to show",
-    "ledger": "provenance, confirmation, expiry, use and supersede chains are missing; "
-              "every memory shows as untracked",
+    "ledger": "provenance, confirmation, expiry, use and supersede chains are missing; every memory shows as untracked",
 }
 
 
@@ -98,8 +125,10 @@ class Inspection:
     def note(self) -> str:
         """What could not be read and what that leaves out, and how a store this process may only read was read;
         empty when every store was read the usual way."""
-        return " ".join([f"{name} not read: {reason.rstrip('.')}." for name, reason in self.missing.items()]
-                        + ([f"vector store {self.read_only}."] if self.read_only else []))
+        return " ".join(
+            [f"{name} not read: {reason.rstrip('.')}." for name, reason in self.missing.items()]
+            + ([f"vector store {self.read_only}."] if self.read_only else [])
+        )
 
     # -- summaries --------------------------------------------------------------------------
     def counts(self) -> dict[str, int]:
@@ -250,7 +279,8 @@ def inspect(target: Any = None, *, now: datetime | None = None, page_size: int =
         history = _history_frame(pd, db)
     missing = {
         _SOURCE_NAMES[k]: f"{src.missing[k].rstrip('.')}; {_CONSEQUENCE[k]}"
-        for k in ("points", "history", "ledger") if k in src.missing
+        for k in ("points", "history", "ledger")
+        if k in src.missing
     }
     return Inspection(
         memories=memories,
@@ -288,8 +318,12 @@ def _memories_frame(pd: Any, db: ScratchDB, now: datetime) -> Any:
         ):
             e = entry(pid)
             e["text"], e["text_from"], e["in_vector_store"] = text, "vector_store", True
-            for key, value in (("user_id", user_id), ("agent_id", agent_id), ("run_id", run_id),
-                               ("created_at", created)):
+            for key, value in (
+                ("user_id", user_id),
+                ("agent_id", agent_id),
+                ("run_id", run_id),
+                ("created_at", created),
+            ):
                 if e[key] is None:
                     e[key] = value
     if src.history:
@@ -329,9 +363,7 @@ def _memories_frame(pd: Any, db: ScratchDB, now: datetime) -> Any:
 
 def _history_frame(pd: Any, db: ScratchDB) -> Any:
     if not db.sources.history:
-        return pd.DataFrame(
-            {"id": [], "memory_id": [], "event": [], "at": pd.Series([], dtype="datetime64[ns, UTC]")}
-        )
+        return pd.DataFrame({"id": [], "memory_id": [], "event": [], "at": pd.Series([], dtype="datetime64[ns, UTC]")})
     cursor = db.conn.execute("SELECT * FROM h.history ORDER BY rowid")
     names = [d[0] for d in cursor.description]
     frame = pd.DataFrame.from_records(cursor.fetchall(), columns=names)
@@ -353,17 +385,20 @@ def _chains_frame(pd: Any, memories: Any) -> Any:
     known = memories.set_index("id")
     new_ids = linked["superseded_by"]
     in_ledger = new_ids.isin(known.index[known["in_ledger"]])
-    frame = pd.DataFrame({
-        "old_id": linked["id"],
-        "new_id": new_ids,
-        "at": linked["superseded_at"],
-        "old_text": linked["text"],
-        "new_text": new_ids.map(known["text"]),
-        "user_id": linked["user_id"],
-        "old_state": linked["state"],
-        "new_state": new_ids.map(known["state"].where(known["in_ledger"])),
-        "broken": ~in_ledger,
-    }, columns=list(CHAIN_COLUMNS))
+    frame = pd.DataFrame(
+        {
+            "old_id": linked["id"],
+            "new_id": new_ids,
+            "at": linked["superseded_at"],
+            "old_text": linked["text"],
+            "new_text": new_ids.map(known["text"]),
+            "user_id": linked["user_id"],
+            "old_state": linked["state"],
+            "new_state": new_ids.map(known["state"].where(known["in_ledger"])),
+            "broken": ~in_ledger,
+        },
+        columns=list(CHAIN_COLUMNS),
+    )
     return frame.sort_values("at", kind="stable").reset_index(drop=True)
 
 

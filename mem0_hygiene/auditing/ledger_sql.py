@@ -36,8 +36,10 @@ CREATE TABLE ledger_pending (memory_id TEXT NOT NULL, action TEXT NOT NULL, sinc
                              PRIMARY KEY (memory_id, action)) WITHOUT ROWID;
 """
 # each ledger row's id and the facts the cross-store checks need, computed on the server at the audit's time
-LEDGER_IDS_SQL = ("SELECT memory_id, CASE WHEN " + live_sql("", ":now") + " THEN 1 ELSE 0 END, "
-                  "CASE WHEN deleted_at IS NOT NULL THEN 1 ELSE 0 END FROM memories")
+LEDGER_IDS_SQL = (
+    "SELECT memory_id, CASE WHEN " + live_sql("", ":now") + " THEN 1 ELSE 0 END, "
+    "CASE WHEN deleted_at IS NOT NULL THEN 1 ELSE 0 END FROM memories"
+)
 PENDING_SQL = "SELECT memory_id, action, since FROM pending"
 
 
@@ -150,13 +152,17 @@ class ServerLedger(LedgerSQL):
 
     def foreign_key_rows(self) -> int:
         # PostgreSQL enforces the key: what PRAGMA foreign_key_check would list are rows pointing nowhere
-        return int(self.one("SELECT COUNT(*) FROM memories m WHERE m.superseded_by IS NOT NULL AND NOT EXISTS "
-                            "(SELECT 1 FROM memories n WHERE n.memory_id = m.superseded_by)") or 0)
+        return int(
+            self.one(
+                "SELECT COUNT(*) FROM memories m WHERE m.superseded_by IS NOT NULL AND NOT EXISTS "
+                "(SELECT 1 FROM memories n WHERE n.memory_id = m.superseded_by)"
+            )
+            or 0
+        )
 
     def setup_problems(self, wal: bool) -> list[str]:
         # no journal mode to check: the server coordinates its writers itself
-        keys = self.one("SELECT COUNT(*) FROM pg_constraint WHERE conrelid = to_regclass('memories') "
-                        "AND contype = 'f'")
+        keys = self.one("SELECT COUNT(*) FROM pg_constraint WHERE conrelid = to_regclass('memories') AND contype = 'f'")
         return [] if keys else ["the supersede column has no foreign key"]
 
     def fill(self, conn: sqlite3.Connection, now_iso: str) -> int:

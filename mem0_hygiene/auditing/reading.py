@@ -45,8 +45,13 @@ def load_vector_points(db: ScratchDB, target: Target, extra: dict[str, Any], pag
 
     if conf.get("url") or (conf.get("host") and conf.get("port")):
         try:
-            client = QdrantClient(url=conf.get("url"), host=conf.get("host"), port=conf.get("port"),
-                                  api_key=conf.get("api_key"), https=conf.get("https"))
+            client = QdrantClient(
+                url=conf.get("url"),
+                host=conf.get("host"),
+                port=conf.get("port"),
+                api_key=conf.get("api_key"),
+                https=conf.get("https"),
+            )
             try:
                 _scroll_into(db, client, target.collection, page_size, str(target.vector_location.remote or ""))
             finally:
@@ -75,8 +80,9 @@ def load_vector_points(db: ScratchDB, target: Target, extra: dict[str, Any], pag
         return
     if is_locked(path):
         extra["locked_path"] = path
-        db.sources.missing["points"] = (locked_message(path, "audit")
-                                        + " For the audit: `from mem0_hygiene import audit; audit(m)` in the app.")
+        db.sources.missing["points"] = (
+            locked_message(path, "audit") + " For the audit: `from mem0_hygiene import audit; audit(m)` in the app."
+        )
         return
     client = _open_local(path)
     try:

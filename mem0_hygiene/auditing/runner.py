@@ -75,10 +75,17 @@ def audit(
                 + "; ".join(db.sources.missing[k] for k in ("points", "history", "ledger") if k in db.sources.missing)
                 + ". Pass the app's config with --config FILE (or --qdrant-path/--history-db)"
             )
-        ctx = Context(db=db, now=moment, locations=list(tgt.every_location), examples=examples,
-                      review_older_than=tgt.settings.review_older_than,
-                      retain_superseded=tgt.settings.retain_superseded,
-                      target=tgt.description, config_hint=config_hint, extra=extra)
+        ctx = Context(
+            db=db,
+            now=moment,
+            locations=list(tgt.every_location),
+            examples=examples,
+            review_older_than=tgt.settings.review_older_than,
+            retain_superseded=tgt.settings.retain_superseded,
+            target=tgt.description,
+            config_hint=config_hint,
+            extra=extra,
+        )
         findings: list[Finding] = []
         skips: list[Skipped] = []
         for chk in counted("running the checks", REGISTRY):
@@ -95,15 +102,19 @@ def audit(
                 findings.extend(chk.func(ctx))
             except Exception as exc:  # one broken check must not hide the others' results
                 skips.append(skipped(chk, f"the check failed: {type(exc).__name__}: {exc}"))
-        stats = {**extra["stats"], "memories_in_vector_store": db.sources.point_count if db.sources.points else None,
-                 "seconds": round(time.perf_counter() - started, 3)}
+        stats = {
+            **extra["stats"],
+            "memories_in_vector_store": db.sources.point_count if db.sources.points else None,
+            "seconds": round(time.perf_counter() - started, 3),
+        }
     return Report(
         findings=tuple(sorted(findings, key=_order)),
         skipped=tuple(skips),
         locations=tuple(_noted(loc.to_dict(), extra) for loc in tgt.every_location),
         stats=stats,
         started_at=to_iso(moment),
-        finished_at=to_iso(as_utc(system_clock())) if now is None and tgt.settings.clock is system_clock
+        finished_at=to_iso(as_utc(system_clock()))
+        if now is None and tgt.settings.clock is system_clock
         else to_iso(moment),
         target=tgt.description,
     )

@@ -209,8 +209,9 @@ class ScratchDB:
         self.sources.histories = bool(self.histories) and not problems
         self._summaries = []
         for h in self.histories:
-            thread = threading.Thread(target=self._summarize_history, args=(h,), daemon=True,
-                                      name="mem0-hygiene-audit-history")
+            thread = threading.Thread(
+                target=self._summarize_history, args=(h,), daemon=True, name="mem0-hygiene-audit-history"
+            )
             thread.start()
             self._summaries.append((h, thread))
         self._summary = self._summaries[0][1] if self._summaries else None
@@ -261,8 +262,9 @@ class ScratchDB:
                 conn.execute("ATTACH DATABASE ? AS h", (uri(h.path, "ro"),))
                 conn.execute("BEGIN")
                 conn.execute(_HIST_SUMMARY)
-                conn.execute("UPDATE hist SET last_event = "
-                             "(SELECT event FROM h.history WHERE h.history.rowid = hist.last_rowid)")
+                conn.execute(
+                    "UPDATE hist SET last_event = (SELECT event FROM h.history WHERE h.history.rowid = hist.last_rowid)"
+                )
                 conn.execute("COMMIT")
             finally:
                 conn.close()
@@ -283,8 +285,10 @@ class ScratchDB:
             if error is None:
                 read.append(h)
             else:
-                problems.append(f"{h.label + ': ' if many else ''}mem0's history.db could not be read "
-                                f"({type(error).__name__}: {error})")
+                problems.append(
+                    f"{h.label + ': ' if many else ''}mem0's history.db could not be read "
+                    f"({type(error).__name__}: {error})"
+                )
         if problems:
             if read and read[0].src != 0:  # ``h`` was the file that failed: the first one read takes its place
                 self._detach("h")
@@ -305,14 +309,18 @@ class ScratchDB:
         for src, path in enumerate(files):
             self._conn.execute("ATTACH DATABASE ? AS hs", (path,))
             try:
-                self._conn.execute(f"INSERT INTO {target} SELECT memory_id, {src}, last_rowid, n, last_event, "
-                                   "text_rows, text_rowid FROM hs.hist")
+                self._conn.execute(
+                    f"INSERT INTO {target} SELECT memory_id, {src}, last_rowid, n, last_event, "
+                    "text_rows, text_rowid FROM hs.hist"
+                )
             finally:
                 self._conn.execute("DETACH DATABASE hs")
         if len(files) == 1:  # one host: hist is its summary as it is
             self._conn.execute("DROP TABLE hist_files")
-            self._conn.execute("CREATE TEMP VIEW hist_files AS SELECT memory_id, src, last_rowid, n, last_event, "
-                               "text_rows, text_rowid FROM main.hist")
+            self._conn.execute(
+                "CREATE TEMP VIEW hist_files AS SELECT memory_id, src, last_rowid, n, last_event, "
+                "text_rows, text_rowid FROM main.hist"
+            )
         elif files:
             self._conn.execute(_HIST_UNION)
 
@@ -390,8 +398,19 @@ class ScratchDB:
                 text = get("data")
                 if not isinstance(text, str):
                     text = ""
-                rows.append((pid, text, normalize_for_duplicates(text), get("user_id"), get("agent_id"),
-                             get("run_id"), get("created_at"), get("expiration_date"), get("role")))
+                rows.append(
+                    (
+                        pid,
+                        text,
+                        normalize_for_duplicates(text),
+                        get("user_id"),
+                        get("agent_id"),
+                        get("run_id"),
+                        get("created_at"),
+                        get("expiration_date"),
+                        get("role"),
+                    )
+                )
                 if text:
                     for secret in find_secrets(text):
                         hits.append((pid, "secret", f"{secret.kind}: {secret.redacted}"))

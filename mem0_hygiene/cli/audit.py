@@ -48,8 +48,17 @@ def _write(path: str, text: str) -> None:
         fh.write(text)
 
 
-def _run_audit(target: Any, *, as_json: bool, html: str | None, fail_on: str, strict: bool, examples: int,
-               description: str, config_hint: str) -> int:
+def _run_audit(
+    target: Any,
+    *,
+    as_json: bool,
+    html: str | None,
+    fail_on: str,
+    strict: bool,
+    examples: int,
+    description: str,
+    config_hint: str,
+) -> int:
     from ..auditing.runner import audit
     from ..render import format_html, format_json, format_text, summary_line
     from ..report import Severity
@@ -102,13 +111,24 @@ def audit_options(func: F) -> F:
         json_option("the report", " (summary on stderr)"),
         click.option("--html", type=OUTPUT_FILE, help="Also write the report as an HTML page."),
         click.option("-o", "--output", type=OUTPUT_FILE, help="Write the report to FILE instead of stdout."),
-        click.option("-q", "--quiet", is_flag=True, help="Print no report (files are still written); the exit "
-                                                        "status tells."),
-        click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default="error",
-                     show_default=True, help="Exit 1 when a finding is at or above this severity."),
+        click.option(
+            "-q", "--quiet", is_flag=True, help="Print no report (files are still written); the exit status tells."
+        ),
+        click.option(
+            "--fail-on",
+            type=click.Choice(["error", "warning", "info"]),
+            default="error",
+            show_default=True,
+            help="Exit 1 when a finding is at or above this severity.",
+        ),
         click.option("--strict", is_flag=True, help="Exit 3 when any check could not run (skipped)."),
-        click.option("--examples", type=click.IntRange(0, 100), default=5, show_default=True,
-                     help="Example ids/texts per finding."),
+        click.option(
+            "--examples",
+            type=click.IntRange(0, 100),
+            default=5,
+            show_default=True,
+            help="Example ids/texts per finding.",
+        ),
     ]
     for option in reversed(options):
         wrapper = option(wrapper)
@@ -131,8 +151,16 @@ def audit(store: StoreOptions, as_json: bool, html: str | None, fail_on: str, st
     with --strict, a check was skipped).
     """
     config = store.load()
-    code = _run_audit(config, as_json=as_json, html=html, fail_on=fail_on, strict=strict, examples=examples,
-                      description=store.config or "mem0 defaults", config_hint=_config_hint(store))
+    code = _run_audit(
+        config,
+        as_json=as_json,
+        html=html,
+        fail_on=fail_on,
+        strict=strict,
+        examples=examples,
+        description=store.config or "mem0 defaults",
+        config_hint=_config_hint(store),
+    )
     raise SystemExit(code)
 
 
@@ -140,8 +168,14 @@ def audit(store: StoreOptions, as_json: bool, html: str | None, fail_on: str, st
 
 
 @cli.command()
-@click.option("--dir", "folder", default="mem0-hygiene-demo", show_default=True, type=click.Path(file_okay=False),
-              help="Where to build the demo deployment (recreated if it is an earlier demo).")
+@click.option(
+    "--dir",
+    "folder",
+    default="mem0-hygiene-demo",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="Where to build the demo deployment (recreated if it is an earlier demo).",
+)
 @audit_options
 @show_secrets_option
 @hygiene_command
@@ -166,11 +200,20 @@ def demo(folder: str, as_json: bool, html: str | None, fail_on: str, strict: boo
     for item in result.planted:
         say(f"  - {printable(item)}")
     if result.outside:
-        say(f"Outside the folder: {printable(result.outside)} (the RAM-disk store; remove it with "
-            f"rm -rf {printable(result.outside)} when you remove the folder)")
+        say(
+            f"Outside the folder: {printable(result.outside)} (the RAM-disk store; remove it with "
+            f"rm -rf {printable(result.outside)} when you remove the folder)"
+        )
     for gone in result.removed:
         say(f"Removed the RAM-disk store of a demo folder that no longer exists: {printable(gone)}")
     say(f"Auditing it: mem0-hygiene audit --config {where}/config.json\n")
-    _run_audit(result.config, as_json=as_json, html=html, fail_on=fail_on, strict=strict,
-               examples=examples, description=f"demo ({result.folder}/config.json)",
-               config_hint=f" --config {result.folder}/config.json")
+    _run_audit(
+        result.config,
+        as_json=as_json,
+        html=html,
+        fail_on=fail_on,
+        strict=strict,
+        examples=examples,
+        description=f"demo ({result.folder}/config.json)",
+        config_hint=f" --config {result.folder}/config.json",
+    )

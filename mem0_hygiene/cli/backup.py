@@ -30,8 +30,12 @@ from .progress import progress_shown
 @cli.command()
 @store_options
 @click.argument("dest", type=DESTINATION_FOLDER)
-@click.option("--keep", type=click.IntRange(min=1), metavar="N",
-              help="Keep the N newest complete backups in DEST; delete older ones (never the new one).")
+@click.option(
+    "--keep",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Keep the N newest complete backups in DEST; delete older ones (never the new one).",
+)
 @click.option("--dry-run", is_flag=True, help="Read the counts and show the plan; write nothing.")
 @json_option()
 @output_options
@@ -97,17 +101,24 @@ def restore(store: StoreOptions, src: str, dry_run: bool, yes: bool, as_json: bo
 @cli.command()
 @store_options
 @click.argument("memory_ids", nargs=-1, required=True, metavar="ID...")
-@click.option("--scrub", is_flag=True,
-              help="Also erase the text: blank it in mem0's history.db (edited on purpose; event rows kept), "
-                   "remove it from mem0's messages table, VACUUM, then verify the raw bytes of every store file.")
-@click.option("--keep-backups", is_flag=True,
-              help="With --scrub: leave backup sets alone; each one that still holds the text is named (exit 1).")
+@click.option(
+    "--scrub",
+    is_flag=True,
+    help="Also erase the text: blank it in mem0's history.db (edited on purpose; event rows kept), "
+    "remove it from mem0's messages table, VACUUM, then verify the raw bytes of every store file.",
+)
+@click.option(
+    "--keep-backups",
+    is_flag=True,
+    help="With --scrub: leave backup sets alone; each one that still holds the text is named (exit 1).",
+)
 @click.option("--dry-run", is_flag=True, help="Show what would be deleted (and where the text is now); change nothing.")
 @json_option()
 @output_options
 @hygiene_command
-def forget(store: StoreOptions, memory_ids: tuple[str, ...], scrub: bool, keep_backups: bool, dry_run: bool,
-           as_json: bool) -> None:
+def forget(
+    store: StoreOptions, memory_ids: tuple[str, ...], scrub: bool, keep_backups: bool, dry_run: bool, as_json: bool
+) -> None:
     """Delete memories through mem0's API (with the chains they superseded); --scrub erases their text.
 
     --scrub is the privacy/legal deletion path and edits mem0's history.db on purpose: old_memory and
@@ -125,18 +136,30 @@ def forget(store: StoreOptions, memory_ids: tuple[str, ...], scrub: bool, keep_b
         raise click.UsageError("--keep-backups only makes sense with --scrub")
     config = store.load()
     with progress_shown(as_json):
-        result = do_forget(config, list(memory_ids), scrub=scrub, dry_run=dry_run,  # offline embedder inside
-                           keep_backups=keep_backups)
+        result = do_forget(
+            config,
+            list(memory_ids),
+            scrub=scrub,
+            dry_run=dry_run,  # offline embedder inside
+            keep_backups=keep_backups,
+        )
     emit(result, as_json)
     if result.scrub and not result.dry_run and not result.verified:
         holding = result.copies_holding_text
         if holding:
-            click.echo("Error: the text is still found in these copies of the stores: "
-                       + ", ".join(f"{printable(c.path)} ({c.kind}{', kept with --keep-backups' if c.kept else ''})"
-                                   for c in holding), err=True)
+            click.echo(
+                "Error: the text is still found in these copies of the stores: "
+                + ", ".join(
+                    f"{printable(c.path)} ({c.kind}{', kept with --keep-backups' if c.kept else ''})" for c in holding
+                ),
+                err=True,
+            )
         live = [f.path for f in result.still_found if f.kind == "live"]
         if live or result.unverified or not holding:
             where = printable(", ".join(live) or ", ".join(result.unverified) or "-")
-            click.echo(f"Error: the erasure could not be verified: the text is still found in (or cannot be read "
-                       f"from) {where}", err=True)
+            click.echo(
+                f"Error: the erasure could not be verified: the text is still found in (or cannot be read "
+                f"from) {where}",
+                err=True,
+            )
         sys.exit(EXIT_FINDINGS)

@@ -28,19 +28,34 @@ def parse_scopes(values: tuple[str, ...]) -> dict[str, str]:
 
 @cli.command()
 @store_options
-@click.option("--scope", "scopes", multiple=True, metavar="KEY=VALUE",
-              help="Only the scopes matching it (user_id=, agent_id=, run_id=); repeat to narrow further.")
+@click.option(
+    "--scope",
+    "scopes",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Only the scopes matching it (user_id=, agent_id=, run_id=); repeat to narrow further.",
+)
 @click.option("--dry-run", is_flag=True, help="Only show the plan, never ask, change nothing.")
 @click.option("--apply", "apply_plan", is_flag=True, help="Apply the plan without asking.")
-@click.option("--neighbours", type=click.IntRange(1, 100), metavar="N",
-              help="How many nearest memories each memory is compared with (default: "
-                   "hygiene.write_decision.candidates, 5).")
+@click.option(
+    "--neighbours",
+    type=click.IntRange(1, 100),
+    metavar="N",
+    help="How many nearest memories each memory is compared with (default: hygiene.write_decision.candidates, 5).",
+)
 @click.option("--interactive", is_flag=True, hidden=True, help="Ask even without a terminal (tests).")
 @json_option("the plan", " (never asks: a dry run unless --apply)")
 @show_secrets_option
 @hygiene_command
-def consolidate(store: StoreOptions, scopes: tuple[str, ...], dry_run: bool, apply_plan: bool,
-                neighbours: int | None, interactive: bool, as_json: bool) -> None:
+def consolidate(
+    store: StoreOptions,
+    scopes: tuple[str, ...],
+    dry_run: bool,
+    apply_plan: bool,
+    neighbours: int | None,
+    interactive: bool,
+    as_json: bool,
+) -> None:
     """Merge duplicates, supersede older facts and invalidate contradicted ones, scope by scope.
 
     Each live memory is compared with its nearest neighbours in its own scope, using the embeddings
@@ -56,8 +71,9 @@ def consolidate(store: StoreOptions, scopes: tuple[str, ...], dry_run: bool, app
         raise click.UsageError("choose --dry-run or --apply, not both")
     scope = parse_scopes(scopes)
     config = store.load()  # the app's embedder picks the thresholds; it never runs (nothing is embedded)
-    asking = not dry_run and not apply_plan and not as_json and (
-        interactive or (sys.stdin.isatty() and sys.stdout.isatty()))
+    asking = (
+        not dry_run and not apply_plan and not as_json and (interactive or (sys.stdin.isatty() and sys.stdout.isatty()))
+    )
     plan = maintenance.consolidate(config, scope=scope, dry_run=not apply_plan, neighbours=neighbours)
     emit(plan, as_json)
     if not asking or not plan.steps:

@@ -119,8 +119,9 @@ def fitted_message(message: str) -> str:
     ctx = click.get_current_context(silent=True)
     given = ctx.params.get("config") if ctx is not None else None
     if given:
-        message = _CONFIG_HINT.sub(f"check that --config {given} is the app's config (the paths it gives are "
-                                   "named above)", message)
+        message = _CONFIG_HINT.sub(
+            f"check that --config {given} is the app's config (the paths it gives are named above)", message
+        )
     return printable(message)
 
 
@@ -128,16 +129,18 @@ def os_error_message(exc: OSError) -> str:
     """``cannot write /x/y: No such file or directory`` and what to do, from an OSError."""
     what = exc.filename or "a file"
     reason = exc.strerror or str(exc)
-    return (f"cannot use {what}: {reason}; check that the path exists and that you may read and write it"
-            if exc.filename else f"{reason}; check the paths given and the free space")
+    return (
+        f"cannot use {what}: {reason}; check that the path exists and that you may read and write it"
+        if exc.filename
+        else f"{reason}; check the paths given and the free space"
+    )
 
 
 def unexpected_message(exc: BaseException) -> str:
     """The one line shown for an error the tool did not foresee (a network error from the app's embedder,
     a bug): its type and message, and how to see the traceback."""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return (f"{type(exc).__name__}{': ' + text if text else ''} (unexpected; set {DEBUG_ENV}=1 to see the "
-            "traceback)")
+    return f"{type(exc).__name__}{': ' + text if text else ''} (unexpected; set {DEBUG_ENV}=1 to see the traceback)"
 
 
 @contextlib.contextmanager
@@ -156,9 +159,11 @@ def reported_errors() -> Iterator[None]:
     except Interrupted as exc:
         raise Stopped(printable(str(exc))) from exc
     except KeyboardInterrupt as exc:
-        raise Stopped("stopped at once (a second Ctrl-C, or between safe points); every multi-step operation is "
-                      "journaled, so nothing is half-done: running the same command again finishes what it "
-                      "started") from exc
+        raise Stopped(
+            "stopped at once (a second Ctrl-C, or between safe points); every multi-step operation is "
+            "journaled, so nothing is half-done: running the same command again finishes what it "
+            "started"
+        ) from exc
     except input_errors() as exc:
         raise BadInput(fitted_message(str(exc))) from exc
     except HygieneError as exc:
@@ -201,8 +206,13 @@ class StoreOptions:
         """The app's mem0 config dict with the shortcuts applied ({} = mem0's defaults)."""
         from ..config_loader import load_config
 
-        config = load_config(self.config, qdrant_path=self.qdrant_path, collection=self.collection,
-                             history_db=self.history_db, ledger=self.ledger)
+        config = load_config(
+            self.config,
+            qdrant_path=self.qdrant_path,
+            collection=self.collection,
+            history_db=self.history_db,
+            ledger=self.ledger,
+        )
         if self.history_dbs:  # the files given replace the config's hygiene.history_dbs
             config["hygiene"] = {**dict(config.get("hygiene") or {}), "history_dbs": list(self.history_dbs)}
         return config
@@ -236,15 +246,25 @@ def store_options(func: F | None = None, *, many_histories: bool = False) -> Any
         return func(*args, **kwargs)
 
     options = [
-        click.option("--config", "config", metavar="FILE|MODULE:ATTR",
-                     help="The app's mem0 config: a JSON/YAML file, or module:ATTRIBUTE naming a dict "
-                          "(or a function returning one). Default: mem0's defaults."),
+        click.option(
+            "--config",
+            "config",
+            metavar="FILE|MODULE:ATTR",
+            help="The app's mem0 config: a JSON/YAML file, or module:ATTRIBUTE naming a dict "
+            "(or a function returning one). Default: mem0's defaults.",
+        ),
         click.option("--qdrant-path", type=click.Path(), help="Local Qdrant folder (vector_store.config.path)."),
         click.option("--collection", help="Vector-store collection (vector_store.config.collection_name)."),
-        click.option("--history-db", type=click.Path(dir_okay=False), multiple=many_histories,
-                     metavar="[LABEL=]PATH" if many_histories else None,
-                     help="mem0's history database; repeat it for each host's, LABEL=PATH to name the host "
-                          "(default: the file's folder name)." if many_histories else "mem0's history database."),
+        click.option(
+            "--history-db",
+            type=click.Path(dir_okay=False),
+            multiple=many_histories,
+            metavar="[LABEL=]PATH" if many_histories else None,
+            help="mem0's history database; repeat it for each host's, LABEL=PATH to name the host "
+            "(default: the file's folder name)."
+            if many_histories
+            else "mem0's history database.",
+        ),
         click.option("--ledger", type=click.Path(dir_okay=False), help="The hygiene ledger (hygiene.ledger_path)."),
     ]
     decorated: Any = wrapper
@@ -267,8 +287,12 @@ def show_secrets_option(func: F) -> F:
         with revealing_secrets(bool(kwargs.pop("show_secrets", False))):
             return func(*args, **kwargs)
 
-    option = click.option("--show-secrets", "show_secrets", is_flag=True,
-                          help="Show credentials found in memory text in full (redacted by default).")
+    option = click.option(
+        "--show-secrets",
+        "show_secrets",
+        is_flag=True,
+        help="Show credentials found in memory text in full (redacted by default).",
+    )
     return cast(F, option(wrapper))
 
 
@@ -311,17 +335,30 @@ def output_options(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        options = OutputOptions(file=kwargs.pop("output_file", None), quiet=bool(kwargs.pop("quiet", False)),
-                                show_all=bool(kwargs.pop("show_all", False)))
+        options = OutputOptions(
+            file=kwargs.pop("output_file", None),
+            quiet=bool(kwargs.pop("quiet", False)),
+            show_all=bool(kwargs.pop("show_all", False)),
+        )
         click.get_current_context().meta[OUTPUT_KEY] = options
         return func(*args, **kwargs)
 
     options = [
-        click.option("-o", "--output", "output_file", type=OUTPUT_FILE, default=None,
-                     help="Write the report to FILE instead of stdout (plain text, or JSON with --json)."),
+        click.option(
+            "-o",
+            "--output",
+            "output_file",
+            type=OUTPUT_FILE,
+            default=None,
+            help="Write the report to FILE instead of stdout (plain text, or JSON with --json).",
+        ),
         click.option("-q", "--quiet", is_flag=True, help="Print no report and no progress; the exit status tells."),
-        click.option("--all", "show_all", is_flag=True,
-                     help=f"Print every row of a long list (default: a summary and the first {ROWS_SHOWN})."),
+        click.option(
+            "--all",
+            "show_all",
+            is_flag=True,
+            help=f"Print every row of a long list (default: a summary and the first {ROWS_SHOWN}).",
+        ),
     ]
     decorated: Any = wrapper
     for option in reversed(options):
@@ -356,8 +393,15 @@ def render_plain(renderable: Any, width: int = 100) -> str:
 
     from rich.console import Console
 
-    console = Console(file=io.StringIO(), width=width, no_color=True, color_system=None, highlight=False,
-                      emoji=False, force_terminal=False)
+    console = Console(
+        file=io.StringIO(),
+        width=width,
+        no_color=True,
+        color_system=None,
+        highlight=False,
+        emoji=False,
+        force_terminal=False,
+    )
     with rows_limit():
         console.print(renderable, crop=False)
     text = console.file.getvalue()  # type: ignore[attr-defined]

@@ -14,9 +14,13 @@ def ledger() -> None:
 
 @ledger.command()
 @store_options
-@click.option("--to", "to_url", required=True, metavar="postgresql://USER:PASSWORD@HOST/DB",
-              help="The PostgreSQL database to copy the ledger into (empty; add ?options=-csearch_path%3DNAME "
-                   "for a schema).")
+@click.option(
+    "--to",
+    "to_url",
+    required=True,
+    metavar="postgresql://USER:PASSWORD@HOST/DB",
+    help="The PostgreSQL database to copy the ledger into (empty; add ?options=-csearch_path%3DNAME for a schema).",
+)
 @json_option()
 @hygiene_command
 def migrate(store: StoreOptions, to_url: str, as_json: bool) -> None:

@@ -53,8 +53,12 @@ from .progress import progress_shown
 @cli.command()
 @store_options
 @click.option("--dry-run", is_flag=True, help="Only list what would be deleted and compacted.")
-@click.option("--unused", metavar="DURATION", type=DURATION,
-              help="Also list live memories neither used nor confirmed for this long (e.g. 180d).")
+@click.option(
+    "--unused",
+    metavar="DURATION",
+    type=DURATION,
+    help="Also list live memories neither used nor confirmed for this long (e.g. 180d).",
+)
 @click.option("--yes", is_flag=True, help="With --unused: delete those memories too.")
 @json_option()
 @output_options
@@ -77,8 +81,10 @@ def prune(store: StoreOptions, dry_run: bool, unused: str | None, yes: bool, as_
         result = maintenance.prune(config, dry_run=dry_run, unused=unused, delete_unused=yes)
     emit(result, as_json)
     if result.unused and not result.unused_deleted and not yes:
-        note(f"{plural(len(result.unused), 'unused memory', 'unused memories')} listed, not deleted: run again "
-             "with --yes to delete them (or confirm the ones still true)")
+        note(
+            f"{plural(len(result.unused), 'unused memory', 'unused memories')} listed, not deleted: run again "
+            "with --yes to delete them (or confirm the ones still true)"
+        )
 
 
 # --------------------------------------------------------------------------------------------- schedule
@@ -107,24 +113,50 @@ def _absolute_store_args(store: StoreOptions) -> list[str]:
 @store_options
 @click.option("--systemd", "kind", flag_value="systemd", help="A systemd service + timer (Persistent=true).")
 @click.option("--cron", "kind", flag_value="cron", help="A crontab line.")
-@click.option("--every", default="24h", show_default=True, type=INTERVAL,
-              help="How often: 15m, 30m, 1h, 6h, 12h, 24h (daily at --at) or 7d (Mondays at --at).")
+@click.option(
+    "--every",
+    default="24h",
+    show_default=True,
+    type=INTERVAL,
+    help="How often: 15m, 30m, 1h, 6h, 12h, 24h (daily at --at) or 7d (Mondays at --at).",
+)
 @click.option("--at", "at", default="03:30", show_default=True, help="Time of day (HH:MM) for daily/weekly runs.")
-@click.option("--backup-dir", type=click.Path(file_okay=False),
-              help="Also run `mem0-hygiene backup DIR` first (the prune runs only after a good backup).")
+@click.option(
+    "--backup-dir",
+    type=click.Path(file_okay=False),
+    help="Also run `mem0-hygiene backup DIR` first (the prune runs only after a good backup).",
+)
 @click.option("--keep", type=click.IntRange(1), help="With --backup-dir: keep this many backups.")
-@click.option("--unused", metavar="DURATION", type=DURATION,
-              help="Pass --unused DURATION to the scheduled prune (lists only).")
+@click.option(
+    "--unused", metavar="DURATION", type=DURATION, help="Pass --unused DURATION to the scheduled prune (lists only)."
+)
 @click.option("--name", default="mem0-hygiene", show_default=True, help="Unit name (NAME.service, NAME.timer).")
 @click.option("--user", help="Run the service as this user (default: you), so the store files keep their owner.")
 @click.option("--install", is_flag=True, help="Write the unit files (systemd only); prints the systemctl commands.")
-@click.option("--unit-dir", default="/etc/systemd/system", show_default=True, type=click.Path(file_okay=False),
-              help="Where --install writes the unit files.")
+@click.option(
+    "--unit-dir",
+    default="/etc/systemd/system",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="Where --install writes the unit files.",
+)
 @json_option("the schedule")
 @output_options
 @hygiene_command
-def schedule(store: StoreOptions, kind: str | None, every: str, at: str, backup_dir: str | None, keep: int | None,
-             unused: str | None, name: str, user: str | None, install: bool, unit_dir: str, as_json: bool) -> None:
+def schedule(
+    store: StoreOptions,
+    kind: str | None,
+    every: str,
+    at: str,
+    backup_dir: str | None,
+    keep: int | None,
+    unused: str | None,
+    name: str,
+    user: str | None,
+    install: bool,
+    unit_dir: str,
+    as_json: bool,
+) -> None:
     """Print (or --install) a schedule that runs prune, and backup with --backup-dir, from outside the app.
 
     The config path is baked in as an absolute path. A local Qdrant store cannot be opened while the
@@ -144,15 +176,27 @@ def schedule(store: StoreOptions, kind: str | None, every: str, at: str, backup_
     local_qdrant = vs.path if vs.provider == "qdrant" and vs.is_local else None
     env = {k: os.environ[k] for k in ("MEM0_DIR",) if os.environ.get(k)}
     plan = build_schedule(
-        kind, _absolute_store_args(store), every=every, at=at, backup_dir=backup_dir, keep=keep,
-        prune_args=["--unused", unused] if unused else [], name=name, user=user, environment=env,
-        local_qdrant=local_qdrant, unit_dir=unit_dir,
+        kind,
+        _absolute_store_args(store),
+        every=every,
+        at=at,
+        backup_dir=backup_dir,
+        keep=keep,
+        prune_args=["--unused", unused] if unused else [],
+        name=name,
+        user=user,
+        environment=env,
+        local_qdrant=local_qdrant,
+        unit_dir=unit_dir,
     )
     for warning in plan.warnings:
         click.echo(f"warning: {printable(warning)}", err=True)
     if not store.config and not any(getattr(store, n) for n in ("qdrant_path", "history_db", "ledger", "collection")):
-        click.echo("warning: no --config given: the job will use mem0's defaults as its user sees them; pass "
-                   "--config FILE (the app's config) to be sure it maintains the app's store", err=True)
+        click.echo(
+            "warning: no --config given: the job will use mem0's defaults as its user sees them; pass "
+            "--config FILE (the app's config) to be sure it maintains the app's store",
+            err=True,
+        )
     if as_json:
         emit_json(plan.to_dict())
         return
@@ -161,8 +205,10 @@ def schedule(store: StoreOptions, kind: str | None, every: str, at: str, backup_
         lines += [f"wrote {path}" for path in install_units(plan, unit_dir)]
         lines += ["now enable it (as root):", *(f"  {line}" for line in plan.enable)]
     elif kind == "cron":
-        lines += ["# mem0-hygiene maintenance; add with `crontab -e` (as the user that owns the store files)",
-                  plan.cron_line]
+        lines += [
+            "# mem0-hygiene maintenance; add with `crontab -e` (as the user that owns the store files)",
+            plan.cron_line,
+        ]
     else:
         for unit in plan.files:
             lines += [f"# ---- {os.path.join(unit_dir, unit.name)}", unit.text.rstrip("\n")]
@@ -180,8 +226,9 @@ def _show_item(console: Any, index: int, total: int, item: Any) -> None:
     age = "-" if item.age_days is None else f"{item.age_days:g} days"
     scope = ", ".join(f"{k}={v}" for k, v in item.scope.items()) or "-"
     console.print(Text(f"  source: {printable(item.source or 'unknown')} ({item.source_kind})"))
-    console.print(Text(f"  last confirmed: {printable((item.confirmed_at or '-')[:10])} ({age} ago); "
-                       f"scope: {printable(scope)}"))
+    console.print(
+        Text(f"  last confirmed: {printable((item.confirmed_at or '-')[:10])} ({age} ago); scope: {printable(scope)}")
+    )
     console.print(Text(f"  id: {printable(item.memory_id)}", style="dim"))
 
 
@@ -203,11 +250,16 @@ def _open_for_review(config: dict[str, Any]) -> tuple[Any, Any, dict[str, str]]:
     except StoreLocked:
         target = resolve(config)
         held = f"the app holds the vector store at {target.lock_holder() or target.vector_path}"
-        return target, None, {
-            "s": f"{held} (the new fact is stored there); stop the app and review again, or in the app: "
-                 "m.supersede(id, 'new fact', source=...)",
-            "d": f"{held} (deletes go through mem0's API); stop the app and review again, or in the app: m.delete(id)",
-        }
+        return (
+            target,
+            None,
+            {
+                "s": f"{held} (the new fact is stored there); stop the app and review again, or in the app: "
+                "m.supersede(id, 'new fact', source=...)",
+                "d": f"{held} (deletes go through mem0's API); stop the app and review again, or in the app: "
+                "m.delete(id)",
+            },
+        )
 
 
 def _note_ledger_only(config: dict[str, Any]) -> None:
@@ -217,9 +269,11 @@ def _note_ledger_only(config: dict[str, Any]) -> None:
     target = resolve(config)
     holder = None if target.read_only_reason() else target.lock_holder()  # read-only: read from the store's file
     if holder:
-        note(f"note: the app holds the vector store at {printable(holder)}, so the queue is read from the ledger "
-             "alone: memories plain mem0 wrote join it once adopted (`mem0-hygiene adopt` while the app is "
-             "stopped, or m.adopt() in the app)")
+        note(
+            f"note: the app holds the vector store at {printable(holder)}, so the queue is read from the ledger "
+            "alone: memories plain mem0 wrote join it once adopted (`mem0-hygiene adopt` while the app is "
+            "stopped, or m.adopt() in the app)"
+        )
 
 
 KEY_NAMES = {"s": "supersede", "d": "delete"}
@@ -227,19 +281,34 @@ KEY_NAMES = {"s": "supersede", "d": "delete"}
 
 @cli.command()
 @store_options
-@click.option("--older-than", metavar="DURATION", type=DURATION,
-              help="Due when last confirmed longer ago (default: the config's hygiene.review_older_than, 90d).")
+@click.option(
+    "--older-than",
+    metavar="DURATION",
+    type=DURATION,
+    help="Due when last confirmed longer ago (default: the config's hygiene.review_older_than, 90d).",
+)
 @click.option("--limit", type=click.IntRange(1), default=20, show_default=True, help="How many at most.")
-@click.option("--source", "answer_source", metavar="TEXT",
-              help="Source recorded for facts typed in as supersedes (default: 'review YYYY-MM-DD').")
+@click.option(
+    "--source",
+    "answer_source",
+    metavar="TEXT",
+    help="Source recorded for facts typed in as supersedes (default: 'review YYYY-MM-DD').",
+)
 @click.option("--list", "list_only", is_flag=True, help="Only print the queue, never ask.")
 @click.option("--interactive", is_flag=True, hidden=True, help="Ask even without a terminal (tests).")
 @json_option("the queue", " (implies --list)")
 @show_secrets_option
 @output_options
 @hygiene_command
-def review(store: StoreOptions, older_than: str | None, limit: int, answer_source: str | None, list_only: bool,
-           interactive: bool, as_json: bool) -> None:
+def review(
+    store: StoreOptions,
+    older_than: str | None,
+    limit: int,
+    answer_source: str | None,
+    list_only: bool,
+    interactive: bool,
+    as_json: bool,
+) -> None:
     """Review the memories whose confirmation is oldest: confirm, supersede, invalidate or skip each.
 
     In a terminal it asks, one memory at a time: c=confirm (still true), s=supersede (type the new
@@ -269,8 +338,10 @@ def review(store: StoreOptions, older_than: str | None, limit: int, answer_sourc
             return
         for key, why in off.items():
             click.echo(f"note: {KEY_NAMES[key]} is off in this session: {printable(why)}", err=True)
-        click.echo(f"{plural(len(queue.items), 'memory', 'memories')} to review, oldest confirmation first; each "
-                   "answer is saved at once.")
+        click.echo(
+            f"{plural(len(queue.items), 'memory', 'memories')} to review, oldest confirmation first; each "
+            "answer is saved at once."
+        )
         seen = 0
         for index, item in enumerate(queue.items, 1):
             _show_item(console, index, len(queue.items), item)
@@ -280,9 +351,11 @@ def review(store: StoreOptions, older_than: str | None, limit: int, answer_sourc
             seen += 1
         left = len(queue.items) - seen
         answered = done["confirmed"] + done["superseded"] + done["invalidated"] + done["deleted"]
-        click.echo(f"saved {plural(answered, 'answer', 'answers')} ({done['confirmed']} confirmed, "
-                   f"{done['superseded']} superseded, {done['invalidated']} invalidated, {done['deleted']} deleted), "
-                   f"{done['skipped']} skipped, {left} not reached")
+        click.echo(
+            f"saved {plural(answered, 'answer', 'answers')} ({done['confirmed']} confirmed, "
+            f"{done['superseded']} superseded, {done['invalidated']} invalidated, {done['deleted']} deleted), "
+            f"{done['skipped']} skipped, {left} not reached"
+        )
     finally:
         if m is not None:
             m.close()
@@ -294,9 +367,17 @@ def _review_one(target: Any, m: Any, item: Any, source: str, done: dict[str, int
     from .. import maintenance
 
     while True:
-        menu = " ".join(f"{key}={name}" + (" (off)" if key in off else "") for key, name in
-                        (("c", "confirm"), ("s", "supersede"), ("i", "invalidate"), ("d", "delete"), ("k", "skip"),
-                         ("q", "quit")))
+        menu = " ".join(
+            f"{key}={name}" + (" (off)" if key in off else "")
+            for key, name in (
+                ("c", "confirm"),
+                ("s", "supersede"),
+                ("i", "invalidate"),
+                ("d", "delete"),
+                ("k", "skip"),
+                ("q", "quit"),
+            )
+        )
         try:
             answer = click.prompt(menu, type=click.Choice(["c", "s", "i", "d", "k", "q"]), show_choices=False)
             if answer in off:
@@ -400,8 +481,7 @@ def invalidate(store: StoreOptions, memory_id: str, reason: str, dry_run: bool, 
 @show_secrets_option
 @output_options
 @hygiene_command
-def supersede(store: StoreOptions, memory_id: str, text: str, source: str | None, dry_run: bool,
-              as_json: bool) -> None:
+def supersede(store: StoreOptions, memory_id: str, text: str, source: str | None, dry_run: bool, as_json: bool) -> None:
     """Replace a memory by a new fact, keeping the chain (the old one is hidden and points at the new).
 
     The new fact is embedded with the app's own embedder (from --config), so this needs that
@@ -409,8 +489,9 @@ def supersede(store: StoreOptions, memory_id: str, text: str, source: str | None
     """
     from .. import maintenance
 
-    result = maintenance.supersede(store.load(), memory_id, text,
-                                   source=source or f"review {date.today().isoformat()}", dry_run=dry_run)
+    result = maintenance.supersede(
+        store.load(), memory_id, text, source=source or f"review {date.today().isoformat()}", dry_run=dry_run
+    )
     emit(result, as_json)
 
 
@@ -419,8 +500,13 @@ def supersede(store: StoreOptions, memory_id: str, text: str, source: str | None
 
 @cli.command()
 @store_options
-@click.option("--since", default="1d", show_default=True, type=WINDOW,
-              help="The window: a duration back from now (1d, 12h, 2w) or an ISO time (2026-08-01).")
+@click.option(
+    "--since",
+    default="1d",
+    show_default=True,
+    type=WINDOW,
+    help="The window: a duration back from now (1d, 12h, 2w) or an ISO time (2026-08-01).",
+)
 @json_option("the digest")
 @show_secrets_option
 @output_options
@@ -478,5 +564,7 @@ def adopt(store: StoreOptions, as_json: bool) -> None:
     if as_json:
         emit_json({"adopted": added})
         return
-    write_output(f"adopted {plural(added, 'memory', 'memories')} (source 'unknown')"
-                 + ("; review them: mem0-hygiene review" if added else ": every memory already had a ledger row"))
+    write_output(
+        f"adopted {plural(added, 'memory', 'memories')} (source 'unknown')"
+        + ("; review them: mem0-hygiene review" if added else ": every memory already had a ledger row")
+    )

@@ -11,9 +11,14 @@ from .group import StoreOptions, cli, hygiene_command, store_options
 @store_options
 @click.option("--user-id", "user_id", metavar="USER", help="The user whose memories the session reads and writes.")
 @click.option("--agent-id", "agent_id", metavar="AGENT", help="The agent whose memories the session reads and writes.")
-@click.option("--http", "http", metavar="HOST:PORT", default=None,
-              help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (loopback addresses only: the "
-                   "tools have no authentication).")
+@click.option(
+    "--http",
+    "http",
+    metavar="HOST:PORT",
+    default=None,
+    help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (loopback addresses only: the "
+    "tools have no authentication).",
+)
 @hygiene_command
 def mcp_command(store: StoreOptions, user_id: str | None, agent_id: str | None, http: str | None) -> None:
     """Serve memory tools to an agent over MCP (stdio by default): remember, recall, correct, invalidate,

@@ -13,8 +13,10 @@ from typing import Any
 
 import click
 
-LARGE_LOCAL = re.compile(r"Local mode is not recommended for collections with more than ([\d,]+) points\. "
-                         r"Collection <(?P<name>[^>]*)> contains (?P<count>\d+) points")
+LARGE_LOCAL = re.compile(
+    r"Local mode is not recommended for collections with more than ([\d,]+) points\. "
+    r"Collection <(?P<name>[^>]*)> contains (?P<count>\d+) points"
+)
 
 _shown: set[str] = set()
 
@@ -25,17 +27,20 @@ def large_store_note(message: str) -> str | None:
     if not match:
         return None
     count = int(match.group("count"))
-    return (f"note: the local Qdrant collection {match.group('name')} holds {count:,} points; local mode loads "
-            "them all into memory each time the store is opened (slow above 20,000). For a store this size run a "
-            "Qdrant server and point vector_store.config url/host at it")
+    return (
+        f"note: the local Qdrant collection {match.group('name')} holds {count:,} points; local mode loads "
+        "them all into memory each time the store is opened (slow above 20,000). For a store this size run a "
+        "Qdrant server and point vector_store.config url/host at it"
+    )
 
 
 def install() -> None:
     """Show local Qdrant's large-collection warning once per run as :func:`large_store_note` on stderr."""
     previous = warnings.showwarning
 
-    def show(message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None,
-             line: str | None = None) -> None:
+    def show(
+        message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None, line: str | None = None
+    ) -> None:
         note = large_store_note(str(message)) if issubclass(category, UserWarning) else None
         if note is None:
             previous(message, category, filename, lineno, file, line)

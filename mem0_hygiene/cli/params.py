@@ -103,8 +103,11 @@ class DestinationFolder(click.ParamType):
             while parent and not os.path.exists(parent):
                 parent = os.path.dirname(parent)
             if not os.path.isdir(parent) or not os.access(parent, os.W_OK | os.X_OK) or _pseudo(parent):
-                self.fail(f"cannot create the folder {value}: {parent} is not writable; choose a folder you can "
-                          "write", param, ctx)
+                self.fail(
+                    f"cannot create the folder {value}: {parent} is not writable; choose a folder you can write",
+                    param,
+                    ctx,
+                )
         return str(value)
 
 

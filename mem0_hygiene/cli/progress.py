@@ -37,8 +37,11 @@ class RichProgress:
         task = self.tasks[phase]
         info = self.progress.tasks[task] if isinstance(task, int) else None
         done = info.completed if info is not None else 0
-        self.progress.update(task, total=max(done, 1) if info is None or info.total is None else info.total,
-                             completed=done if info is None or info.total is None else info.total)
+        self.progress.update(
+            task,
+            total=max(done, 1) if info is None or info.total is None else info.total,
+            completed=done if info is None or info.total is None else info.total,
+        )
         self.progress.stop_task(task)
 
     def close(self, finished: bool = True) -> None:
@@ -70,9 +73,15 @@ def progress_shown(as_json: bool = False) -> Iterator[None]:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    progress = Progress(SpinnerColumn(finished_text="[green]✓[/green]"), TextColumn("{task.description}"),
-                        BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        console=Console(stderr=True), transient=False)
+    progress = Progress(
+        SpinnerColumn(finished_text="[green]✓[/green]"),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=False,
+    )
     display = RichProgress(progress)
     with progress, reporting(display):
         try:

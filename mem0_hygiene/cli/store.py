@@ -48,23 +48,45 @@ def where(store: StoreOptions, as_json: bool) -> None:
 
 @cli.command()
 @store_options
-@click.option("--to", "to_dir", required=True, type=click.Path(file_okay=False),
-              help="Destination folder: the store goes to DIR/qdrant (SQLite files keep their names).")
-@click.option("--with-sqlite", is_flag=True,
-              help="Also move mem0's history.db, the ledger and the files beside it: its backup record and "
-                   "registry of copies (SQLite with VACUUM INTO).")
+@click.option(
+    "--to",
+    "to_dir",
+    required=True,
+    type=click.Path(file_okay=False),
+    help="Destination folder: the store goes to DIR/qdrant (SQLite files keep their names).",
+)
+@click.option(
+    "--with-sqlite",
+    is_flag=True,
+    help="Also move mem0's history.db, the ledger and the files beside it: its backup record and "
+    "registry of copies (SQLite with VACUUM INTO).",
+)
 @click.option("--dry-run", is_flag=True, help="Check and show what would move; write nothing.")
-@click.option("--remove-source", is_flag=True,
-              help="Leave no link at the old paths: readers of them then find nothing (the output says where "
-                   "each store went).")
-@click.option("--update-config", "update_config", type=click.Path(dir_okay=False), default=None,
-              help="The app's JSON or YAML config file to rewrite with the new paths (other keys and YAML "
-                   "comments kept), instead of printing the keys to merge by hand.")
+@click.option(
+    "--remove-source",
+    is_flag=True,
+    help="Leave no link at the old paths: readers of them then find nothing (the output says where each store went).",
+)
+@click.option(
+    "--update-config",
+    "update_config",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="The app's JSON or YAML config file to rewrite with the new paths (other keys and YAML "
+    "comments kept), instead of printing the keys to merge by hand.",
+)
 @json_option()
 @output_options
 @hygiene_command
-def relocate(store: StoreOptions, to_dir: str, with_sqlite: bool, dry_run: bool, remove_source: bool,
-             update_config: str | None, as_json: bool) -> None:
+def relocate(
+    store: StoreOptions,
+    to_dir: str,
+    with_sqlite: bool,
+    dry_run: bool,
+    remove_source: bool,
+    update_config: str | None,
+    as_json: bool,
+) -> None:
     """Move a local Qdrant store (and with --with-sqlite, history.db and the ledger) to DIR.
 
     Refuses while another process has the store open. Copies, verifies point counts and a sample of
@@ -78,8 +100,14 @@ def relocate(store: StoreOptions, to_dir: str, with_sqlite: bool, dry_run: bool,
 
     config = store.load()
     with progress_shown(as_json):
-        result = do_relocate(config, to_dir, include_sqlite=with_sqlite, dry_run=dry_run,
-                             remove_source=remove_source, update_config=update_config)
+        result = do_relocate(
+            config,
+            to_dir,
+            include_sqlite=with_sqlite,
+            dry_run=dry_run,
+            remove_source=remove_source,
+            update_config=update_config,
+        )
     if as_json:
         emit_json(result.to_dict())
         return

@@ -46,8 +46,14 @@ NO_WRAP = frozenset({"when", "written"})
 
 TEXT_MIN = 16
 
-_HTML_COLOURS = {"green": "#2e7d32", "yellow": "#b26a00", "bold yellow": "#b26a00", "magenta": "#6a1b9a",
-                 "red": "#c62828", "dim": "#777777"}
+_HTML_COLOURS = {
+    "green": "#2e7d32",
+    "yellow": "#b26a00",
+    "bold yellow": "#b26a00",
+    "magenta": "#6a1b9a",
+    "red": "#c62828",
+    "dim": "#777777",
+}
 
 _ROWS_SHOWN: ContextVar[int | None] = ContextVar("mem0_hygiene_rows_shown", default=None)
 
@@ -76,16 +82,23 @@ def _split(cell: object) -> tuple[str, str]:
     return ("-" if cell is None else str(cell)), ""
 
 
-def rich_table(title: str, headers: Sequence[str], rows: Iterable[Sequence[object]], *,
-               caption: str | None = None) -> Table:
+def rich_table(
+    title: str, headers: Sequence[str], rows: Iterable[Sequence[object]], *, caption: str | None = None
+) -> Table:
     """A rich Table; each cell is text or ``(text, style)`` with a style from :data:`STATE_STYLES`.
     Texts are shown literally (no markup)."""
-    table = Table(title=Text(printable(title), style="bold"),
-                  caption=Text(printable(caption)) if caption else None, box=box.SIMPLE_HEAD,
-                  title_justify="left", caption_justify="left", show_lines=False)
+    table = Table(
+        title=Text(printable(title), style="bold"),
+        caption=Text(printable(caption)) if caption else None,
+        box=box.SIMPLE_HEAD,
+        title_justify="left",
+        caption_justify="left",
+        show_lines=False,
+    )
     for header in headers:
-        table.add_column(header, overflow="fold", no_wrap=header in NO_WRAP,
-                         min_width=TEXT_MIN if header == "text" else None)
+        table.add_column(
+            header, overflow="fold", no_wrap=header in NO_WRAP, min_width=TEXT_MIN if header == "text" else None
+        )
     limit = _ROWS_SHOWN.get()
     rows = list(rows)
     for row in rows if limit is None else rows[:limit]:
@@ -100,8 +113,14 @@ def rich_table(title: str, headers: Sequence[str], rows: Iterable[Sequence[objec
     return table
 
 
-def html_table(title: str, headers: Sequence[str], rows: Iterable[Sequence[object]], *,
-               caption: str | None = None, cls: str = "m0h-result") -> str:
+def html_table(
+    title: str,
+    headers: Sequence[str],
+    rows: Iterable[Sequence[object]],
+    *,
+    caption: str | None = None,
+    cls: str = "m0h-result",
+) -> str:
     """The same rows as an HTML fragment: a heading, a table with inline styles, an optional note."""
     head = "".join(f'<th style="{CELL_STYLE}">{html.escape(h)}</th>' for h in headers)
     body = []
@@ -115,8 +134,10 @@ def html_table(title: str, headers: Sequence[str], rows: Iterable[Sequence[objec
                 escaped = f'<span style="color:{colour}">{escaped}</span>'
             cells.append(f'<td style="{CELL_STYLE}">{escaped}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")
-    parts = [f"<div class=\"{html.escape(cls)}\"><strong>{html.escape(printable(title))}</strong>",
-             f'<table style="{TABLE_STYLE}"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>']
+    parts = [
+        f'<div class="{html.escape(cls)}"><strong>{html.escape(printable(title))}</strong>',
+        f'<table style="{TABLE_STYLE}"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>',
+    ]
     if caption:
         parts.append(f"<p>{html.escape(printable(caption))}</p>")
     parts.append("</div>")

@@ -24,6 +24,7 @@ def redact_secrets(value: str) -> tuple[str, list[str]]:
 
     return redact(value)
 
+
 # Line/paragraph separators and bidirectional controls: they reorder or break what the reader sees.
 INVISIBLE = frozenset([0x2028, 0x2029, 0x200E, 0x200F, 0x061C, *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
 """Code points that are not control characters but still move or hide text: line and paragraph separators,

@@ -192,8 +192,11 @@ class AsyncMemory(Mem0AsyncMemory):
         gate = _Gate()
         object.__setattr__(self, "_sync", memory)
         object.__setattr__(self, "_gate", gate)
-        object.__setattr__(self, "_pool", ThreadPoolExecutor(
-            max_workers=min(32, (os.cpu_count() or 1) + 4), thread_name_prefix="mem0-hygiene-async"))
+        object.__setattr__(
+            self,
+            "_pool",
+            ThreadPoolExecutor(max_workers=min(32, (os.cpu_count() or 1) + 4), thread_name_prefix="mem0-hygiene-async"),
+        )
         memory.llm = _SteppingOutLLM(memory.llm, gate)
 
     # mem0's instance attributes are the wrapped Memory's (it replaces vector_store and db on reset)
@@ -261,9 +264,21 @@ class AsyncMemory(Mem0AsyncMemory):
         """mem0's ``add`` plus provenance and expiry (see ``Memory.add``). ``llm``: a LangChain chat model for a
         procedural memory (``memory_type="procedural_memory"`` with an ``agent_id``), as in mem0."""
         call = functools.partial(
-            self._sync.add, messages, user_id=user_id, agent_id=agent_id, run_id=run_id, metadata=metadata,
-            timestamp=timestamp, expiration_date=expiration_date, infer=infer, memory_type=memory_type,
-            prompt=prompt, source=source, source_kind=source_kind, ttl=ttl, expires_at=expires_at,
+            self._sync.add,
+            messages,
+            user_id=user_id,
+            agent_id=agent_id,
+            run_id=run_id,
+            metadata=metadata,
+            timestamp=timestamp,
+            expiration_date=expiration_date,
+            infer=infer,
+            memory_type=memory_type,
+            prompt=prompt,
+            source=source,
+            source_kind=source_kind,
+            ttl=ttl,
+            expires_at=expires_at,
             topic_key=topic_key,
         )
         if llm is not None and agent_id is not None and memory_type == _PROCEDURAL:
@@ -296,8 +311,17 @@ class AsyncMemory(Mem0AsyncMemory):
         **kwargs: Any,
     ) -> dict[str, Any]:
         """mem0's ``get_all`` over live memories only (see ``Memory.get_all``)."""
-        return await self._call(self._sync.get_all, filters=filters, top_k=top_k, show_expired=show_expired,
-                                include_stale=include_stale, as_of=as_of, since=since, until=until, **kwargs)
+        return await self._call(
+            self._sync.get_all,
+            filters=filters,
+            top_k=top_k,
+            show_expired=show_expired,
+            include_stale=include_stale,
+            as_of=as_of,
+            since=since,
+            until=until,
+            **kwargs,
+        )
 
     async def search(
         self,
@@ -319,9 +343,20 @@ class AsyncMemory(Mem0AsyncMemory):
         """mem0's ``search`` over live memories only; ``top_k=k`` returns min(k, live matches) (see
         ``Memory.search``)."""
         return await self._call(
-            self._sync.search, query, top_k=top_k, filters=filters, threshold=threshold, rerank=rerank,
-            explain=explain, reference_date=reference_date, show_expired=show_expired, include_stale=include_stale,
-            as_of=as_of, since=since, until=until, **kwargs,
+            self._sync.search,
+            query,
+            top_k=top_k,
+            filters=filters,
+            threshold=threshold,
+            rerank=rerank,
+            explain=explain,
+            reference_date=reference_date,
+            show_expired=show_expired,
+            include_stale=include_stale,
+            as_of=as_of,
+            since=since,
+            until=until,
+            **kwargs,
         )
 
     async def update(
@@ -340,8 +375,9 @@ class AsyncMemory(Mem0AsyncMemory):
         """mem0's ``delete``, plus the memories this one superseded and a tombstone (see ``Memory.delete``)."""
         return await self._call(self._sync.delete, memory_id)
 
-    async def delete_all(self, user_id: str | None = None, agent_id: str | None = None,
-                         run_id: str | None = None) -> dict[str, Any]:
+    async def delete_all(
+        self, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
+    ) -> dict[str, Any]:
         """mem0's ``AsyncMemory.delete_all``: a memory that fails to delete is logged and the rest are deleted all
         the same; the scope's ledger rows (and their chains) are tombstoned first, the failed ones restored
         (see ``Memory.delete_all_each``)."""
@@ -374,16 +410,26 @@ class AsyncMemory(Mem0AsyncMemory):
         metadata: dict[str, Any] | None = None,
     ) -> str:
         """Replace ``old_id`` by a new fact (``text``) or an existing memory (``new_id=``); returns the new id."""
-        return await self._call(self._sync.supersede, old_id, text, new_id=new_id, source=source,
-                                source_kind=source_kind, ttl=ttl, expires_at=expires_at, topic_key=topic_key,
-                                metadata=metadata)
+        return await self._call(
+            self._sync.supersede,
+            old_id,
+            text,
+            new_id=new_id,
+            source=source,
+            source_kind=source_kind,
+            ttl=ttl,
+            expires_at=expires_at,
+            topic_key=topic_key,
+            metadata=metadata,
+        )
 
     async def invalidate(self, memory_id: str, reason: str = "") -> None:
         """Declare a memory untrue (soft delete with a date); kept for audit until prune."""
         await self._call(self._sync.invalidate, memory_id, reason)
 
-    async def review_queue(self, older_than: timedelta | str | None = None, limit: int = 20,
-                           filters: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    async def review_queue(
+        self, older_than: timedelta | str | None = None, limit: int = 20, filters: dict[str, Any] | None = None
+    ) -> list[dict[str, Any]]:
         """Live, non-expiring memories due for review, oldest confirmation first (see ``Memory.review_queue``)."""
         return await self._call(self._sync.review_queue, older_than, limit, filters)
 

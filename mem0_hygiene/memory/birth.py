@@ -42,12 +42,20 @@ BIRTH_REPLACES_HOW = "hygiene_replaces_how"
 """How: "supersede", or "invalidate" with the reason after a colon ("invalidate:negation cue 'no longer'")."""
 BIRTH_HOLDER = "id"
 """The payload key holding the birth facts (a dict): one mem0 never writes and never shows as metadata."""
-BIRTH_KEYS = (BIRTH_SOURCE, BIRTH_SOURCE_KIND, BIRTH_EXPIRES, BIRTH_QUARANTINED, BIRTH_TOPIC, BIRTH_REPLACES,
-              BIRTH_REPLACES_HOW)
+BIRTH_KEYS = (
+    BIRTH_SOURCE,
+    BIRTH_SOURCE_KIND,
+    BIRTH_EXPIRES,
+    BIRTH_QUARANTINED,
+    BIRTH_TOPIC,
+    BIRTH_REPLACES,
+    BIRTH_REPLACES_HOW,
+)
 
 
-def birth_facts(source: str | None, kind: str, expires: str | None, quarantined: bool,
-                topic_key: str | None) -> dict[str, Any]:
+def birth_facts(
+    source: str | None, kind: str, expires: str | None, quarantined: bool, topic_key: str | None
+) -> dict[str, Any]:
     """The facts that let a lost ledger row be rebuilt (only the ones with a value); the payload carries
     them as ``{BIRTH_HOLDER: facts}`` (see :func:`birth_metadata`)."""
     out: dict[str, Any] = {BIRTH_SOURCE_KIND: kind}
@@ -129,10 +137,15 @@ def point_item(point: Any, memory_id: str | None = None) -> dict[str, Any]:
     the id it was fetched by (else the point's own). A payload that is not a dict counts as empty."""
     raw = getattr(point, "payload", None)
     payload = dict(raw) if isinstance(raw, dict) else {}
-    return {"id": memory_id if memory_id is not None else str(point.id), "payload": payload,
-            "created_at": payload.get("created_at"),
-            "expiration_date": payload.get("expiration_date"), "user_id": payload.get("user_id"),
-            "agent_id": payload.get("agent_id"), "run_id": payload.get("run_id")}
+    return {
+        "id": memory_id if memory_id is not None else str(point.id),
+        "payload": payload,
+        "created_at": payload.get("created_at"),
+        "expiration_date": payload.get("expiration_date"),
+        "user_id": payload.get("user_id"),
+        "agent_id": payload.get("agent_id"),
+        "run_id": payload.get("run_id"),
+    }
 
 
 def adoption_row(item: dict[str, Any], now: Callable[[], datetime]) -> LedgerRow:

@@ -77,6 +77,7 @@ class LedgerBufferMixin:
     vector_store: Any
 
     if TYPE_CHECKING:
+
         def now(self) -> datetime: ...
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -117,8 +118,11 @@ class LedgerBufferMixin:
                 del self._keyed[key]
                 for other in self._pending_new.values():  # the next newest buffered holder, if any
                     held = self._keyed.get(key)
-                    if holds_key(other) and key_scope(other) == key and (
-                            held is None or held.created_at <= other.created_at):
+                    if (
+                        holds_key(other)
+                        and key_scope(other) == key
+                        and (held is None or held.created_at <= other.created_at)
+                    ):
                         self._keyed[key] = other
             return row
 
@@ -153,8 +157,11 @@ class LedgerBufferMixin:
         if row is None:
             # mem0's items never show the birth facts (see memory/birth.py): read them from the point itself
             point = self.vector_store.get(vector_id=mid) if "payload" not in item else None
-            raw = point_item(point, mid) if point is not None and isinstance(getattr(point, "payload", None), dict) \
+            raw = (
+                point_item(point, mid)
+                if point is not None and isinstance(getattr(point, "payload", None), dict)
                 else item
+            )
             row = adoption_row(raw, self.now)
             with self._buffer_lock:
                 self._pending_adopt[mid] = row

@@ -57,8 +57,7 @@ def history_says_present(memory: Any, memory_id: str) -> bool:
     return bool(events) and "DELETE" not in events
 
 
-def compact_ledger(memory: Any, older_than: datetime, *, limit: int | None = None,
-                   dry_run: bool = False) -> Compaction:
+def compact_ledger(memory: Any, older_than: datetime, *, limit: int | None = None, dry_run: bool = False) -> Compaction:
     """Purge tombstones written before ``older_than`` from ``memory``'s ledger (at most ``limit``).
 
     ``memory`` is the drop-in :class:`~mem0_hygiene.memory.core.Memory`. With ``dry_run`` nothing is

@@ -20,13 +20,16 @@ GUARD = "guard"
 CONFLICT_EVENT = "CONFLICT"
 
 
-def record_conflict(ledger: Any, memory_id: str, compared_id: str, label: str, reason: str,
-                    similarity: float | None, when: datetime) -> None:
+def record_conflict(
+    ledger: Any, memory_id: str, compared_id: str, label: str, reason: str, similarity: float | None, when: datetime
+) -> None:
     """Keep one possible conflict: ``memory_id`` (new) against ``compared_id`` (old), ``label`` applied."""
     with ledger.transaction() as conn:
-        conn.execute("INSERT INTO write_decisions (memory_id, compared_id, label, judge, event, reason, similarity, "
-                     "decided_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                     (memory_id, compared_id, label, GUARD, CONFLICT_EVENT, reason, similarity, to_iso(when)))
+        conn.execute(
+            "INSERT INTO write_decisions (memory_id, compared_id, label, judge, event, reason, similarity, "
+            "decided_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (memory_id, compared_id, label, GUARD, CONFLICT_EVENT, reason, similarity, to_iso(when)),
+        )
 
 
 @dataclass(frozen=True)
@@ -53,8 +56,11 @@ def open_conflicts(ledger: Any, now: datetime, limit: int | None = None) -> list
     """The possible conflicts still open (both memories live, neither confirmed since), newest first."""
     if not ledger.has_table("write_decisions"):
         return []
-    found = ledger.query("SELECT memory_id, compared_id, reason, similarity, decided_at FROM write_decisions "
-                         "WHERE judge = ? AND compared_id IS NOT NULL ORDER BY id DESC", (GUARD,))
+    found = ledger.query(
+        "SELECT memory_id, compared_id, reason, similarity, decided_at FROM write_decisions "
+        "WHERE judge = ? AND compared_id IS NOT NULL ORDER BY id DESC",
+        (GUARD,),
+    )
     rows = ledger.get_many(list({i for r in found for i in (str(r[0]), str(r[1]))}))
     out: list[PossibleConflict] = []
     seen: set[tuple[str, str]] = set()

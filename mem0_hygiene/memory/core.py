@@ -95,8 +95,9 @@ def _local_qdrant(config: MemoryConfig) -> str | None:
     return path if isinstance(path, str) else None
 
 
-class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, LedgerBufferMixin, FactGuardMixin,
-             Mem0Memory):
+class Memory(
+    WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, LedgerBufferMixin, FactGuardMixin, Mem0Memory
+):
     """mem0's ``Memory`` with a hygiene ledger. Same constructor, ``from_config``, methods, arguments
     and result shapes; result items carry one extra key, ``"hygiene"``.
 
@@ -125,12 +126,16 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         # a FIFO, socket, device or folder at a store path is refused before anything reads it (a FIFO blocks)
         check_store_paths(deployment_paths(config.history_db_path, self.ledger_path, _local_qdrant(config)))
         # a restore killed midway may have moved the ledger aside: never start (and create a fresh one) then
-        refuse_while_restoring(None if is_postgres_url(self.ledger_path) else self.ledger_path,
-                               config.history_db_path, getattr(config.vector_store.config, "path", None),
-                               "open the stores")
+        refuse_while_restoring(
+            None if is_postgres_url(self.ledger_path) else self.ledger_path,
+            config.history_db_path,
+            getattr(config.vector_store.config, "path", None),
+            "open the stores",
+        )
         # what can fail in mem0's own start (an embedder or LLM without its API key) fails before a store is moved
-        self.store_warnings = guard_stores(config, settings, config_facts, self.ledger_path,
-                                           before_change=lambda: build_models(config))
+        self.store_warnings = guard_stores(
+            config, settings, config_facts, self.ledger_path, before_change=lambda: build_models(config)
+        )
         self.config_facts = config_facts or ConfigFacts()
         # an open ledger may be given (a scratch copy, for dry runs); otherwise the file at ledger_path
         self.ledger = ledger if ledger is not None else Ledger(self.ledger_path)
@@ -169,8 +174,11 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
     def _resolve_expiry(self, now: datetime, ttl: Any, expires_at: Any, expiration_date: Any) -> datetime | None:
         if ttl is None and expires_at is None and expiration_date is None:
             return None  # the common case, on every add
-        given = [n for n, v in (("ttl", ttl), ("expires_at", expires_at), ("expiration_date", expiration_date))
-                 if v is not None]
+        given = [
+            n
+            for n, v in (("ttl", ttl), ("expires_at", expires_at), ("expiration_date", expiration_date))
+            if v is not None
+        ]
         if len(given) > 1:
             raise ConfigError(f"give only one of ttl, expires_at and expiration_date (got {', '.join(given)})")
         if ttl is not None:
@@ -234,10 +242,23 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         now = self.now()
         with collecting_redactions() as found:  # what the guard took out of the facts mem0's LLM returned
             results, rows, links, extra = self._store(
-                messages, now, user_id=user_id, agent_id=agent_id, run_id=run_id, metadata=metadata,
-                timestamp=timestamp, expiration_date=expiration_date, infer=infer, memory_type=memory_type,
-                prompt=prompt, source=source, source_kind=source_kind, ttl=ttl, expires_at=expires_at,
-                topic_key=topic_key)
+                messages,
+                now,
+                user_id=user_id,
+                agent_id=agent_id,
+                run_id=run_id,
+                metadata=metadata,
+                timestamp=timestamp,
+                expiration_date=expiration_date,
+                infer=infer,
+                memory_type=memory_type,
+                prompt=prompt,
+                source=source,
+                source_kind=source_kind,
+                ttl=ttl,
+                expires_at=expires_at,
+                topic_key=topic_key,
+            )
         if found:
             rows = with_redactions(results, rows, found)
         self.buffer_new(rows)
@@ -248,12 +269,27 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         self.maybe_auto_prune(now)
         return {**extra, "results": results}
 
-    def _store(self, messages: Any, now: datetime, *, user_id: str | None, agent_id: str | None,
-               run_id: str | None, metadata: dict[str, Any] | None, timestamp: Any, expiration_date: Any,
-               infer: bool, memory_type: str | None, prompt: str | None, source: str | None,
-               source_kind: str | None, ttl: Any, expires_at: Any, topic_key: str | None,
-               replaces: str | None = None,
-               ) -> tuple[list[dict[str, Any]], list[LedgerRow], list[Link], dict[str, Any]]:
+    def _store(
+        self,
+        messages: Any,
+        now: datetime,
+        *,
+        user_id: str | None,
+        agent_id: str | None,
+        run_id: str | None,
+        metadata: dict[str, Any] | None,
+        timestamp: Any,
+        expiration_date: Any,
+        infer: bool,
+        memory_type: str | None,
+        prompt: str | None,
+        source: str | None,
+        source_kind: str | None,
+        ttl: Any,
+        expires_at: Any,
+        topic_key: str | None,
+        replaces: str | None = None,
+    ) -> tuple[list[dict[str, Any]], list[LedgerRow], list[Link], dict[str, Any]]:
         """Store messages through mem0's ``add`` with their birth facts: returns (result items, the new
         memories' ledger rows, not yet written anywhere, the write-time decisions' links to apply, mem0's
         other result keys). ``replaces``: the id of the memory the new one supersedes (a birth fact; the
@@ -270,15 +306,19 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         groups: list[tuple[Any, str]] = []
         screened: list[Screened] = []  # what the write guard found, per group
         if isinstance(messages, str):  # the commonest call: one user message, screened as the text it is
-            text, seen = screen_text(messages, self.hygiene_settings.secrets, self.hygiene_settings.instructions,
-                                     "the text")
+            text, seen = screen_text(
+                messages, self.hygiene_settings.secrets, self.hygiene_settings.instructions, "the text"
+            )
             groups.append(([{"role": "user", "content": text}], resolve_kind(source_kind, source, _USER_ROLE)))
             screened.append(seen)
         elif isinstance(msgs := normalize_messages(messages), list):
             msgs, dropped = split_tool_messages(msgs, self.hygiene_settings.trust_tool_output)
             if dropped:
-                logger.info("dropped %d tool/function message(s): tool output is not a source of facts "
-                            "unless hygiene.trust_tool_output is true", dropped)
+                logger.info(
+                    "dropped %d tool/function message(s): tool output is not a source of facts "
+                    "unless hygiene.trust_tool_output is true",
+                    dropped,
+                )
             if not msgs:
                 return [], [], [], {}
             # before mem0 (and its LLM, and its messages table) sees anything
@@ -324,25 +364,51 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
             meta = birth_metadata(meta, facts)
             if decider is not None and scope:
                 template = LedgerRow(
-                    memory_id="", user_id=scope.get("user_id"), agent_id=scope.get("agent_id"),
-                    run_id=scope.get("run_id"), source=source, source_kind=kind, created_at=now_iso,
-                    confirmed_at=now_iso, expires_at=expiry_iso,
-                    quarantined=quarantined, topic_key=identity_key(topic_key, metadata, decider),
-                    redacted=redacted, flag=seen.flag,
+                    memory_id="",
+                    user_id=scope.get("user_id"),
+                    agent_id=scope.get("agent_id"),
+                    run_id=scope.get("run_id"),
+                    source=source,
+                    source_kind=kind,
+                    created_at=now_iso,
+                    confirmed_at=now_iso,
+                    expires_at=expiry_iso,
+                    quarantined=quarantined,
+                    topic_key=identity_key(topic_key, metadata, decider),
+                    redacted=redacted,
+                    flag=seen.flag,
                 )
-                call = {"user_id": user_id, "agent_id": agent_id, "run_id": run_id, "metadata": meta or None,
-                        "timestamp": timestamp, "infer": infer, "memory_type": memory_type, "prompt": prompt,
-                        "expiration_date": expiration_date if expiration_date is not None
-                        else (expiry.date().isoformat() if expiry is not None else None)}
+                call = {
+                    "user_id": user_id,
+                    "agent_id": agent_id,
+                    "run_id": run_id,
+                    "metadata": meta or None,
+                    "timestamp": timestamp,
+                    "infer": infer,
+                    "memory_type": memory_type,
+                    "prompt": prompt,
+                    "expiration_date": expiration_date
+                    if expiration_date is not None
+                    else (expiry.date().isoformat() if expiry is not None else None),
+                }
                 self.add_deciding(decider, group, call, template, scope, now, results, rows, links, extra)
                 continue
             # the new rows' facts and their result items' "hygiene" dict are made now, while they are at hand;
             # after mem0's add only the id is put in
             born = LedgerRow.of(
-                memory_id="", user_id=scope.get("user_id"), agent_id=scope.get("agent_id"),
-                run_id=scope.get("run_id"), source=source, source_kind=kind, created_at=now_iso,
-                confirmed_at=now_iso, expires_at=expiry_iso, quarantined=quarantined, topic_key=topic_key,
-                redacted=redacted, flag=seen.flag,
+                memory_id="",
+                user_id=scope.get("user_id"),
+                agent_id=scope.get("agent_id"),
+                run_id=scope.get("run_id"),
+                source=source,
+                source_kind=kind,
+                created_at=now_iso,
+                confirmed_at=now_iso,
+                expires_at=expiry_iso,
+                quarantined=quarantined,
+                topic_key=topic_key,
+                redacted=redacted,
+                flag=seen.flag,
             )
             shown = self.hygiene_facts(born, now, now_iso)
             if seen is not CLEAN:
@@ -354,7 +420,8 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
                 run_id=run_id,
                 metadata=meta or None,
                 timestamp=timestamp,
-                expiration_date=expiration_date if expiration_date is not None
+                expiration_date=expiration_date
+                if expiration_date is not None
                 else (expiry.date().isoformat() if expiry is not None else None),
                 infer=infer,
                 memory_type=memory_type,
@@ -382,8 +449,9 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         seen = CLEAN
         for name, value in (("text", text), ("data", data)):
             if isinstance(value, str):
-                cleaned, found = screen_text(value, self.hygiene_settings.secrets, self.hygiene_settings.instructions,
-                                             f"the new {name}")
+                cleaned, found = screen_text(
+                    value, self.hygiene_settings.secrets, self.hygiene_settings.instructions, f"the new {name}"
+                )
                 seen = seen.merged(found)
                 text, data = (cleaned, data) if name == "text" else (text, cleaned)
         row = self.ledger.get(memory_id)
@@ -460,10 +528,22 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         self.ledger.begin(old_id, "supersede", now)
         try:
             _results, rows, _links, _extra = self._store(
-                text, now, **{k: scope.get(k) for k in SCOPE_KEYS}, metadata=metadata, timestamp=None,
-                expiration_date=None, infer=False, memory_type=None, prompt=None, source=source,
-                source_kind=source_kind, ttl=ttl, expires_at=expires_at, topic_key=topic_key or old.topic_key,
-                replaces=old_id)
+                text,
+                now,
+                **{k: scope.get(k) for k in SCOPE_KEYS},
+                metadata=metadata,
+                timestamp=None,
+                expiration_date=None,
+                infer=False,
+                memory_type=None,
+                prompt=None,
+                source=source,
+                source_kind=source_kind,
+                ttl=ttl,
+                expires_at=expires_at,
+                topic_key=topic_key or old.topic_key,
+                replaces=old_id,
+            )
         except BaseException:
             self.resolve_replacement(old_id, "supersede", to_iso(now))  # mem0 may have stored it before failing
             raise
@@ -516,8 +596,18 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
             row = self.ledger.get(memory_id)
             if row is None:
                 Mem0Memory.delete(self, memory_id)  # raises mem0's ValueError for an unknown id
-                self.ledger.insert([LedgerRow(memory_id, source="unknown", created_at=to_iso(self.now()),
-                                              deleted_at=to_iso(self.now()), adopted=True)], ignore_existing=True)
+                self.ledger.insert(
+                    [
+                        LedgerRow(
+                            memory_id,
+                            source="unknown",
+                            created_at=to_iso(self.now()),
+                            deleted_at=to_iso(self.now()),
+                            adopted=True,
+                        )
+                    ],
+                    ignore_existing=True,
+                )
                 return {"message": "Memory deleted successfully!"}
             if row.deleted_at and self.vector_store.get(vector_id=memory_id) is None:
                 raise MemoryNotFound(memory_id, f"it was already deleted on {row.deleted_at}")
@@ -561,8 +651,9 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
             self.settle_later(done)
         return missing
 
-    def delete_all(self, user_id: str | None = None, agent_id: str | None = None,
-                   run_id: str | None = None) -> dict[str, Any]:
+    def delete_all(
+        self, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
+    ) -> dict[str, Any]:
         """mem0's ``delete_all``; the scope's ledger rows (and their chains) are tombstoned first, and what
         mem0 left of the chains is deleted through its API after."""
         scope = scope_of(user_id, agent_id, run_id)
@@ -578,8 +669,9 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
             return result
         return super().delete_all(user_id=user_id, agent_id=agent_id, run_id=run_id)
 
-    def delete_all_each(self, user_id: str | None = None, agent_id: str | None = None,
-                        run_id: str | None = None) -> dict[str, Any]:
+    def delete_all_each(
+        self, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
+    ) -> dict[str, Any]:
         """mem0's ``AsyncMemory.delete_all``: every memory of the scope deleted on its own, a failure logged
         and the rest deleted all the same (mem0's sync ``delete_all`` stops at the first). The scope's rows
         (and their chains) are tombstoned first; those whose delete failed get their tombstone back, so the
@@ -649,20 +741,46 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
         deleted at T); ``since``/``until``: created in [since, until). With ``hygiene.rank`` on, the page
         is reordered by relevance, recency and importance (``["hygiene"]["rank"]`` says how)."""
         if mem0_rejects(top_k, threshold):  # mem0 raises its own error, before anything of ours runs
-            return Mem0Memory.search(self, query, top_k=top_k, filters=filters, threshold=threshold, rerank=rerank,
-                                     explain=explain, reference_date=reference_date, show_expired=show_expired,
-                                     **kwargs)
+            return Mem0Memory.search(
+                self,
+                query,
+                top_k=top_k,
+                filters=filters,
+                threshold=threshold,
+                rerank=rerank,
+                explain=explain,
+                reference_date=reference_date,
+                show_expired=show_expired,
+                **kwargs,
+            )
         now = self.now()
         window = TimeWindow.build(as_of, since, until)
 
         def run(fetch: int) -> dict[str, Any]:
             return Mem0Memory.search(
-                self, query, top_k=fetch, filters=filters, threshold=threshold, rerank=rerank, explain=explain,
-                reference_date=reference_date, show_expired=True, **kwargs,
+                self,
+                query,
+                top_k=fetch,
+                filters=filters,
+                threshold=threshold,
+                rerank=rerank,
+                explain=explain,
+                reference_date=reference_date,
+                show_expired=True,
+                **kwargs,
             )
 
-        res = self.paged_read(run, top_k, now, include_stale, show_expired, window,
-                              RankSettings.parse(self.hygiene_settings.rank), filters, vector_query=True)
+        res = self.paged_read(
+            run,
+            top_k,
+            now,
+            include_stale,
+            show_expired,
+            window,
+            RankSettings.parse(self.hygiene_settings.rank),
+            filters,
+            vector_query=True,
+        )
         self.maybe_auto_prune(now)
         return res
 
@@ -712,14 +830,18 @@ class Memory(WriteDecisionMixin, PruneMixin, RecoveryMixin, LiveReadsMixin, Ledg
             added += self.ledger.insert(fresh, ignore_existing=True) if fresh else 0
         return added
 
-    def review_queue(self, older_than: timedelta | str | None = None, limit: int = 20,
-                     filters: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    def review_queue(
+        self, older_than: timedelta | str | None = None, limit: int = 20, filters: dict[str, Any] | None = None
+    ) -> list[dict[str, Any]]:
         """Live, non-expiring memories whose last confirmation is older than ``older_than`` (default
         ``hygiene.review_older_than``, 90 days), oldest first, at most ``limit`` (20: a week's review)."""
         self.adopt()
         now = self.now()
-        delta = parse_duration(older_than, what="older_than") if older_than is not None \
+        delta = (
+            parse_duration(older_than, what="older_than")
+            if older_than is not None
             else self.hygiene_settings.review_older_than
+        )
         scope = {k: v for k, v in (filters or {}).items() if k in SCOPE_KEYS and v}
         out = []
         for row in self.ledger.review_candidates(now, delta, limit, scope):

@@ -158,17 +158,21 @@ def ambiguous(verdict: Verdict, thresholds: Thresholds) -> bool:
 
 
 def model_reason(features: PairFeatures) -> str:
-    """"model", with the text cues that were on: ``model (cue 'no longer', values differ)``."""
+    """ "model", with the text cues that were on: ``model (cue 'no longer', values differ)``."""
     f = features
     cues = [f"cue {f.negation!r}"] if f.negation else []
-    cues += [name for name, on in (
-        ("negation", f.plain_negation and f.negation is None),
-        ("negation taken back", f.dropped_negation),
-        ("opposite predicates", f.opposite),
-        ("verb of change", f.change),
-        ("values differ", f.values_differ),
-        ("same values, another frame", f.same_values and f.frame_overlap < 1.0),
-    ) if on]
+    cues += [
+        name
+        for name, on in (
+            ("negation", f.plain_negation and f.negation is None),
+            ("negation taken back", f.dropped_negation),
+            ("opposite predicates", f.opposite),
+            ("verb of change", f.change),
+            ("values differ", f.values_differ),
+            ("same values, another frame", f.same_values and f.frame_overlap < 1.0),
+        )
+        if on
+    ]
     return "model" + (f" ({', '.join(cues)})" if cues else "")
 
 
@@ -179,13 +183,13 @@ def classify(similarity: float, new_text: str, old_text: str, thresholds: Thresh
         return Verdict(DUPLICATE, similarity, "same text")
     if thresholds.model is not None:
         label, probs, features = thresholds.model.decide(similarity, new_text, old_text)
-        reason = APART_REASON if apart(similarity, features.word_overlap, features.opposite) \
-            else model_reason(features)
+        reason = APART_REASON if apart(similarity, features.word_overlap, features.opposite) else model_reason(features)
         verdict = Verdict(label, similarity, reason, confidence=round(probs[label], 4))
     else:
         verdict = _by_thresholds(similarity, new_text, old_text, thresholds)
-    return Verdict(verdict.label, verdict.similarity, verdict.reason, verdict.confidence,
-                   ambiguous(verdict, thresholds))
+    return Verdict(
+        verdict.label, verdict.similarity, verdict.reason, verdict.confidence, ambiguous(verdict, thresholds)
+    )
 
 
 def _by_thresholds(similarity: float, new_text: str, old_text: str, thresholds: Thresholds) -> Verdict:

@@ -81,6 +81,8 @@ _CHANGE_RE = re.compile(
     r"new|newly|anew|latest|just turned|turned|transferred|relocated|re-?assigned|handed over|joined)\b",
     re.IGNORECASE,
 )
+
+
 def tokens(text: str) -> list[tuple[str, bool]]:
     """The words of a text, lower-cased, each with whether it was capitalised mid-sentence."""
     return list(_tokens(text))
@@ -95,9 +97,12 @@ def _tokens(text: str) -> tuple[tuple[str, bool], ...]:
     out: list[tuple[str, bool]] = []
     for i, match in enumerate(_TOKEN_RE.finditer(text)):
         word = match.group(0)
-        before = text[max(0, match.start() - 2):match.start()].strip()
-        capital = i > 0 and word[:1].isupper() and (
-            before not in (".", ":", ";", "!", "?") or (before == "." and out[-1][0] in _TITLES))
+        before = text[max(0, match.start() - 2) : match.start()].strip()
+        capital = (
+            i > 0
+            and word[:1].isupper()
+            and (before not in (".", ":", ";", "!", "?") or (before == "." and out[-1][0] in _TITLES))
+        )
         out.append((word.lower().replace("’", "'"), capital))
     return tuple(out)
 
@@ -109,10 +114,22 @@ def _stem(word: str) -> str:
     return word
 
 
-_AS_DIGITS = {w: str(n) for n, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve".split())} | {
-    "fifteen": "15", "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "hundred": "100",
-    "thousand": "1000", "first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5"}
+_AS_DIGITS = {
+    w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())
+} | {
+    "fifteen": "15",
+    "twenty": "20",
+    "thirty": "30",
+    "forty": "40",
+    "fifty": "50",
+    "hundred": "100",
+    "thousand": "1000",
+    "first": "1",
+    "second": "2",
+    "third": "3",
+    "fourth": "4",
+    "fifth": "5",
+}
 
 
 def value_key(word: str) -> str:
@@ -186,7 +203,8 @@ def opposite_words(new_text: str, old_text: str) -> frozenset[str]:
     old = sides_in([word_key(w) for w in old_words])
     for i in sorted({i for i, _ in new | old}):
         if ((i, 0) in old and (i, 1) in new and (i, 1) not in old) or (
-                (i, 1) in old and (i, 0) in new and (i, 0) not in old):
+            (i, 1) in old and (i, 0) in new and (i, 0) not in old
+        ):
             keys = entry_words(i)
             return frozenset(w for w in new_words + old_words if word_key(w) in keys)
     new_keys = {word_key(w) for w in new_words if w not in _STOP}
@@ -268,7 +286,8 @@ class PairFeatures:
 def possessives(text: str) -> frozenset[str]:
     """The possessive words of a text ("brother's", "neighbours'")."""
     return frozenset(_stem(w[:-2]) for w, _ in tokens(text) if w.endswith("'s") and w not in _STOP) | frozenset(
-        _stem(m.lower()) for m in re.findall(r"(\w+)s['’](?:\s|$)", text))
+        _stem(m.lower()) for m in re.findall(r"(\w+)s['’](?:\s|$)", text)
+    )
 
 
 def content(text: str) -> list[tuple[str, bool]]:
@@ -304,7 +323,7 @@ def swapped(new_text: str, old_text: str) -> str | None:
     None when they are not such an edit. A name as the first word is not told from any other first word."""
     a, b = content(new_text), content(old_text)
     p, q = _differing(a, b)
-    span = a[p:len(a) - q] + b[p:len(b) - q]
+    span = a[p : len(a) - q] + b[p : len(b) - q]
     if len(a) - p - q not in (1, 2) or len(b) - p - q not in (1, 2) or p + q == 0:
         return None
     kinds = {is_value(word, capital) for word, capital in span}

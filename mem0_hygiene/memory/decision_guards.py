@@ -38,48 +38,168 @@ from .decision_lexicon import synonym_key, word_key
 DUPLICATE, UPDATE, CONTRADICTION, UNRELATED = "duplicate", "update", "contradiction", "unrelated"
 
 # -- values -------------------------------------------------------------------------------------------------
-_ONES = {w: n for n, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen".split())}
-_TENS = {w: 10 * n for n, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split())
-         if w != "_"}
-_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
-             "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "twentieth": 20, "thirtieth": 30}
+_ONES = {
+    w: n
+    for n, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+        "seventeen eighteen nineteen".split()
+    )
+}
+_TENS = {
+    w: 10 * n for n, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if w != "_"
+}
+_ORDINALS = {
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+    "eleventh": 11,
+    "twelfth": 12,
+    "twentieth": 20,
+    "thirtieth": 30,
+}
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "k": 1000, "m": 1_000_000}
 _SPECIAL = {"dozen": 12, "half": 0.5, "twice": 2, "once": 1, "double": 2, "couple": 2, "pair": 2}
 _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_DAY_KEYS = {d: d for d in _DAYS} | {d + "s": d for d in _DAYS} | {
-    "tue": "tuesday", "tues": "tuesday", "thu": "thursday", "thur": "thursday", "thurs": "thursday", "fri": "friday"}
-_MONTHS = {m: i + 1 for i, m in enumerate(
-    "january february march april may june july august september october november december".split())} | {
-    m: i + 1 for i, m in enumerate("jan feb mar apr _ jun jul aug sep oct nov dec".split()) if m != "_"} | {"sept": 9}
+_DAY_KEYS = (
+    {d: d for d in _DAYS}
+    | {d + "s": d for d in _DAYS}
+    | {"tue": "tuesday", "tues": "tuesday", "thu": "thursday", "thur": "thursday", "thurs": "thursday", "fri": "friday"}
+)
+_MONTHS = (
+    {
+        m: i + 1
+        for i, m in enumerate(
+            "january february march april may june july august september october november december".split()
+        )
+    }
+    | {m: i + 1 for i, m in enumerate("jan feb mar apr _ jun jul aug sep oct nov dec".split()) if m != "_"}
+    | {"sept": 9}
+)
 _UNITS = {
-    "eur": "eur", "euro": "eur", "euros": "eur", "€": "eur", "usd": "usd", "dollar": "usd", "dollars": "usd",
-    "$": "usd", "bucks": "usd", "gbp": "gbp", "£": "gbp", "quid": "gbp", "sterling": "gbp", "chf": "chf",
-    "francs": "chf", "jpy": "jpy", "yen": "jpy", "¥": "jpy", "ils": "ils", "shekel": "ils", "shekels": "ils",
-    "₪": "ils", "inr": "inr", "rupees": "inr", "₹": "inr",
-    "km": "km", "kms": "km", "kilometre": "km", "kilometres": "km", "kilometer": "km", "kilometers": "km",
-    "m": "m", "metre": "m", "metres": "m", "meter": "m", "meters": "m", "cm": "cm", "centimetres": "cm",
-    "centimeters": "cm", "mm": "mm", "mi": "mi", "mile": "mi", "miles": "mi", "ft": "ft", "foot": "ft", "feet": "ft",
-    "kg": "kg", "kgs": "kg", "kilo": "kg", "kilos": "kg", "kilogram": "kg", "kilograms": "kg", "g": "g", "gram": "g",
-    "grams": "g", "lb": "lb", "lbs": "lb", "l": "l", "litre": "l", "litres": "l", "liter": "l", "liters": "l",
-    "ml": "ml", "gb": "gb", "gigabytes": "gb", "mb": "mb", "megabytes": "mb", "tb": "tb", "terabytes": "tb",
-    "h": "h", "hr": "h", "hrs": "h", "hour": "h", "hours": "h", "min": "min", "mins": "min", "minute": "min",
-    "minutes": "min", "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s", "day": "d", "days": "d",
-    "week": "w", "weeks": "w", "month": "mo", "months": "mo", "year": "y", "years": "y", "yr": "y", "yrs": "y",
-    "%": "%", "percent": "%", "pct": "%", "°c": "c", "celsius": "c", "°f": "f", "fahrenheit": "f",
+    "eur": "eur",
+    "euro": "eur",
+    "euros": "eur",
+    "€": "eur",
+    "usd": "usd",
+    "dollar": "usd",
+    "dollars": "usd",
+    "$": "usd",
+    "bucks": "usd",
+    "gbp": "gbp",
+    "£": "gbp",
+    "quid": "gbp",
+    "sterling": "gbp",
+    "chf": "chf",
+    "francs": "chf",
+    "jpy": "jpy",
+    "yen": "jpy",
+    "¥": "jpy",
+    "ils": "ils",
+    "shekel": "ils",
+    "shekels": "ils",
+    "₪": "ils",
+    "inr": "inr",
+    "rupees": "inr",
+    "₹": "inr",
+    "km": "km",
+    "kms": "km",
+    "kilometre": "km",
+    "kilometres": "km",
+    "kilometer": "km",
+    "kilometers": "km",
+    "m": "m",
+    "metre": "m",
+    "metres": "m",
+    "meter": "m",
+    "meters": "m",
+    "cm": "cm",
+    "centimetres": "cm",
+    "centimeters": "cm",
+    "mm": "mm",
+    "mi": "mi",
+    "mile": "mi",
+    "miles": "mi",
+    "ft": "ft",
+    "foot": "ft",
+    "feet": "ft",
+    "kg": "kg",
+    "kgs": "kg",
+    "kilo": "kg",
+    "kilos": "kg",
+    "kilogram": "kg",
+    "kilograms": "kg",
+    "g": "g",
+    "gram": "g",
+    "grams": "g",
+    "lb": "lb",
+    "lbs": "lb",
+    "l": "l",
+    "litre": "l",
+    "litres": "l",
+    "liter": "l",
+    "liters": "l",
+    "ml": "ml",
+    "gb": "gb",
+    "gigabytes": "gb",
+    "mb": "mb",
+    "megabytes": "mb",
+    "tb": "tb",
+    "terabytes": "tb",
+    "h": "h",
+    "hr": "h",
+    "hrs": "h",
+    "hour": "h",
+    "hours": "h",
+    "min": "min",
+    "mins": "min",
+    "minute": "min",
+    "minutes": "min",
+    "s": "s",
+    "sec": "s",
+    "secs": "s",
+    "second": "s",
+    "seconds": "s",
+    "day": "d",
+    "days": "d",
+    "week": "w",
+    "weeks": "w",
+    "month": "mo",
+    "months": "mo",
+    "year": "y",
+    "years": "y",
+    "yr": "y",
+    "yrs": "y",
+    "%": "%",
+    "percent": "%",
+    "pct": "%",
+    "°c": "c",
+    "celsius": "c",
+    "°f": "f",
+    "fahrenheit": "f",
 }
 _CURRENCY_SIGNS = "€$£¥₪₹"
 
 _TIME_RE = re.compile(
     r"\b(?P<h>[01]?\d|2[0-3])(?:[:.](?P<m>[0-5]\d))?\s*(?P<ap>a\.?m\.?|p\.?m\.?)(?![a-z])"
-    r"|\b(?P<h2>[01]?\d|2[0-3]):(?P<m2>[0-5]\d)\b", re.IGNORECASE)
+    r"|\b(?P<h2>[01]?\d|2[0-3]):(?P<m2>[0-5]\d)\b",
+    re.IGNORECASE,
+)
 _ISO_DATE_RE = re.compile(r"\b(?P<y>\d{4})-(?P<mo>\d{1,2})-(?P<d>\d{1,2})\b")
-_VERSION_RE = re.compile(r"(?<![\w.])v(?:ersion)?\s?(?P<v>\d+(?:\.\d+)*)\b|\b(?P<v2>\d+(?:\.\d+){1,3})\b",
-                         re.IGNORECASE)
+_VERSION_RE = re.compile(
+    r"(?<![\w.])v(?:ersion)?\s?(?P<v>\d+(?:\.\d+)*)\b|\b(?P<v2>\d+(?:\.\d+){1,3})\b", re.IGNORECASE
+)
 _NUMBER_RE = re.compile(
     r"(?P<pre>[€$£¥₪₹])?\s?(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?P<suf>st|nd|rd|th)?\s?"
-    r"(?P<scale>k\b|m\b|thousand\b|million\b)?\s?(?P<unit>[€$£¥₪₹%]|°[cf]\b|[a-z]+\b)?", re.IGNORECASE)
+    r"(?P<scale>k\b|m\b|thousand\b|million\b)?\s?(?P<unit>[€$£¥₪₹%]|°[cf]\b|[a-z]+\b)?",
+    re.IGNORECASE,
+)
 _WORD_RE = re.compile(r"[a-z]+", re.IGNORECASE)
 
 
@@ -173,8 +293,12 @@ def _near_number(text: str, month: str) -> bool:
 
 
 def _day_beside(text: str, month: str) -> int | None:
-    m = re.search(rf"\b{month}\w*\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b|\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?"
-                  rf"{month}", text, re.IGNORECASE)
+    m = re.search(
+        rf"\b{month}\w*\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b|\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?"
+        rf"{month}",
+        text,
+        re.IGNORECASE,
+    )
     if m is None:
         return None
     return int(m.group(1) or m.group(2))
@@ -183,11 +307,14 @@ def _day_beside(text: str, month: str) -> int | None:
 def _is_date_day(text: str, m: re.Match[str]) -> bool:
     """Whether a number is the day of a month name beside it (already read as a date)."""
     end = m.end("suf") if m.group("suf") else m.end("n")
-    after = text[end:end + 14].lower().split()
-    before = text[max(0, m.start() - 12):m.start()].lower().split()
+    after = text[end : end + 14].lower().split()
+    before = text[max(0, m.start() - 12) : m.start()].lower().split()
     month = set(_MONTHS)
-    return bool((after and after[0].strip(".,") in month) or (after[:1] == ["of"] and after[1:2]
-                and after[1].strip(".,") in month) or (before and before[-1].strip(".,") in month))
+    return bool(
+        (after and after[0].strip(".,") in month)
+        or (after[:1] == ["of"] and after[1:2] and after[1].strip(".,") in month)
+        or (before and before[-1].strip(".,") in month)
+    )
 
 
 def names(text: str) -> frozenset[str]:
@@ -197,17 +324,28 @@ def names(text: str) -> frozenset[str]:
     words = {_base(w) for w, _ in content(text)}
     for token, capital in tokens(text):
         word = _base(token)
-        if capital and word in words and "'" not in word and word not in _COMMON and word not in _UNITS and not any(
-                c.isdigit() for c in word) and word_key(word) not in _DAY_KEYS and word not in _MONTHS:
+        if (
+            capital
+            and word in words
+            and "'" not in word
+            and word not in _COMMON
+            and word not in _UNITS
+            and not any(c.isdigit() for c in word)
+            and word_key(word) not in _DAY_KEYS
+            and word not in _MONTHS
+        ):
             out.add(word)
     return frozenset(out)
 
 
-_COMMON = frozenset("""i we you they he she it my our your their his her its the a an this that these those there
-here no not never now just also still always usually often every each our dana's""".split())
+_COMMON = frozenset(
+    """i we you they he she it my our your their his her its the a an this that these those there
+here no not never now just also still always usually often every each our dana's""".split()
+)
 
 # -- subjects -----------------------------------------------------------------------------------------------
-_CONTRASTS = """
+_CONTRASTS = (
+    """
 daughter | son | child kid | baby | twin | mother mom mum mommy mummy | father dad daddy | parent | sister | \
 brother | sibling | wife | husband | partner spouse | girlfriend | boyfriend | fiance fiancee | grandmother grandma \
 granny | grandfather grandpa | grandson | granddaughter | grandchild | aunt | uncle | niece | nephew | cousin | \
@@ -224,7 +362,10 @@ home personal private | work office business
 laptop | desktop | phone mobile | tablet
 cat | dog | bird | fish | rabbit | hamster
 breakfast | lunch | dinner | supper | brunch
-""".replace("\\\n", "").strip().splitlines()
+""".replace("\\\n", "")
+    .strip()
+    .splitlines()
+)
 
 
 def _groups() -> dict[str, tuple[int, int]]:
@@ -240,18 +381,31 @@ _GROUP = _groups()
 """word key -> (contrast set, member): two words of one set and different members name different subjects."""
 
 
-_VALUE_WORDS = frozenset(_MONTHS) | frozenset(_DAY_KEYS) | frozenset(_UNITS) | frozenset(_ORDINALS) | frozenset(
-    _ONES) | frozenset(_TENS) | frozenset(_SCALES) | frozenset(_SPECIAL) | {"every", "noon", "midday", "midnight"}
+_VALUE_WORDS = (
+    frozenset(_MONTHS)
+    | frozenset(_DAY_KEYS)
+    | frozenset(_UNITS)
+    | frozenset(_ORDINALS)
+    | frozenset(_ONES)
+    | frozenset(_TENS)
+    | frozenset(_SCALES)
+    | frozenset(_SPECIAL)
+    | {"every", "noon", "midday", "midnight"}
+)
 
 
 def _keys(text: str) -> frozenset[str]:
     """The subject words of a text: content words that are not values (:func:`values` compares those)."""
-    return frozenset(word_key(w) for w, _ in content(text)
-                     if not any(c.isdigit() for c in w) and w not in _VALUE_WORDS and _base(w) not in _VALUE_WORDS)
+    return frozenset(
+        word_key(w)
+        for w, _ in content(text)
+        if not any(c.isdigit() for c in w) and w not in _VALUE_WORDS and _base(w) not in _VALUE_WORDS
+    )
 
 
-def subject_contrast(new_text: str, old_text: str, *, wide: bool = False,
-                     leave: frozenset[str] = frozenset()) -> tuple[str, str] | None:
+def subject_contrast(
+    new_text: str, old_text: str, *, wide: bool = False, leave: frozenset[str] = frozenset()
+) -> tuple[str, str] | None:
     """A word of each text, the other text lacking it, that name different subjects of one kind: two members of a
     shipped contrast set ("daughter" / "son", "front" / "back", "staging" / "production"); with ``wide``, also the
     one word each text has in place of the other's, when WordNet puts the two side by side under one broader word
@@ -281,14 +435,16 @@ def subject_contrast(new_text: str, old_text: str, *, wide: bool = False,
 _ENDED_RE = re.compile(
     r"\b(?:decommissioned|shut down|closed down|closed|shuttered|discontinued|retired|passed away|died|divorced|"
     r"broke up|split up|separated|moved out|left|resigned|was fired|got fired|laid off|ended|expired|cancell?ed|"
-    r"sold|gave away|deleted|removed|uninstalled|deprecated|sunset|archived)\b", re.IGNORECASE)
+    r"sold|gave away|deleted|removed|uninstalled|deprecated|sunset|archived)\b",
+    re.IGNORECASE,
+)
 
 
 def evidence(new_text: str, old_text: str) -> str | None:
     """Explicit evidence that the new text says the old one no longer holds, or None: a negation or retraction cue
-    the old text lacks, a plain negation added or taken back, an event that ends a fact ("decommissioned", "passed
-    away", "sold"), or opposite predicates ("enabled" / "disabled"; whether they are said of the same subject is
-for the caller to check, see :func:`subject_contrast`)."""
+        the old text lacks, a plain negation added or taken back, an event that ends a fact ("decommissioned", "passed
+        away", "sold"), or opposite predicates ("enabled" / "disabled"; whether they are said of the same subject is
+    for the caller to check, see :func:`subject_contrast`)."""
     cue = negates(new_text, old_text)
     if cue is not None:
         return f"cue {cue!r}"
@@ -323,8 +479,7 @@ def swapped_values(new_text: str, old_text: str) -> tuple[frozenset[str], frozen
             loose.add(v.split(" ")[0])
             if v.split(" ")[0] in both:
                 loose.add(v)
-    return (frozenset(v for v in added if v not in loose),
-            frozenset(v for v in dropped if v not in loose))
+    return (frozenset(v for v in added if v not in loose), frozenset(v for v in dropped if v not in loose))
 
 
 def _words(text: str) -> frozenset[str]:
@@ -395,16 +550,24 @@ def _duplicate(new_text: str, old_text: str) -> Guarded:
     said = evidence(new_text, old_text)
     if said is not None:  # a negation or an opposite carries meaning: judged as a contradiction would be
         decided = _contradiction(new_text, old_text)
-        return Guarded(decided.label, f"duplicate not applied: {said}" + (
-            f"; {decided.changed}" if decided.changed else ""), decided.conflict)
+        return Guarded(
+            decided.label,
+            f"duplicate not applied: {said}" + (f"; {decided.changed}" if decided.changed else ""),
+            decided.conflict,
+        )
     contrast = subject_contrast(new_text, old_text, wide=True)
     if contrast is not None:
         why = f"another subject ({contrast[0]} / {contrast[1]})"
         return Guarded(UNRELATED, f"duplicate not applied: {why}", f"alike, about another subject: {why}")
     added, dropped = swapped_values(new_text, old_text)
     if added or dropped:
-        why = "values differ (" + ", ".join(sorted(added)) + (" / " if added and dropped else "") + \
-            ", ".join(sorted(dropped)) + ")"
+        why = (
+            "values differ ("
+            + ", ".join(sorted(added))
+            + (" / " if added and dropped else "")
+            + ", ".join(sorted(dropped))
+            + ")"
+        )
         return Guarded(UPDATE, f"duplicate not applied: {why}")
     return Guarded(DUPLICATE)
 
@@ -412,8 +575,11 @@ def _duplicate(new_text: str, old_text: str) -> Guarded:
 def _contradiction(new_text: str, old_text: str) -> Guarded:
     why = evidence(new_text, old_text)
     if why is None:
-        return Guarded(UNRELATED, "contradiction not applied: no explicit negation, retraction or opposite",
-                       "may contradict, without explicit evidence")
+        return Guarded(
+            UNRELATED,
+            "contradiction not applied: no explicit negation, retraction or opposite",
+            "may contradict, without explicit evidence",
+        )
     opposed = frozenset(word_key(w) for w in opposite_words(new_text, old_text))
     contrast = subject_contrast(new_text, old_text) or subject_contrast(new_text, old_text, wide=True, leave=opposed)
     if contrast is not None:

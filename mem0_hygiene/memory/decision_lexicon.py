@@ -89,6 +89,7 @@ approved, signed off | pending, under review
 indoor cat | outdoor cat
 """.strip().splitlines()
 
+
 @lru_cache(maxsize=65536)
 def word_key(word: str) -> str:
     """A crude stem that joins a word's inflections: likes/liked/liking/like -> lik, stopped/stop -> stop."""
@@ -156,14 +157,33 @@ def sides_in(keys: list[str]) -> set[tuple[int, int]]:
     found.update(side for phrase, side in _PHRASE_SIDES if phrase in joined)
     return found
 
+
 # A prefix or suffix that makes a word its own opposite ("unavailable", "dislike", "careless").
 _PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non", "non-", "mis")
 _SUFFIX_PAIRS = (("ful", "less"),)
 
 
 # The endings of the words a negating prefix goes with (adjectives and participles): "in" + "stall" is no opposite.
-_PREFIXABLE = ("able", "ible", "al", "ful", "ive", "ent", "ant", "ous", "ic", "ed", "ure", "ct", "y", "ar", "ite",
-               "ate", "ine", "ior")
+_PREFIXABLE = (
+    "able",
+    "ible",
+    "al",
+    "ful",
+    "ive",
+    "ent",
+    "ant",
+    "ous",
+    "ic",
+    "ed",
+    "ure",
+    "ct",
+    "y",
+    "ar",
+    "ite",
+    "ate",
+    "ine",
+    "ior",
+)
 
 
 def prefixed_pair(a_words: set[str], b_words: set[str]) -> tuple[str, str] | None:
@@ -173,9 +193,14 @@ def prefixed_pair(a_words: set[str], b_words: set[str]) -> tuple[str, str] | Non
     for x, y in ((a_words, b_words), (b_words, a_words)):
         for word in x:
             for prefix in _PREFIXES:
-                rest = word[len(prefix):]
-                if (word.startswith(prefix) and len(rest) >= 4 and rest.endswith(_PREFIXABLE) and rest in y
-                        and word not in y):
+                rest = word[len(prefix) :]
+                if (
+                    word.startswith(prefix)
+                    and len(rest) >= 4
+                    and rest.endswith(_PREFIXABLE)
+                    and rest in y
+                    and word not in y
+                ):
                     return word, rest
             for full, less in _SUFFIX_PAIRS:
                 if word.endswith(full) and word[: -len(full)] + less in y:
@@ -231,7 +256,8 @@ year, yearly, annual, annually
 """.strip().splitlines()
 
 SYNONYMS: dict[str, str] = {
-    word_key(word.strip()): word_key(line.split(",")[0].strip()) for line in _SYNONYMS for word in line.split(",")}
+    word_key(word.strip()): word_key(line.split(",")[0].strip()) for line in _SYNONYMS for word in line.split(",")
+}
 """Word key -> the key of its group's first word."""
 
 

@@ -31,13 +31,38 @@ from .decision_features import PairFeatures, pair_features
 CLASSES = ("duplicate", "update", "contradiction", "unrelated")
 
 FEATURE_NAMES = (
-    "similarity", "similarity^2", "frame_overlap", "value_overlap", "values_differ", "new_words",
-    "negation_cue", "plain_negation", "change_verb", "opposite", "similarity*frame_overlap",
-    "values_differ*frame_overlap", "same_values", "edit", "edit*edit_position", "same_values*(1-frame_overlap)",
-    "negation_cue*values_differ", "plain_negation*frame_overlap", "possessive", "opposite*frame_overlap",
-    "negation_cue*frame_overlap", "swapped_values", "swapped_words", "dropped_negation", "missing_words",
-    "similarity*negation_cue", "similarity*opposite", "similarity*values_differ", "word_overlap", "bigram_overlap",
-    "similarity*bigram_overlap", "opposite_beside",
+    "similarity",
+    "similarity^2",
+    "frame_overlap",
+    "value_overlap",
+    "values_differ",
+    "new_words",
+    "negation_cue",
+    "plain_negation",
+    "change_verb",
+    "opposite",
+    "similarity*frame_overlap",
+    "values_differ*frame_overlap",
+    "same_values",
+    "edit",
+    "edit*edit_position",
+    "same_values*(1-frame_overlap)",
+    "negation_cue*values_differ",
+    "plain_negation*frame_overlap",
+    "possessive",
+    "opposite*frame_overlap",
+    "negation_cue*frame_overlap",
+    "swapped_values",
+    "swapped_words",
+    "dropped_negation",
+    "missing_words",
+    "similarity*negation_cue",
+    "similarity*opposite",
+    "similarity*values_differ",
+    "word_overlap",
+    "bigram_overlap",
+    "similarity*bigram_overlap",
+    "opposite_beside",
 )
 
 
@@ -64,15 +89,40 @@ def feature_vector(similarity: float, features: PairFeatures) -> list[float]:
     """The model's inputs for one pair, in :data:`FEATURE_NAMES` order."""
     s, f = similarity, features
     neg = float(f.negation is not None)
-    return [s, s * s, f.frame_overlap, f.value_overlap, float(f.values_differ), min(f.new_words, 5) / 5,
-            neg, float(f.plain_negation), float(f.change), float(f.opposite), s * f.frame_overlap,
-            float(f.values_differ) * f.frame_overlap, float(f.same_values), float(f.edit),
-            float(f.edit) * f.edit_position, float(f.same_values) * (1 - f.frame_overlap),
-            neg * float(f.values_differ), float(f.plain_negation) * f.frame_overlap, float(f.possessive),
-            float(f.opposite) * f.frame_overlap, neg * f.frame_overlap, float(f.swapped == "values"),
-            float(f.swapped == "words"), float(f.dropped_negation), min(f.missing_words, 5) / 5, s * neg,
-            s * float(f.opposite), s * float(f.values_differ), f.word_overlap, f.bigram_overlap,
-            s * f.bigram_overlap, float(f.opposite_beside)]
+    return [
+        s,
+        s * s,
+        f.frame_overlap,
+        f.value_overlap,
+        float(f.values_differ),
+        min(f.new_words, 5) / 5,
+        neg,
+        float(f.plain_negation),
+        float(f.change),
+        float(f.opposite),
+        s * f.frame_overlap,
+        float(f.values_differ) * f.frame_overlap,
+        float(f.same_values),
+        float(f.edit),
+        float(f.edit) * f.edit_position,
+        float(f.same_values) * (1 - f.frame_overlap),
+        neg * float(f.values_differ),
+        float(f.plain_negation) * f.frame_overlap,
+        float(f.possessive),
+        float(f.opposite) * f.frame_overlap,
+        neg * f.frame_overlap,
+        float(f.swapped == "values"),
+        float(f.swapped == "words"),
+        float(f.dropped_negation),
+        min(f.missing_words, 5) / 5,
+        s * neg,
+        s * float(f.opposite),
+        s * float(f.values_differ),
+        f.word_overlap,
+        f.bigram_overlap,
+        s * f.bigram_overlap,
+        float(f.opposite_beside),
+    ]
 
 
 def hides(truth: str, decided: str) -> bool:
@@ -127,18 +177,26 @@ class DecisionModel:
 
     def __post_init__(self) -> None:
         n = len(self.mean)
-        if len(self.scale) != n or len(self.weights) != len(CLASSES) or len(self.bias) != len(CLASSES) \
-                or any(len(ws) != n for ws in self.weights):
-            raise ValueError(f"decision model {self.name!r} does not fit together: {n} means, {len(self.scale)} "
-                             f"scales, {[len(ws) for ws in self.weights]} weights per class, {len(self.bias)} biases "
-                             f"for {len(CLASSES)} classes; refit it with benchmarks/train_decision.py --write")
+        if (
+            len(self.scale) != n
+            or len(self.weights) != len(CLASSES)
+            or len(self.bias) != len(CLASSES)
+            or any(len(ws) != n for ws in self.weights)
+        ):
+            raise ValueError(
+                f"decision model {self.name!r} does not fit together: {n} means, {len(self.scale)} "
+                f"scales, {[len(ws) for ws in self.weights]} weights per class, {len(self.bias)} biases "
+                f"for {len(CLASSES)} classes; refit it with benchmarks/train_decision.py --write"
+            )
 
     def probabilities(self, inputs: Sequence[float]) -> dict[str, float]:
         """The calibrated probability of each class for one feature vector (as many inputs as the model has
         features; a model fitted on another feature list is refused)."""
         if len(inputs) != len(self.mean):
-            raise ValueError(f"decision model {self.name!r} has {len(self.mean)} features, given {len(inputs)}; "
-                             "refit it with benchmarks/train_decision.py --write")
+            raise ValueError(
+                f"decision model {self.name!r} has {len(self.mean)} features, given {len(inputs)}; "
+                "refit it with benchmarks/train_decision.py --write"
+            )
         x = [(v - m) / s for v, m, s in zip(inputs, self.mean, self.scale)]
         z = [b + sum(w * v for w, v in zip(ws, x)) for ws, b in zip(self.weights, self.bias)]
         top = max(z)

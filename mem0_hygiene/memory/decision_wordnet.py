@@ -52,8 +52,9 @@ def lexicon() -> WordNetLexicon:
             forms.append((fields[0], fields[1]))
     for form, base in forms:
         words.setdefault(word_key(form), set()).update(words.get(word_key(base), ()))
-    return WordNetLexicon({k: frozenset(v) for k, v in words.items()}, hypernyms,
-                          {k: frozenset(v) for k, v in antonyms.items()})
+    return WordNetLexicon(
+        {k: frozenset(v) for k, v in words.items()}, hypernyms, {k: frozenset(v) for k, v in antonyms.items()}
+    )
 
 
 def senses(key: str) -> frozenset[int]:

@@ -111,8 +111,10 @@ def _install(llm: Any) -> None:
     try:
         llm.generate_response = _screened_call(current)
     except (AttributeError, TypeError):  # an object that takes no attributes: its answers pass the guard below
-        logger.warning("mem0-hygiene could not screen the answers of %s; facts it returns are screened when "
-                       "stored", type(llm).__name__)
+        logger.warning(
+            "mem0-hygiene could not screen the answers of %s; facts it returns are screened when stored",
+            type(llm).__name__,
+        )
 
 
 @contextlib.contextmanager
@@ -126,8 +128,9 @@ def collecting_redactions() -> Iterator[dict[str, tuple[str, ...]]]:
         _COLLECTED.reset(token)
 
 
-def with_redactions(results: list[dict[str, Any]], rows: list[LedgerRow],
-                    found: dict[str, tuple[str, ...]]) -> list[LedgerRow]:
+def with_redactions(
+    results: list[dict[str, Any]], rows: list[LedgerRow], found: dict[str, tuple[str, ...]]
+) -> list[LedgerRow]:
     """Say in each result item (``["hygiene"]["redacted"]``) and ledger row what was taken out of its fact;
     returns the rows (changed ones replaced)."""
     for item in results:
@@ -171,8 +174,7 @@ class FactGuardMixin:
         if screen.refused is not None:
             raise screen.refused
 
-    def _add_to_vector_store(self, messages: Any, metadata: Any, filters: Any, infer: Any,
-                             prompt: Any = None) -> Any:
+    def _add_to_vector_store(self, messages: Any, metadata: Any, filters: Any, infer: Any, prompt: Any = None) -> Any:
         if not infer:
             return super()._add_to_vector_store(messages, metadata, filters, infer, prompt=prompt)  # type: ignore[misc]
         with self._screening_llm(facts=True) as screen:
@@ -204,8 +206,10 @@ class FactGuardMixin:
 
     def _create_memory(self, data: Any, existing_embeddings: Any, metadata: Any = None) -> Any:
         return super()._create_memory(  # type: ignore[misc]
-            self._guarded(data, "the memory's text"), existing_embeddings, metadata=metadata)
+            self._guarded(data, "the memory's text"), existing_embeddings, metadata=metadata
+        )
 
     def _update_memory(self, memory_id: Any, data: Any, existing_embeddings: Any, metadata: Any = None) -> Any:
         return super()._update_memory(  # type: ignore[misc]
-            memory_id, self._guarded(data, "the new text"), existing_embeddings, metadata=metadata)
+            memory_id, self._guarded(data, "the new text"), existing_embeddings, metadata=metadata
+        )

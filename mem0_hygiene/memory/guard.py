@@ -23,8 +23,7 @@ from ..config import INSTRUCTION_POLICIES, SECRET_POLICIES
 from ..errors import SecretRefused
 from ..scan import instruction_reason, redact_secrets
 
-__all__ = ["CLEAN", "INSTRUCTION_POLICIES", "SECRET_POLICIES", "Screened", "facts_of", "screen_messages",
-           "screen_text"]
+__all__ = ["CLEAN", "INSTRUCTION_POLICIES", "SECRET_POLICIES", "Screened", "facts_of", "screen_messages", "screen_text"]
 
 
 @dataclass(frozen=True)
@@ -42,8 +41,11 @@ class Screened:
     quarantine: bool = False
 
     def merged(self, other: Screened) -> Screened:
-        return Screened(tuple(dict.fromkeys((*self.redacted, *other.redacted))), self.flag or other.flag,
-                        self.quarantine or other.quarantine)
+        return Screened(
+            tuple(dict.fromkeys((*self.redacted, *other.redacted))),
+            self.flag or other.flag,
+            self.quarantine or other.quarantine,
+        )
 
 
 CLEAN = Screened()

@@ -52,8 +52,10 @@ class Judgement:
 
 def judge_messages(new_text: str, old_text: str) -> list[dict[str, str]]:
     """The messages of one judge call."""
-    return [{"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": f"Fact in memory: {old_text}\nNew fact: {new_text}"}]
+    return [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": f"Fact in memory: {old_text}\nNew fact: {new_text}"},
+    ]
 
 
 _OBJECT_RE = re.compile(r"\{.*\}", re.DOTALL)
@@ -81,22 +83,31 @@ def parse_judgement(response: Any) -> Judgement:
 def ask_judge(llm: Any, new_text: str, old_text: str) -> Judgement:
     """One call of mem0's ``llm.generate_response``; a failing LLM gives a Judgement without a label."""
     try:
-        response = llm.generate_response(messages=judge_messages(new_text, old_text),
-                                         response_format={"type": "json_object"})
+        response = llm.generate_response(
+            messages=judge_messages(new_text, old_text), response_format={"type": "json_object"}
+        )
     except Exception as exc:  # any provider error: the deterministic decision stands
         return Judgement(None, "", f"judge unavailable ({type(exc).__name__})")
     return parse_judgement(response)
 
 
-def record_judgement(ledger: Any, memory_id: str, compared_id: str | None, label: str, judgement: Judgement,
-                     similarity: float | None, when: datetime) -> None:
+def record_judgement(
+    ledger: Any,
+    memory_id: str,
+    compared_id: str | None,
+    label: str,
+    judgement: Judgement,
+    similarity: float | None,
+    when: datetime,
+) -> None:
     """Keep one judged decision in the ledger file: ``memory_id`` is the memory written (or, for NONE, the
     existing memory reinforced), ``compared_id`` the one it was judged against."""
     with ledger.transaction() as conn:  # the table is the ledger's own (see stores/ledger_ddl.py)
-        conn.execute("INSERT INTO write_decisions (memory_id, compared_id, label, judge, event, reason, similarity, "
-                     "decided_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                     (memory_id, compared_id, label, JUDGE, judgement.event or None, judgement.reason, similarity,
-                      to_iso(when)))
+        conn.execute(
+            "INSERT INTO write_decisions (memory_id, compared_id, label, judge, event, reason, similarity, "
+            "decided_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (memory_id, compared_id, label, JUDGE, judgement.event or None, judgement.reason, similarity, to_iso(when)),
+        )
 
 
 def judged_decisions(ledger: Any, memory_id: str | None = None) -> list[dict[str, Any]]:
@@ -104,7 +115,8 @@ def judged_decisions(ledger: Any, memory_id: str | None = None) -> list[dict[str
     if not ledger.has_table("write_decisions"):
         return []
     sql = "SELECT memory_id, compared_id, label, judge, event, reason, similarity, decided_at FROM write_decisions"
-    rows = ledger.query(sql + (" WHERE memory_id = ? ORDER BY id" if memory_id else " ORDER BY id"),
-                        (memory_id,) if memory_id else ())
+    rows = ledger.query(
+        sql + (" WHERE memory_id = ? ORDER BY id" if memory_id else " ORDER BY id"), (memory_id,) if memory_id else ()
+    )
     keys = ("memory_id", "compared_id", "label", "judge", "event", "reason", "similarity", "decided_at")
     return [dict(zip(keys, r)) for r in rows]

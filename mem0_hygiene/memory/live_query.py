@@ -109,8 +109,14 @@ def live_only(spec: LiveOnly) -> Iterator[None]:
 def _hooked(original: Callable[..., Any], client: Any) -> Callable[..., Any]:
     def query_points(*args: Any, **kwargs: Any) -> Any:
         spec = _ACTIVE.get()
-        if (spec is None or args or not _PASSED.issuperset(kwargs) or kwargs.get("collection_name") != spec.collection
-                or not _dense(kwargs.get("query")) or not isinstance(kwargs.get("limit"), int)):
+        if (
+            spec is None
+            or args
+            or not _PASSED.issuperset(kwargs)
+            or kwargs.get("collection_name") != spec.collection
+            or not _dense(kwargs.get("query"))
+            or not isinstance(kwargs.get("limit"), int)
+        ):
             return original(*args, **kwargs)
         return _live_points(original, client, spec, **kwargs)
 
@@ -138,7 +144,15 @@ def _live_points(original: Callable[..., Any], client: Any, spec: LiveOnly, *, l
         share = max(len(kept), 1) / max(len(points), 1)
         fetch = max(fetch * 2, len(points) + fetch_for(limit - len(kept), share))
     kept = kept[:limit]
-    full = {str(p.id): p for p in client.retrieve(
-        collection_name=kwargs["collection_name"], ids=[p.id for p in kept], with_payload=True)} if kept else {}
+    full = (
+        {
+            str(p.id): p
+            for p in client.retrieve(
+                collection_name=kwargs["collection_name"], ids=[p.id for p in kept], with_payload=True
+            )
+        }
+        if kept
+        else {}
+    )
     res.points = [p.model_copy(update={"payload": full[str(p.id)].payload}) for p in kept if str(p.id) in full]
     return res

@@ -94,40 +94,49 @@ class PruneResult:
         redacted, as in every output; see :func:`mem0_hygiene.render.text.revealing_secrets`)."""
         from ..display.text import redacted_data
 
-        return redacted_data({
-            "dry_run": self.dry_run,
-            "at": self.at,
-            "count": self.count,
-            "by_reason": self.by_reason(),
-            "memories": [_memory_dict(m) for m in self.memories],
-            "cascaded": list(self.cascaded),
-            "unused_older_than": self.unused_older_than,
-            "unused": [_memory_dict(m) for m in self.unused],
-            "unused_deleted": self.unused_deleted,
-            "tombstones_purged": self.tombstones_purged,
-            "leftovers": list(self.leftovers),
-            "adopted": self.adopted,
-            "ledger_created": self.ledger_created,
-        })
+        return redacted_data(
+            {
+                "dry_run": self.dry_run,
+                "at": self.at,
+                "count": self.count,
+                "by_reason": self.by_reason(),
+                "memories": [_memory_dict(m) for m in self.memories],
+                "cascaded": list(self.cascaded),
+                "unused_older_than": self.unused_older_than,
+                "unused": [_memory_dict(m) for m in self.unused],
+                "unused_deleted": self.unused_deleted,
+                "tombstones_purged": self.tombstones_purged,
+                "leftovers": list(self.leftovers),
+                "adopted": self.adopted,
+                "ledger_created": self.ledger_created,
+            }
+        )
 
     def summary(self) -> str:
         """One line: what was (or would be) deleted and compacted."""
         verb = "would delete" if self.dry_run else "deleted"
         reasons = ", ".join(f"{n} {r}" for r, n in sorted(self.by_reason().items()))
-        parts = [f"{verb} {len(self.memories)} memor{'y' if len(self.memories) == 1 else 'ies'}"
-                 + (f" ({reasons})" if reasons else "")]
+        parts = [
+            f"{verb} {len(self.memories)} memor{'y' if len(self.memories) == 1 else 'ies'}"
+            + (f" ({reasons})" if reasons else "")
+        ]
         if self.cascaded:
             parts.append(f"{len(self.cascaded)} superseded with them")
         if self.unused_older_than is not None:
-            done = "deleted" if self.unused_deleted else ("would delete" if self.dry_run and self.delete_unused
-                                                          else "listed, not deleted")
+            done = (
+                "deleted"
+                if self.unused_deleted
+                else ("would delete" if self.dry_run and self.delete_unused else "listed, not deleted")
+            )
             parts.append(f"{len(self.unused)} unused for {self.unused_older_than} ({done})")
         if self.leftovers:
             parts.append(f"{len(self.leftovers)} leftover point(s) of deleted memories")
         parts.append(f"{self.tombstones_purged} old tombstone row(s) {'to compact' if self.dry_run else 'compacted'}")
         if self.adopted:
-            parts.append(f"{self.adopted} memor{'y' if self.adopted == 1 else 'ies'} written by plain mem0 "
-                         f"{'would be' if self.dry_run else 'were'} adopted first (mem0's expiration_date counts)")
+            parts.append(
+                f"{self.adopted} memor{'y' if self.adopted == 1 else 'ies'} written by plain mem0 "
+                f"{'would be' if self.dry_run else 'were'} adopted first (mem0's expiration_date counts)"
+            )
         if self.ledger_created:
             parts.append(f"{'would create' if self.dry_run else 'created'} the ledger at {self.ledger_created}")
         return "; ".join(parts)
@@ -141,10 +150,10 @@ class PruneResult:
         for mid in self.cascaded:
             rows.append((mid, state_cell("superseded"), "(superseded by a pruned memory)", "-"))
         for m in self.unused:
-            fate = "" if self.unused_deleted else (" (would delete)" if self.dry_run and self.delete_unused
-                                                  else " (kept)")
-            rows.append((m.memory_id, ("unused" + fate, "yellow"),
-                         short(m.text), _scope_text(m.scope)))
+            fate = (
+                "" if self.unused_deleted else (" (would delete)" if self.dry_run and self.delete_unused else " (kept)")
+            )
+            rows.append((m.memory_id, ("unused" + fate, "yellow"), short(m.text), _scope_text(m.scope)))
         for mid in self.leftovers:
             rows.append((mid, state_cell("deleted"), "(point of a deleted memory, still in the store)", "-"))
         return rows
@@ -154,16 +163,24 @@ class PruneResult:
         from ..display.text import heading_time
 
         title = "prune (dry run)" if self.dry_run else "prune"
-        return rich_table(f"{title} at {heading_time(self.at)}", ("memory", "reason", "text", "scope"), self._rows(),
-                          caption=self.summary())
+        return rich_table(
+            f"{title} at {heading_time(self.at)}",
+            ("memory", "reason", "text", "scope"),
+            self._rows(),
+            caption=self.summary(),
+        )
 
     def _repr_html_(self) -> str:
         from ..display.tables import html_table
         from ..display.text import heading_time
 
         title = "prune (dry run)" if self.dry_run else "prune"
-        return html_table(f"{title} at {heading_time(self.at)}", ("memory", "reason", "text", "scope"), self._rows(),
-                          caption=self.summary())
+        return html_table(
+            f"{title} at {heading_time(self.at)}",
+            ("memory", "reason", "text", "scope"),
+            self._rows(),
+            caption=self.summary(),
+        )
 
 
 def _memory_dict(m: PrunedMemory) -> dict[str, Any]:
@@ -187,11 +204,11 @@ class PruneMixin:
     hygiene_settings: HygieneSettings
 
     if TYPE_CHECKING:
+
         def now(self) -> datetime: ...
         def flush(self) -> None: ...
         def delete_ids(self, memory_ids: Sequence[str]) -> list[str]: ...
-        def finish_deletes(self, limit: int | None = None, *, dry_run: bool = False
-                           ) -> tuple[list[str], bool]: ...
+        def finish_deletes(self, limit: int | None = None, *, dry_run: bool = False) -> tuple[list[str], bool]: ...
         def adopt(self) -> int: ...
 
     AUTO_PRUNE_STEP = 1
@@ -236,8 +253,14 @@ class PruneMixin:
             self.delete_ids([p.memory_id for p in pruned])
         self._last_prune = now
         self._prune_pending = False
-        return PruneResult(memories=tuple(pruned), dry_run=dry_run, at=to_iso(now), cascaded=tuple(cascaded),
-                           leftovers=tuple(leftovers), adopted=adopted)
+        return PruneResult(
+            memories=tuple(pruned),
+            dry_run=dry_run,
+            at=to_iso(now),
+            cascaded=tuple(cascaded),
+            leftovers=tuple(leftovers),
+            adopted=adopted,
+        )
 
     def maybe_auto_prune(self, now: datetime) -> None:
         """``hygiene.auto_prune``: a prune spread thinly over the app's own add/search calls.

@@ -71,8 +71,12 @@ def rank(
         imp = importance(item.get("metadata"), settings)
         score = (settings.relevance * rel + settings.recency * rec + settings.importance * imp) / total
         facts = item.setdefault("hygiene", {})
-        facts["rank"] = {"score": round(score, 6), "relevance": round(rel, 6), "recency": round(rec, 6),
-                         "importance": round(imp, 6)}
+        facts["rank"] = {
+            "score": round(score, 6),
+            "relevance": round(rel, 6),
+            "recency": round(rec, 6),
+            "importance": round(imp, 6),
+        }
         scored.append((-score, pos, item))
     scored.sort(key=lambda t: (t[0], t[1]))
     return [item for _, _, item in scored]

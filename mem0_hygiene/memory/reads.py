@@ -52,6 +52,7 @@ class LiveReadsMixin:
     _shares_lock: threading.Lock
 
     if TYPE_CHECKING:
+
         def row_for(self, item: dict[str, Any], rows: dict[str, LedgerRow]) -> LedgerRow: ...
         def note_uses(self, items: Iterable[dict[str, Any]], now: datetime) -> None: ...
         def last_uses(self) -> dict[str, datetime]: ...
@@ -93,16 +94,26 @@ class LiveReadsMixin:
         where = " AND ".join(f"{k} = ?" for k, _ in scope)
         total, live = self.ledger.query(
             f"SELECT COUNT(*), COALESCE(SUM(CASE WHEN {live_sql()} THEN 1 ELSE 0 END), 0) FROM memories "
-            f"WHERE {where} AND deleted_at IS NULL", [to_iso(now), *(v for _, v in scope)])[0]
+            f"WHERE {where} AND deleted_at IS NULL",
+            [to_iso(now), *(v for _, v in scope)],
+        )[0]
         share = float(live) / float(total) if total else 1.0
         with self._shares_lock:
             self._shares[scope] = (share, clock)
         return share
 
-    def paged_read(self, run: Callable[[int], dict[str, Any]], top_k: int, now: datetime, include_stale: bool,
-                   show_expired: bool, window: TimeWindow | None = None,
-                   rank: RankSettings | None = None, filters: dict[str, Any] | None = None,
-                   vector_query: bool = False) -> dict[str, Any]:
+    def paged_read(
+        self,
+        run: Callable[[int], dict[str, Any]],
+        top_k: int,
+        now: datetime,
+        include_stale: bool,
+        show_expired: bool,
+        window: TimeWindow | None = None,
+        rank: RankSettings | None = None,
+        filters: dict[str, Any] | None = None,
+        vector_query: bool = False,
+    ) -> dict[str, Any]:
         """Call ``run(fetch)`` (a mem0 read asking for ``fetch`` items, expired ones included) until the
         kept items fill ``top_k`` or mem0 has no more; then rank them (``rank``) and count the uses
         (not for a question about the past, ``window.as_of``). For live results only: when ``run`` is a
@@ -158,10 +169,16 @@ class LiveReadsMixin:
 
         return not_live
 
-    def _keep(self, items: list[dict[str, Any]], now: datetime, include_stale: bool,
-              show_expired: bool, window: TimeWindow | None = None,
-              seen: dict[str, LedgerRow] | None = None,
-              known: dict[str, LedgerRow] | None = None) -> list[dict[str, Any]]:
+    def _keep(
+        self,
+        items: list[dict[str, Any]],
+        now: datetime,
+        include_stale: bool,
+        show_expired: bool,
+        window: TimeWindow | None = None,
+        seen: dict[str, LedgerRow] | None = None,
+        known: dict[str, LedgerRow] | None = None,
+    ) -> list[dict[str, Any]]:
         ids = [str(i["id"]) for i in items]
         missing = [mid for mid in ids if mid not in known] if known else ids
         rows = self.ledger.get_many(missing) if missing else {}

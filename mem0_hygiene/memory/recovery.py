@@ -59,6 +59,7 @@ class RecoveryMixin:
     vector_store: Any
 
     if TYPE_CHECKING:
+
         def now(self) -> datetime: ...
         def settled_unwritten(self) -> set[str]: ...
 
@@ -138,8 +139,9 @@ class RecoveryMixin:
         # the birth facts' key inside their holder, and (a store written by an earlier version) at the top
         for key in (f"{BIRTH_HOLDER}.{BIRTH_REPLACES}", BIRTH_REPLACES):
             listed = self.vector_store.list(filters={key: old_id}, top_k=16)
-            points = listed[0] if isinstance(listed, (list, tuple)) and listed and isinstance(listed[0], list) \
-                else listed
+            points = (
+                listed[0] if isinstance(listed, (list, tuple)) and listed and isinstance(listed[0], list) else listed
+            )
             found.extend(point_item(p) for p in (points or []))
         found = [f for f in found if (replaced_by_birth(f["payload"]) or ("", "", ""))[:2] == (old_id, action)]
         if not found:
@@ -166,8 +168,13 @@ class RecoveryMixin:
         try:
             self.ledger.add_linked(row, old_id, parse_time(since), action, reason)
         except SupersedeError as exc:
-            logger.warning("could not link %s to %s after an interrupted %s (%s); both are kept as they are",
-                           old_id, new_id, action, exc)
+            logger.warning(
+                "could not link %s to %s after an interrupted %s (%s); both are kept as they are",
+                old_id,
+                new_id,
+                action,
+                exc,
+            )
             self.ledger.insert([row], ignore_existing=True)
             self.ledger.settle([old_id], action)
         return new_id
@@ -180,6 +187,7 @@ class RecoveryMixin:
             if action in REPLACING and self.resolve_replacement(old_id, action, since) is not None:
                 linked.append(old_id)
         if linked:
-            logger.info("linked %d replacement(s) an interrupted process had stored: %s", len(linked),
-                        ", ".join(linked))
+            logger.info(
+                "linked %d replacement(s) an interrupted process had stored: %s", len(linked), ", ".join(linked)
+            )
         return linked

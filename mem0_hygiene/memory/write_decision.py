@@ -43,8 +43,7 @@ old_item)``, action "supersede" or "invalidate"; ``old_item`` is the result item
 invalidated memory (None for a supersede)."""
 
 
-def identity_key(topic_key: str | None, metadata: dict[str, Any] | None,
-                 settings: WriteDecisionSettings) -> str | None:
+def identity_key(topic_key: str | None, metadata: dict[str, Any] | None, settings: WriteDecisionSettings) -> str | None:
     """``topic_key=``, else the first identity key in the metadata (``source_ref`` values are kept
     as ``"source_ref:VALUE"`` in the ledger's topic_key, so different kinds of key never meet)."""
     if topic_key:
@@ -71,14 +70,22 @@ class _Found:
     conflict: str | None = None  # a guard took the decision back: why the pair is a possible conflict
 
     def describe(self, **names: str) -> dict[str, Any]:
-        out: dict[str, Any] = {"label": self.label, "reason": self.reason,
-                               "similarity": None if self.similarity is None else round(self.similarity, 4)}
+        out: dict[str, Any] = {
+            "label": self.label,
+            "reason": self.reason,
+            "similarity": None if self.similarity is None else round(self.similarity, 4),
+        }
         if self.judged is not None:
-            out["judge"] = {"by": JUDGE, "event": self.judged.event or None, "reason": self.judged.reason,
-                            "deterministic": self.deterministic}
+            out["judge"] = {
+                "by": JUDGE,
+                "event": self.judged.event or None,
+                "reason": self.judged.reason,
+                "deterministic": self.deterministic,
+            }
         if self.old_id is not None:
-            out[{UPDATE: "supersedes", CONTRADICTION: "invalidates", DUPLICATE: "reinforces"}.get(
-                self.label, "nearest")] = self.old_id
+            out[
+                {UPDATE: "supersedes", CONTRADICTION: "invalidates", DUPLICATE: "reinforces"}.get(self.label, "nearest")
+            ] = self.old_id
         if self.conflict is not None:
             out["possible_conflict"] = self.conflict
         out.update(names)
@@ -101,6 +108,7 @@ class WriteDecisionMixin:
     ledger: Ledger
 
     if TYPE_CHECKING:
+
         @staticmethod
         def hygiene_facts(row: LedgerRow, now: datetime, now_iso: str | None = None) -> dict[str, Any]: ...
         def flush(self) -> None: ...
@@ -114,10 +122,19 @@ class WriteDecisionMixin:
         conf = emb.config if isinstance(emb.config, dict) else {}
         return embedder_family(emb.provider, conf.get("model"))
 
-    def add_deciding(self, settings: WriteDecisionSettings, group: Any, call: dict[str, Any],
-                     template: LedgerRow, scope: dict[str, str], now: datetime,
-                     results: list[dict[str, Any]], rows: list[LedgerRow],
-                     links: list[Link], extra: dict[str, Any]) -> None:
+    def add_deciding(
+        self,
+        settings: WriteDecisionSettings,
+        group: Any,
+        call: dict[str, Any],
+        template: LedgerRow,
+        scope: dict[str, str],
+        now: datetime,
+        results: list[dict[str, Any]],
+        rows: list[LedgerRow],
+        links: list[Link],
+        extra: dict[str, Any],
+    ) -> None:
         """Store one group of messages with the write-time decision, one vector search per memory.
 
         ``infer=False``: each message is checked before it is stored (a duplicate is never stored).
@@ -132,8 +149,7 @@ class WriteDecisionMixin:
 
         def record(item: dict[str, Any], found: _Found) -> None:
             mid = str(item["id"])
-            topic = template.topic_key or (found.old_row.topic_key if found.label == UPDATE and found.old_row
-                                           else None)
+            topic = template.topic_key or (found.old_row.topic_key if found.label == UPDATE and found.old_row else None)
             row = replace(template, memory_id=mid, topic_key=topic)
             rows.append(row)
             pending[mid] = row
@@ -151,16 +167,26 @@ class WriteDecisionMixin:
                 dead.add(found.old_id)
             elif found.label == CONTRADICTION:
                 said = {k: v for k, v in found.describe().items() if k != "invalidates"}
-                old_item = {"id": found.old_id, "memory": found.old_text, "event": "DELETE",
-                            "hygiene": {"decision": {**said, "invalidated_by": mid}}}
+                old_item = {
+                    "id": found.old_id,
+                    "memory": found.old_text,
+                    "event": "DELETE",
+                    "hygiene": {"decision": {**said, "invalidated_by": mid}},
+                }
                 results.append(old_item)
                 links.append(("invalidate", found.old_id, mid, found.reason, old_item))
                 dead.add(found.old_id)
 
         def reinforce(found: _Found) -> None:
             assert found.old_id is not None and found.old_row is not None
-            results.append({"id": found.old_id, "memory": found.old_text, "event": "NONE",
-                            "hygiene": {**self.hygiene_facts(found.old_row, now), "decision": found.describe()}})
+            results.append(
+                {
+                    "id": found.old_id,
+                    "memory": found.old_text,
+                    "event": "NONE",
+                    "hygiene": {**self.hygiene_facts(found.old_row, now), "decision": found.describe()},
+                }
+            )
             self.note_uses([{"id": found.old_id}], now)
             self._keep_judgement(found.old_id, found, now)
 
@@ -187,8 +213,17 @@ class WriteDecisionMixin:
         for item in added:
             mid = str(item["id"])
             undecided.discard(mid)
-            found = self._decide(str(item.get("memory") or ""), scope, template, settings, thresholds,
-                                 undecided | {mid}, pending, dead, now)
+            found = self._decide(
+                str(item.get("memory") or ""),
+                scope,
+                template,
+                settings,
+                thresholds,
+                undecided | {mid},
+                pending,
+                dead,
+                now,
+            )
             if found.label == DUPLICATE:
                 Mem0Memory.delete(self, mid)  # mem0 already stored it: take it back out through its API
                 reinforce(found)
@@ -209,9 +244,18 @@ class WriteDecisionMixin:
             self.resolve_replacement(found.old_id, action, to_iso(now))  # mem0 may have stored it first
             raise
 
-    def _decide(self, text: str, scope: dict[str, str], template: LedgerRow, settings: WriteDecisionSettings,
-                thresholds: Thresholds, exclude: set[str], pending: dict[str, LedgerRow], dead: set[str],
-                now: datetime) -> _Found:
+    def _decide(
+        self,
+        text: str,
+        scope: dict[str, str],
+        template: LedgerRow,
+        settings: WriteDecisionSettings,
+        thresholds: Thresholds,
+        exclude: set[str],
+        pending: dict[str, LedgerRow],
+        dead: set[str],
+        now: datetime,
+    ) -> _Found:
         """Compare a new memory with the live memory of the same identity key, or else with the nearest
         live memory in exactly the same scope (one vector search), and decide."""
         key = template.topic_key
@@ -225,8 +269,16 @@ class WriteDecisionMixin:
             return replace(found, label=UNRELATED, reason=f"{found.label} not applied: quarantined source")
         return found
 
-    def _identity_match(self, text: str, key: str, scope: dict[str, str], exclude: set[str],
-                        pending: dict[str, LedgerRow], dead: set[str], now: datetime) -> _Found | None:
+    def _identity_match(
+        self,
+        text: str,
+        key: str,
+        scope: dict[str, str],
+        exclude: set[str],
+        pending: dict[str, LedgerRow],
+        dead: set[str],
+        now: datetime,
+    ) -> _Found | None:
         where = "topic_key = ? AND " + live_sql(expiry=False)  # expiry is judged below, by the clock
         params: list[Any] = [key]
         for name in SCOPE_KEYS:
@@ -242,17 +294,34 @@ class WriteDecisionMixin:
                 continue  # in the ledger, gone from the store: the audit reports it
             old_text = str(item.get("memory") or "")
             same = normalize_text(old_text) == normalize_text(text)
-            return _Found(DUPLICATE if same else UPDATE, None, "same text" if same else "same identity key",
-                          row.memory_id, old_text, row)
+            return _Found(
+                DUPLICATE if same else UPDATE,
+                None,
+                "same text" if same else "same identity key",
+                row.memory_id,
+                old_text,
+                row,
+            )
         return None
 
-    def _nearest(self, text: str, scope: dict[str, str], key: str | None, settings: WriteDecisionSettings,
-                 thresholds: Thresholds, exclude: set[str], pending: dict[str, LedgerRow], dead: set[str],
-                 now: datetime) -> _Found:
+    def _nearest(
+        self,
+        text: str,
+        scope: dict[str, str],
+        key: str | None,
+        settings: WriteDecisionSettings,
+        thresholds: Thresholds,
+        exclude: set[str],
+        pending: dict[str, LedgerRow],
+        dead: set[str],
+        now: datetime,
+    ) -> _Found:
         vector = self.embedding_model.embed(text, "search")
         hits = self.vector_store.search(query=text, vectors=vector, top_k=settings.candidates, filters=dict(scope))
-        hits = sorted((h for h in hits if str(h.id) not in exclude and str(h.id) not in dead),
-                      key=lambda h: -float(h.score or 0.0))
+        hits = sorted(
+            (h for h in hits if str(h.id) not in exclude and str(h.id) not in dead),
+            key=lambda h: -float(h.score or 0.0),
+        )
         rows = self.ledger.get_many([str(h.id) for h in hits]) if hits else {}
         for hit in hits:
             hid, payload = str(hit.id), dict(hit.payload or {})
@@ -270,8 +339,9 @@ class WriteDecisionMixin:
                 found = self._judge(found, text, old_text)
             guarded = guard(found.label, text, old_text)  # the judge's answer too: never on likeness alone
             if guarded.changed is not None:
-                found = replace(found, label=guarded.label, reason=f"{found.reason}; {guarded.changed}",
-                                conflict=guarded.conflict)
+                found = replace(
+                    found, label=guarded.label, reason=f"{found.reason}; {guarded.changed}", conflict=guarded.conflict
+                )
             return found
         return _Found(UNRELATED, None, "no live memory nearby")
 
@@ -279,10 +349,10 @@ class WriteDecisionMixin:
         """Ask the app's mem0 LLM about one unsure decision (one call); its answer decides when usable."""
         judged = ask_judge(self.llm, text, old_text)
         if judged.label is None:
-            return replace(found, judged=judged, deterministic=found.label,
-                           reason=f"{found.reason}; {judged.reason}")
-        return replace(found, label=judged.label, reason=f"llm: {judged.reason}", judged=judged,
-                       deterministic=found.label)
+            return replace(found, judged=judged, deterministic=found.label, reason=f"{found.reason}; {judged.reason}")
+        return replace(
+            found, label=judged.label, reason=f"llm: {judged.reason}", judged=judged, deterministic=found.label
+        )
 
     def _keep_judgement(self, memory_id: str, found: _Found, now: datetime) -> None:
         if found.judged is not None:

@@ -16,9 +16,16 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-_EXPORTS = {"JSON_SCHEMA": ".json", "format_html": ".html", "format_json": ".json", "format_text": ".terminal",
-            "report_html_fragment": ".html", "report_renderable": ".terminal", "revealing_secrets": "..display.text",
-            "summary_line": ".terminal"}
+_EXPORTS = {
+    "JSON_SCHEMA": ".json",
+    "format_html": ".html",
+    "format_json": ".json",
+    "format_text": ".terminal",
+    "report_html_fragment": ".html",
+    "report_renderable": ".terminal",
+    "revealing_secrets": "..display.text",
+    "summary_line": ".terminal",
+}
 
 
 def __getattr__(name: str) -> Any:  # loaded on first use: the CLI's --help imports none of the renderers

@@ -113,13 +113,16 @@ def _area_bars(report: Report) -> str:
                 segments.append(f'<span class="m0h-sev-{sev.label}" style="width:{100 * n / widest:.2f}%"></span>')
                 words.append(f"{n} {sev.label}" if sev is Severity.INFO else plural(n, sev.label, sev.label + "s"))
         if skipped.get(area):
-            segments.append(f'<span class="m0h-sev-skipped" style="width:{100 * skipped[area] / widest:.2f}%;'
-                            'opacity:0.45"></span>')
+            segments.append(
+                f'<span class="m0h-sev-skipped" style="width:{100 * skipped[area] / widest:.2f}%;opacity:0.45"></span>'
+            )
             words.append(f"{skipped[area]} skipped")
         name = e(area.capitalize())
         label = f'<a href="#{area_id(area)}">{name}</a>' if findings else name
-        rows.append(f'<dt>{label}</dt><dd><div class="m0h-bar" role="img" aria-label="{e(", ".join(words))}">'
-                    f'{"".join(segments)}</div></dd><dd class="m0h-n">{e(", ".join(words))}</dd>')
+        rows.append(
+            f'<dt>{label}</dt><dd><div class="m0h-bar" role="img" aria-label="{e(", ".join(words))}">'
+            f'{"".join(segments)}</div></dd><dd class="m0h-n">{e(", ".join(words))}</dd>'
+        )
     return f'<dl class="m0h-areas" aria-label="findings per area">{"".join(rows)}</dl>'
 
 
@@ -129,16 +132,21 @@ def _header(report: Report) -> str:
     if report.started_at or report.finished_at:
         meta.append(("Run", e(run_text(report.started_at, report.finished_at, "\u00a0"))))
     dl = "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in meta)
-    return (f'<header class="m0h-head {cls}"><p class="m0h-kicker">mem0-hygiene audit</p>'
-            f'<h2 class="m0h-verdict">{e(verdict(report))}</h2>'
-            f'<dl class="m0h-meta">{dl}</dl>{_count_items(report)}{_area_bars(report)}</header>')
+    return (
+        f'<header class="m0h-head {cls}"><p class="m0h-kicker">mem0-hygiene audit</p>'
+        f'<h2 class="m0h-verdict">{e(verdict(report))}</h2>'
+        f'<dl class="m0h-meta">{dl}</dl>{_count_items(report)}{_area_bars(report)}</header>'
+    )
 
 
 def _tokens(text: str) -> str:
     """``text`` escaped, each run of non-spaces in a ``m0h-tok`` span: lines wrap at the spaces between them, never
     inside ``--with-sqlite`` or a path, unless one token alone is wider than the line. The text copies unchanged."""
-    return "".join(f'<span class="m0h-tok">{html.escape(part, quote=True)}</span>' if part.strip() else part
-                   for part in re.split(r"( +)", text) if part)
+    return "".join(
+        f'<span class="m0h-tok">{html.escape(part, quote=True)}</span>' if part.strip() else part
+        for part in re.split(r"( +)", text)
+        if part
+    )
 
 
 def _fix_line(line: str) -> str:
@@ -154,9 +162,11 @@ def _fix(finding: Finding) -> str:
     if not lines:
         return ""
     code = "\n".join(_fix_line(line) for line in lines)
-    return ('<p class="m0h-label">Fix</p>'
-            f'<pre class="m0h-fix" style="{FIX_STYLE}" title="one click selects the whole fix to copy">'
-            f"<code>{code}</code></pre>")
+    return (
+        '<p class="m0h-label">Fix</p>'
+        f'<pre class="m0h-fix" style="{FIX_STYLE}" title="one click selects the whole fix to copy">'
+        f"<code>{code}</code></pre>"
+    )
 
 
 def _examples(finding: Finding) -> str:
@@ -217,11 +227,13 @@ def _card(finding: Finding) -> str:
     sev = finding.severity
     count = f'<span class="m0h-count">count <b>{finding.count}</b></span>' if finding.count else ""
     why = f'<p class="m0h-why">{e(finding.why)}</p>' if finding.why else ""
-    return (f'<article class="m0h-card m0h-sev-{sev.label}"><div class="m0h-card-head">'
-            f'<span class="m0h-badge" style="color:{SEVERITY_COLOURS[sev]}">{sev.label.upper()}</span>'
-            f'<code class="m0h-code">{e(finding.code)}</code>{count}</div>'
-            f'<h4 class="m0h-title">{e(finding.title)}</h4>{why}{_fix(finding)}{_examples(finding)}'
-            f"{_details(finding)}</article>")
+    return (
+        f'<article class="m0h-card m0h-sev-{sev.label}"><div class="m0h-card-head">'
+        f'<span class="m0h-badge" style="color:{SEVERITY_COLOURS[sev]}">{sev.label.upper()}</span>'
+        f'<code class="m0h-code">{e(finding.code)}</code>{count}</div>'
+        f'<h4 class="m0h-title">{e(finding.title)}</h4>{why}{_fix(finding)}{_examples(finding)}'
+        f"{_details(finding)}</article>"
+    )
 
 
 def _findings(report: Report) -> str:
@@ -242,8 +254,11 @@ def _skipped(report: Report) -> str:
     head = f"<h3>Skipped checks ({len(report.skipped)})</h3>"
     if not report.skipped:
         return f'<section>{head}<p class="m0h-none">None: every check ran.</p></section>'
-    items = "".join(f'<li><code class="m0h-code">{e(s.code)}</code> <span class="m0h-area">{e(s.area)}</span>'
-                    f"<p>{e(s.reason)}</p></li>" for s in report.skipped)
+    items = "".join(
+        f'<li><code class="m0h-code">{e(s.code)}</code> <span class="m0h-area">{e(s.area)}</span>'
+        f"<p>{e(s.reason)}</p></li>"
+        for s in report.skipped
+    )
     return f'<section>{head}<ul class="m0h-skipped">{items}</ul></section>'
 
 
@@ -286,8 +301,10 @@ def _locations(report: Report) -> str:
         cells = "".join(_cell(label, cls, value) for label, (cls, value) in zip(LOCATION_HEADERS, _location_row(loc)))
         rows.append(f"<tr>{cells}</tr>")
     headers = "".join(f"<th>{h}</th>" for h in LOCATION_HEADERS)
-    return (f'<section>{head}<div class="m0h-table-wrap"><table class="m0h-locations"><thead><tr>{headers}</tr>'
-            f'</thead><tbody>{"".join(rows)}</tbody></table></div></section>')
+    return (
+        f'<section>{head}<div class="m0h-table-wrap"><table class="m0h-locations"><thead><tr>{headers}</tr>'
+        f"</thead><tbody>{''.join(rows)}</tbody></table></div></section>"
+    )
 
 
 def _footer() -> str:
@@ -298,8 +315,9 @@ def _footer() -> str:
 
 def report_body(report: Report) -> str:
     """The report's content, ``<div class="m0h">`` (styled by :data:`~.html_style.REPORT_CSS`, not included)."""
-    return (f'<div class="m0h">{_header(report)}{_findings(report)}{_skipped(report)}{_locations(report)}'
-            f"{_footer()}</div>")
+    return (
+        f'<div class="m0h">{_header(report)}{_findings(report)}{_skipped(report)}{_locations(report)}{_footer()}</div>'
+    )
 
 
 def report_html_fragment(report: Report) -> str:

@@ -182,7 +182,8 @@ body { margin: 0; padding: 1.5rem 1rem 2rem; }
 """
 """The standalone page's own few rules (the page background and margins) on top of :data:`REPORT_CSS`."""
 
-CONTENT_SECURITY_POLICY = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
-                           "form-action 'none'")
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+)
 """The page's Content-Security-Policy: inline styles only. No script runs and nothing is fetched, even if a memory's
 text ever got past the escaping."""

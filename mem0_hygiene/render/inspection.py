@@ -20,8 +20,9 @@ if TYPE_CHECKING:
     from ..auditing.inspection import Inspection
 
 FRAMES = ".memories, .history, .chains"
-PLOTS = (".plot_confirmation_age(), .plot_expiries(), .plot_events_per_day(), .plot_live_vs_stale(), "
-         ".plot_by_source_kind()")
+PLOTS = (
+    ".plot_confirmation_age(), .plot_expiries(), .plot_events_per_day(), .plot_live_vs_stale(), .plot_by_source_kind()"
+)
 
 
 def _breakdown(total: int, parts: dict[str, int]) -> str:
@@ -42,8 +43,10 @@ def summary_rows(insp: Inspection) -> list[tuple[str, str]]:
         ("As of", insp.now.isoformat(timespec="seconds")),
         ("Memories", _breakdown(len(insp.memories), counts)),
         ("Review due", f"{len(insp.review_due())} live memories last confirmed more than {days:g} days ago"),
-        ("History events", _breakdown(len(insp.history), insp.events())
-         if "history.db" not in insp.missing else "history.db not read"),
+        (
+            "History events",
+            _breakdown(len(insp.history), insp.events()) if "history.db" not in insp.missing else "history.db not read",
+        ),
         ("Supersede links", f"{len(chains)}" + (f" ({broken} broken)" if broken else "")),
         ("Read", ", ".join(read) or "nothing"),
     ]
@@ -77,8 +80,10 @@ def inspection_renderable(insp: Inspection) -> Any:
 def _code_list(value: str) -> str:
     """``".memories, .history"`` as code pieces that wrap between the items, never inside one."""
     parts = [html.escape(part.strip(), quote=True) for part in value.split(",")]
-    return " ".join(f'<span class="m0h-tok"><code>{part}</code>{"," if i < len(parts) - 1 else ""}</span>'
-                    for i, part in enumerate(parts))
+    return " ".join(
+        f'<span class="m0h-tok"><code>{part}</code>{"," if i < len(parts) - 1 else ""}</span>'
+        for i, part in enumerate(parts)
+    )
 
 
 def inspection_html(insp: Inspection) -> str:
@@ -92,7 +97,9 @@ def inspection_html(insp: Inspection) -> str:
         shown = _code_list(value) if label in ("Frames", "Plots") else e(value)
         rows.append(f"<dt>{html.escape(label)}</dt><dd>{shown}</dd>")
     state = "m0h-sev-skipped" if insp.missing else "m0h-sev-ok"
-    return ('<div class="mem0-hygiene-inspection"><div class="mem0-hygiene-report">'
-            f'<style>{REPORT_CSS}</style><div class="m0h"><header class="m0h-head {state}">'
-            '<p class="m0h-kicker">mem0-hygiene inspection</p>'
-            f'<dl class="m0h-meta">{"".join(rows)}</dl>{note}</header></div></div></div>')
+    return (
+        '<div class="mem0-hygiene-inspection"><div class="mem0-hygiene-report">'
+        f'<style>{REPORT_CSS}</style><div class="m0h"><header class="m0h-head {state}">'
+        '<p class="m0h-kicker">mem0-hygiene inspection</p>'
+        f'<dl class="m0h-meta">{"".join(rows)}</dl>{note}</header></div></div></div>'
+    )

@@ -126,11 +126,17 @@ def confirmation_age(insp: Inspection, ax: Axes | None = None) -> Figure:
         (ages[~drifting], "has an expiry (not reviewed)", "#90a4ae"),
     ]
     shown = [(g.to_numpy(), label, colour) for g, label, colour in groups if len(g)]
-    ax.hist([g for g, _, _ in shown], bins=bins, stacked=True, color=[c for _, _, c in shown],
-            label=[f"{label} ({len(g)})" for g, label, _ in shown], edgecolor="white", linewidth=0.5)
+    ax.hist(
+        [g for g, _, _ in shown],
+        bins=bins,
+        stacked=True,
+        color=[c for _, _, c in shown],
+        label=[f"{label} ({len(g)})" for g, label, _ in shown],
+        edgecolor="white",
+        linewidth=0.5,
+    )
     ax.axvline(line, color="#c62828", linestyle="--", linewidth=1.5)
-    ax.text(line, 0.98, f"  review line: {line:g} days", color="#c62828", va="top",
-            transform=ax.get_xaxis_transform())
+    ax.text(line, 0.98, f"  review line: {line:g} days", color="#c62828", va="top", transform=ax.get_xaxis_transform())
     ax.set_title(title, loc="left")
     ax.set_xlabel(f"days since last confirmation (bins of {width:g} day{'s' if width != 1 else ''})")
     ax.set_ylabel("memories")
@@ -138,9 +144,12 @@ def confirmation_age(insp: Inspection, ax: Axes | None = None) -> Figure:
     ax.legend(loc="upper left", frameon=False)
     ax.yaxis.get_major_locator().set_params(integer=True)  # type: ignore[call-arg]
     parts = ", ".join(f"{len(g)} {label}" for g, label, _ in shown)
-    return _described(fig, f"Histogram of the {len(live)} live memories by days since they were last confirmed: "
-                           f"{parts}. The review line is at {line:g} days; the oldest confirmation is "
-                           f"{float(ages.max()):.0f} days old.")
+    return _described(
+        fig,
+        f"Histogram of the {len(live)} live memories by days since they were last confirmed: "
+        f"{parts}. The review line is at {line:g} days; the oldest confirmation is "
+        f"{float(ages.max()):.0f} days old.",
+    )
 
 
 def expiries(insp: Inspection, limit: int = 25, ax: Axes | None = None) -> Figure:
@@ -179,14 +188,18 @@ def expiries(insp: Inspection, limit: int = 25, ax: Axes | None = None) -> Figur
     ax.set_xlabel("created -> expires (UTC)")
     from matplotlib.lines import Line2D
 
-    handles = [Line2D([], [], marker="o", linestyle="", color=STATE_COLOURS["expired"],
-                      label=f"expired, not pruned ({len(past)})"),
-               Line2D([], [], marker="o", linestyle="", color=STATE_COLOURS["live"],
-                      label=f"expires later ({len(upcoming)})")]
+    handles = [
+        Line2D(
+            [], [], marker="o", linestyle="", color=STATE_COLOURS["expired"], label=f"expired, not pruned ({len(past)})"
+        ),
+        Line2D([], [], marker="o", linestyle="", color=STATE_COLOURS["live"], label=f"expires later ({len(upcoming)})"),
+    ]
     ax.legend(handles=handles, loc="lower right", frameon=True, fontsize="small")
     which = f"{len(picked)} of the {len(timed)}" if more > 0 else f"the {len(timed)}"
-    text = (f"Time line of {which} memories with an expiry, each from its creation to its expiry: "
-            f"{len(past)} expired but not pruned, {len(upcoming)} expiring later")
+    text = (
+        f"Time line of {which} memories with an expiry, each from its creation to its expiry: "
+        f"{len(past)} expired but not pruned, {len(upcoming)} expiring later"
+    )
     if len(upcoming):
         text += f" (the next on {upcoming['expires_at'].iloc[0]:%Y-%m-%d})"
     return _described(fig, text + ".")
@@ -206,13 +219,21 @@ def events_per_day(insp: Inspection, ax: Axes | None = None) -> Figure:
     days = h["at"].dt.tz_convert("UTC").dt.floor("D").dt.tz_localize(None)
     table = pd.crosstab(days, h["event"].fillna("?"))
     table = table.reindex(pd.date_range(table.index.min(), table.index.max(), freq="D"), fill_value=0)
-    order = [e for e in EVENT_COLOURS if e in table.columns] + sorted(c for c in table.columns
-                                                                      if c not in EVENT_COLOURS)
+    order = [e for e in EVENT_COLOURS if e in table.columns] + sorted(
+        c for c in table.columns if c not in EVENT_COLOURS
+    )
     bottom = None
     for event in order:
         values = table[event].to_numpy()
-        ax.bar(table.index.to_numpy(), values, width=0.9, bottom=bottom, align="edge",
-               color=EVENT_COLOURS.get(event, "#9e9e9e"), label=f"{event} ({int(values.sum())})")
+        ax.bar(
+            table.index.to_numpy(),
+            values,
+            width=0.9,
+            bottom=bottom,
+            align="edge",
+            color=EVENT_COLOURS.get(event, "#9e9e9e"),
+            label=f"{event} ({int(values.sum())})",
+        )
         bottom = values if bottom is None else bottom + values
     ax.set_title(title, loc="left")
     ax.set_ylabel("events")
@@ -222,9 +243,12 @@ def events_per_day(insp: Inspection, ax: Axes | None = None) -> Figure:
     ax.legend(loc="upper left", frameon=False)
     totals = table.sum(axis=1)
     per_event = ", ".join(f"{event} {int(table[event].sum())}" for event in order)
-    return _described(fig, f"Bar chart of history.db's {int(totals.sum())} events per day, stacked by event, from "
-                           f"{table.index[0]:%Y-%m-%d} to {table.index[-1]:%Y-%m-%d}: {per_event}. The busiest day, "
-                           f"{totals.idxmax():%Y-%m-%d}, had {int(totals.max())}.")
+    return _described(
+        fig,
+        f"Bar chart of history.db's {int(totals.sum())} events per day, stacked by event, from "
+        f"{table.index[0]:%Y-%m-%d} to {table.index[-1]:%Y-%m-%d}: {per_event}. The busiest day, "
+        f"{totals.idxmax():%Y-%m-%d}, had {int(totals.max())}.",
+    )
 
 
 def live_vs_stale(insp: Inspection, freq: str = "D", ax: Axes | None = None) -> Figure:
@@ -239,8 +263,14 @@ def live_vs_stale(insp: Inspection, freq: str = "D", ax: Axes | None = None) -> 
     states = [s for s in series.columns if series[s].any()]
     x = series.index.tz_convert("UTC").tz_localize(None).to_numpy()
     last = series.iloc[-1]
-    ax.stackplot(x, *[series[s].to_numpy() for s in states], colors=[STATE_COLOURS[s] for s in states],
-                 labels=[f"{s} (now {int(last[s])})" for s in states], alpha=0.9, step="post")
+    ax.stackplot(
+        x,
+        *[series[s].to_numpy() for s in states],
+        colors=[STATE_COLOURS[s] for s in states],
+        labels=[f"{s} (now {int(last[s])})" for s in states],
+        alpha=0.9,
+        step="post",
+    )
     ax.set_title(title, loc="left")
     ax.set_ylabel("memories")
     ax.set_xlabel("UTC")
@@ -248,8 +278,11 @@ def live_vs_stale(insp: Inspection, freq: str = "D", ax: Axes | None = None) -> 
     _date_axis(ax)
     ax.legend(loc="upper left", frameon=True, fontsize="small")
     now = ", ".join(f"{s} {int(last[s])}" for s in states)
-    return _described(fig, f"Stacked area chart of memories per state over time, from the ledger's timestamps, "
-                           f"{series.index[0]:%Y-%m-%d} to {series.index[-1]:%Y-%m-%d}. At the end: {now}.")
+    return _described(
+        fig,
+        f"Stacked area chart of memories per state over time, from the ledger's timestamps, "
+        f"{series.index[0]:%Y-%m-%d} to {series.index[-1]:%Y-%m-%d}. At the end: {now}.",
+    )
 
 
 def by_source_kind(insp: Inspection, include_deleted: bool = False, ax: Axes | None = None) -> Figure:
@@ -283,6 +316,10 @@ def by_source_kind(insp: Inspection, include_deleted: bool = False, ax: Axes | N
     ax.legend(loc="lower right", frameon=True, fontsize="small")
     kinds = "; ".join(
         f"{kind} {int(row.sum())} (" + ", ".join(f"{s} {int(row[s])}" for s in states if row[s]) + ")"
-        for kind, row in table.iloc[::-1].iterrows())
-    return _described(fig, f"Horizontal bar chart of memories per source kind, stacked by state"
-                           f"{'' if include_deleted else ', deleted left out'}: {kinds}.")
+        for kind, row in table.iloc[::-1].iterrows()
+    )
+    return _described(
+        fig,
+        f"Horizontal bar chart of memories per source kind, stacked by state"
+        f"{'' if include_deleted else ', deleted left out'}: {kinds}.",
+    )

@@ -20,6 +20,19 @@ from ..display.tables import (
 )
 
 __all__ = [
-    "CELL_STYLE", "NO_WRAP", "STATE_STYLES", "TABLE_STYLE", "TEXT_CHARS", "TEXT_MIN", "Line", "LinesView", "TableView",
-    "counts_text", "html_table", "rich_table", "rows_shown", "short", "state_cell",
+    "CELL_STYLE",
+    "NO_WRAP",
+    "STATE_STYLES",
+    "TABLE_STYLE",
+    "TEXT_CHARS",
+    "TEXT_MIN",
+    "Line",
+    "LinesView",
+    "TableView",
+    "counts_text",
+    "html_table",
+    "rich_table",
+    "rows_shown",
+    "short",
+    "state_cell",
 ]

@@ -104,7 +104,7 @@ def ordered_sections(report: Report) -> list[tuple[Severity, str, list[Finding]]
 
 
 def section_title(severity: Severity, area: str, count: int) -> str:
-    """"Errors: history (2)", the heading of one section of findings."""
+    """ "Errors: history (2)", the heading of one section of findings."""
     word = "Info" if severity is Severity.INFO else severity.label.capitalize() + "s"
     return f"{word}: {area} ({count})"
 
@@ -285,8 +285,9 @@ def location_lines(locations: Iterable[Mapping[str, Any]]) -> Group:
         elif loc.get("under_tmp"):
             facts.append("  under /tmp: may be cleaned", style="yellow")
         if loc.get("path"):
-            facts.append("  " + ("exists" if loc.get("exists") else "missing"),
-                         style="" if loc.get("exists") else "yellow")
+            facts.append(
+                "  " + ("exists" if loc.get("exists") else "missing"), style="" if loc.get("exists") else "yellow"
+            )
             size = human_size(loc.get("size_bytes"))
             if size != "-":
                 facts.append(f"  {size}")
@@ -302,8 +303,11 @@ def _locations(report: Report) -> list[RenderableType]:
         out.append(Text("No store locations recorded."))
     else:
         out.append(location_lines(report.locations))
-        out += [Text(f"note: {printable(loc.get('role') or '-')}: {printable(str(loc['note']))}")
-                for loc in report.locations if loc.get("note")]
+        out += [
+            Text(f"note: {printable(loc.get('role') or '-')}: {printable(str(loc['note']))}")
+            for loc in report.locations
+            if loc.get("note")
+        ]
     return out
 
 

@@ -18,6 +18,17 @@ from ..display.text import (
 )
 
 __all__ = [
-    "INVISIBLE", "heading_time", "human_size", "parsed_time", "plural", "printable", "redact_secrets", "redacted",
-    "redacted_data", "revealing_secrets", "run_text", "secrets_revealed", "yes_no",
+    "INVISIBLE",
+    "heading_time",
+    "human_size",
+    "parsed_time",
+    "plural",
+    "printable",
+    "redact_secrets",
+    "redacted",
+    "redacted_data",
+    "revealing_secrets",
+    "run_text",
+    "secrets_revealed",
+    "yes_no",
 ]

@@ -23,6 +23,13 @@ from .instructions import INSTRUCTION_LABELS, instruction_reason
 from .secrets import SECRET_KINDS, SecretHit, find_secrets, redact, redact_secrets, secret_spans
 
 __all__ = [
-    "INSTRUCTION_LABELS", "SECRET_KINDS", "SecretHit", "find_secrets", "instruction_reason", "normalize_for_duplicates",
-    "redact", "redact_secrets", "secret_spans",
+    "INSTRUCTION_LABELS",
+    "SECRET_KINDS",
+    "SecretHit",
+    "find_secrets",
+    "instruction_reason",
+    "normalize_for_duplicates",
+    "redact",
+    "redact_secrets",
+    "secret_spans",
 ]

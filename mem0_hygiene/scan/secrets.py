@@ -191,7 +191,9 @@ _AWS_SECRET_ANYWHERE = re.compile(_AWS_SECRET_TOKEN)
 _AWS_SECRET_NAMED = re.compile(
     r"(?:(?<![A-Za-z0-9_])|(?<=aws_)|(?<=aws-))secret(?:[ _-]?access)?(?:[ _-]?key)?s?(?![a-z0-9])"
     + _MID
-    + r"(?:" + _ASSIGN + r"|\s+)[\"'`]?"
+    + r"(?:"
+    + _ASSIGN
+    + r"|\s+)[\"'`]?"
     + _AWS_SECRET_TOKEN,
     re.I,
 )
@@ -203,9 +205,13 @@ _HEX = frozenset("0123456789abcdef")
 def _aws_secret_shape(value: str) -> bool:
     """Random base64, not a word, a path or a hex digest (a git SHA is 40 hex digits): both cases, and a digit
     or a plus."""
-    return (any(c.isupper() for c in value) and any(c.islower() for c in value)
-            and any(c.isdigit() or c == "+" for c in value) and not set(value.lower()) <= _HEX
-            and not _is_placeholder(value))
+    return (
+        any(c.isupper() for c in value)
+        and any(c.islower() for c in value)
+        and any(c.isdigit() or c == "+" for c in value)
+        and not set(value.lower()) <= _HEX
+        and not _is_placeholder(value)
+    )
 
 
 def _named_aws_secret(m: re.Match[str]) -> tuple[int, int] | None:

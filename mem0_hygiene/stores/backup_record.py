@@ -42,9 +42,13 @@ class BackupStatus:
     last_restore: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"record_path": self.record_path, "recorded": self.recorded,
-                "last": self.last.to_dict() if self.last else None, "gone": list(self.gone),
-                "last_restore": dict(self.last_restore) if self.last_restore else None}
+        return {
+            "record_path": self.record_path,
+            "recorded": self.recorded,
+            "last": self.last.to_dict() if self.last else None,
+            "gone": list(self.gone),
+            "last_restore": dict(self.last_restore) if self.last_restore else None,
+        }
 
 
 def record_path_for(ledger_path: str | None, history_path: str | None) -> str | None:
@@ -55,13 +59,19 @@ def record_path_for(ledger_path: str | None, history_path: str | None) -> str | 
 
 
 def _read_record(path: str) -> dict[str, Any]:
-    doc = read_json(path, lambda why: BackupError(f"the backup record {path} cannot be read ({why}); move it away, "
-                                                  "the next `mem0-hygiene backup` writes a new one"))
+    doc = read_json(
+        path,
+        lambda why: BackupError(
+            f"the backup record {path} cannot be read ({why}); move it away, "
+            "the next `mem0-hygiene backup` writes a new one"
+        ),
+    )
     if doc is None:
         return {"format": RECORD_FORMAT, "version": 1, "backups": []}
     if not isinstance(doc, dict) or doc.get("format") != RECORD_FORMAT or not isinstance(doc.get("backups"), list):
-        raise BackupError(f"{path} is not a mem0-hygiene backup record; move it away, the next "
-                          "`mem0-hygiene backup` writes a new one")
+        raise BackupError(
+            f"{path} is not a mem0-hygiene backup record; move it away, the next `mem0-hygiene backup` writes a new one"
+        )
     return doc
 
 
@@ -69,8 +79,12 @@ def _write_record(path: str, doc: dict[str, Any]) -> None:
     write_json(path, doc, sort_keys=True, make_folder=True)  # a record moved by relocate: the real file is written
 
 
-def update_record(path: str | None, add: dict[str, Any] | None = None, drop: tuple[str, ...] = (),
-                  restore: dict[str, Any] | None = None) -> str:
+def update_record(
+    path: str | None,
+    add: dict[str, Any] | None = None,
+    drop: tuple[str, ...] = (),
+    restore: dict[str, Any] | None = None,
+) -> str:
     """Add/drop entries (and set the last restore); returns "" or a note saying why the record could
     not be written. A damaged record is rewritten."""
     if path is None:
@@ -101,8 +115,7 @@ def recorded_backups(path: str | None) -> list[dict[str, Any]]:
     return [e for e in _read_record(path)["backups"] if isinstance(e, dict) and e.get("path")]
 
 
-def backup_status_for_paths(ledger_path: str | None, history_path: str | None, *,
-                            verify: bool = False) -> BackupStatus:
+def backup_status_for_paths(ledger_path: str | None, history_path: str | None, *, verify: bool = False) -> BackupStatus:
     """The backup record of the deployment with this ledger and history.db, checked against the disk.
 
     Each recorded backup counts only while its folder still holds its manifest and every listed file
@@ -130,5 +143,10 @@ def backup_status_for_paths(ledger_path: str | None, history_path: str | None, *
         if last is None:
             last = info_of(folder, doc_b, "checksums" if verify else "sizes")
     restore = doc.get("last_restore")
-    return BackupStatus(record_path=path, recorded=len(entries), last=last, gone=tuple(gone),
-                        last_restore=restore if isinstance(restore, dict) else None)
+    return BackupStatus(
+        record_path=path,
+        recorded=len(entries),
+        last=last,
+        gone=tuple(gone),
+        last_restore=restore if isinstance(restore, dict) else None,
+    )

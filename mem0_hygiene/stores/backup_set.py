@@ -38,10 +38,10 @@ LEDGER_FILE = "hygiene.db"
 QDRANT_DIR = "qdrant"
 LEDGER_CONSISTENCY = {
     "sqlite": "one moment: every SQLite file (history.db, the ledger, local Qdrant's storage) held with BEGIN "
-              "IMMEDIATE while the copies were made",
+    "IMMEDIATE while the copies were made",
     "postgresql": "one moment: the PostgreSQL ledger read from one REPEATABLE READ snapshot taken while history.db "
-                  "and the vector store were held still; ledger writes committed after that snapshot are not in the "
-                  "set",
+    "and the vector store were held still; ledger writes committed after that snapshot are not in the "
+    "set",
 }
 """How the stores of a set were taken together (the manifest's and the backup record's ``consistency``), by
 where the ledger was: a SQLite file, or PostgreSQL (``hygiene.ledger_url``, dumped into ``hygiene.db``)."""
@@ -72,9 +72,15 @@ class BackupInfo:
     checked: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "created_at": self.created_at,
-                "counts": {k: dict(v) for k, v in self.counts.items()}, "files": self.files,
-                "size_bytes": self.size_bytes, "vector_store": self.vector_store, "checked": self.checked}
+        return {
+            "path": self.path,
+            "created_at": self.created_at,
+            "counts": {k: dict(v) for k, v in self.counts.items()},
+            "files": self.files,
+            "size_bytes": self.size_bytes,
+            "vector_store": self.vector_store,
+            "checked": self.checked,
+        }
 
 
 # ---------------------------------------------------------------------------------------------- files
@@ -172,8 +178,10 @@ def unsafe_entries(folder: str, manifest: dict[str, Any]) -> list[str]:
 
 def file_checksums(folder: str) -> dict[str, dict[str, Any]]:
     """The manifest's file list: relative path -> ``{"sha256", "size"}`` of every file but the manifest."""
-    return {rel: {"sha256": sha256_of(full), "size": os.path.getsize(full)}
-            for rel, full in sorted(set_files(folder).items())}
+    return {
+        rel: {"sha256": sha256_of(full), "size": os.path.getsize(full)}
+        for rel, full in sorted(set_files(folder).items())
+    }
 
 
 def ledger_digests(path: str) -> dict[str, dict[str, Any]]:
@@ -184,6 +192,7 @@ def ledger_digests(path: str) -> dict[str, dict[str, Any]]:
 
     conn = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=ro&immutable=1", uri=True)
     try:
+
         def query(sql: str) -> list[Any]:
             return conn.execute(sql).fetchall()
 
@@ -203,9 +212,12 @@ def _ledger_problems(folder: str, store: dict[str, Any]) -> list[str]:
     except (sqlite3.Error, BackupError) as exc:
         return [f"the ledger {store['file']} cannot be read: {exc}"]
     want = store.get("tables") or {}
-    return [f"ledger table {name} differs from the manifest ({(got.get(name) or {}).get('rows', 0)} row(s), "
-            f"manifest {(want.get(name) or {}).get('rows', 0)})"
-            for name in sorted(set(got) | set(want)) if got.get(name) != want.get(name)]
+    return [
+        f"ledger table {name} differs from the manifest ({(got.get(name) or {}).get('rows', 0)} row(s), "
+        f"manifest {(want.get(name) or {}).get('rows', 0)})"
+        for name in sorted(set(got) | set(want))
+        if got.get(name) != want.get(name)
+    ]
 
 
 def time_stamp(moment: datetime) -> str:
@@ -242,8 +254,14 @@ def write_manifest(folder: str, manifest: dict[str, Any]) -> None:
 _COUNT_KEYS = {"vector_store": "points", "history_db": "history", "ledger": "ledger"}
 
 
-def reseal(folder: str, manifest: dict[str, Any], *, counts: dict[str, dict[str, int]],
-           integrity: dict[str, str], change: dict[str, Any]) -> dict[str, Any]:
+def reseal(
+    folder: str,
+    manifest: dict[str, Any],
+    *,
+    counts: dict[str, dict[str, int]],
+    integrity: dict[str, str],
+    change: dict[str, Any],
+) -> dict[str, Any]:
     """Rewrite a set's manifest after its files were changed on purpose (erasure), so it verifies again:
     the new ``counts`` (``points``/``history``/``ledger``, per store too), ``integrity`` results, every
     file's sha256 and size, and ``change`` appended to the manifest's ``changes`` (what was done, when).
@@ -257,9 +275,11 @@ def reseal(folder: str, manifest: dict[str, Any], *, counts: dict[str, dict[str,
             if store.get("file") in integrity:
                 store["integrity"] = integrity[store["file"]]
     c = doc["counts"]
-    doc["totals"] = {"points": sum((c.get("points") or {}).values()),
-                     "history_rows": (c.get("history") or {}).get("history", 0),
-                     "ledger_rows": (c.get("ledger") or {}).get("memories", 0)}
+    doc["totals"] = {
+        "points": sum((c.get("points") or {}).values()),
+        "history_rows": (c.get("history") or {}).get("history", 0),
+        "ledger_rows": (c.get("ledger") or {}).get("memories", 0),
+    }
     doc["integrity"] = {**(doc.get("integrity") or {}), **integrity}
     doc["changes"] = [*(doc.get("changes") or []), change]
     ledger = doc["stores"].get("ledger")
@@ -288,8 +308,9 @@ def read_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
     return doc
 
 
-def check_set(folder: str | os.PathLike[str], manifest: dict[str, Any] | None = None, *,
-              checksums: bool = True) -> list[str]:
+def check_set(
+    folder: str | os.PathLike[str], manifest: dict[str, Any] | None = None, *, checksums: bool = True
+) -> list[str]:
     """Problems with a backup set: links, devices, FIFOs, files hard-linked outside it and manifest paths
     outside it (:func:`unsafe_entries`; then nothing else is checked), files missing, extra, of another size
     or (with ``checksums``) another sha256, and stores the manifest names whose files are not listed. Empty =
@@ -328,9 +349,13 @@ def info_of(folder: str, doc: dict[str, Any], checked: str) -> BackupInfo:
     """The :class:`BackupInfo` of a set from its manifest; ``checked`` says what was just verified."""
     files = doc["files"]
     return BackupInfo(
-        path=folder, created_at=str(doc.get("created_at", "")), counts=doc.get("counts") or {},
-        files=len(files), size_bytes=sum(int(f.get("size", 0)) for f in files.values() if isinstance(f, dict)),
-        vector_store=str((doc["stores"].get("vector_store") or {}).get("taken", "")), checked=checked,
+        path=folder,
+        created_at=str(doc.get("created_at", "")),
+        counts=doc.get("counts") or {},
+        files=len(files),
+        size_bytes=sum(int(f.get("size", 0)) for f in files.values() if isinstance(f, dict)),
+        vector_store=str((doc["stores"].get("vector_store") or {}).get("taken", "")),
+        checked=checked,
     )
 
 

@@ -50,25 +50,43 @@ def has_log(ledger: Ledger) -> bool:
 def write_plan(ledger: Ledger, steps: Sequence[LoggedStep]) -> None:
     """Write a whole plan, in one transaction (the table is the ledger's own, created by its migration)."""
     with ledger.transaction() as conn:
-        conn.executemany(f"INSERT INTO consolidation ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                         [(s.plan_id, s.step, s.action, s.memory_id, s.into_id, s.similarity, s.reason,
-                           s.planned_at, s.done_at, s.outcome) for s in steps])
+        conn.executemany(
+            f"INSERT INTO consolidation ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            [
+                (
+                    s.plan_id,
+                    s.step,
+                    s.action,
+                    s.memory_id,
+                    s.into_id,
+                    s.similarity,
+                    s.reason,
+                    s.planned_at,
+                    s.done_at,
+                    s.outcome,
+                )
+                for s in steps
+            ],
+        )
 
 
 def unfinished(ledger: Ledger) -> list[LoggedStep]:
     """The steps a run planned and did not finish (it was interrupted), in the order they are applied."""
     if not has_log(ledger):
         return []
-    rows = ledger.query(f"SELECT {_COLUMNS} FROM consolidation WHERE outcome IS NULL ORDER BY planned_at, plan_id, "
-                        "step")
+    rows = ledger.query(
+        f"SELECT {_COLUMNS} FROM consolidation WHERE outcome IS NULL ORDER BY planned_at, plan_id, step"
+    )
     return [_step(r) for r in rows]
 
 
 def mark(ledger: Ledger, step: LoggedStep, outcome: str, when: str) -> None:
     """Record how a step ended."""
     with ledger.transaction() as conn:
-        conn.execute("UPDATE consolidation SET outcome = ?, done_at = ? WHERE plan_id = ? AND step = ?",
-                     (outcome, when, step.plan_id, step.step))
+        conn.execute(
+            "UPDATE consolidation SET outcome = ?, done_at = ? WHERE plan_id = ? AND step = ?",
+            (outcome, when, step.plan_id, step.step),
+        )
 
 
 def applied_reasons(ledger: Any, memory_ids: Sequence[str]) -> dict[str, str]:
@@ -81,13 +99,26 @@ def applied_reasons(ledger: Any, memory_ids: Sequence[str]) -> dict[str, str]:
         if not has_log(ledger):
             return {}
         marks = ",".join("?" * len(ids))
-        rows = ledger.query(f"SELECT memory_id, reason FROM consolidation WHERE memory_id IN ({marks}) "
-                            "AND outcome LIKE '%applied' ORDER BY done_at", ids)
+        rows = ledger.query(
+            f"SELECT memory_id, reason FROM consolidation WHERE memory_id IN ({marks}) "
+            "AND outcome LIKE '%applied' ORDER BY done_at",
+            ids,
+        )
     except Exception:  # an older or damaged ledger: the story is told without the reasons
         return {}
     return {str(mid): str(reason) for mid, reason in rows}
 
 
 def _step(r: Sequence[Any]) -> LoggedStep:
-    return LoggedStep(str(r[0]), int(r[1]), str(r[2]), str(r[3]), str(r[4]),
-                      None if r[5] is None else float(r[5]), str(r[6]), str(r[7]), r[8], r[9])
+    return LoggedStep(
+        str(r[0]),
+        int(r[1]),
+        str(r[2]),
+        str(r[3]),
+        str(r[4]),
+        None if r[5] is None else float(r[5]),
+        str(r[6]),
+        str(r[7]),
+        r[8],
+        r[9],
+    )

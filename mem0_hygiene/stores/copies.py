@@ -93,9 +93,16 @@ class StoreCopy:
         return max(timedelta(0), now - then) if then is not None else None
 
     def to_dict(self, now: datetime | None = None) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind, "path": self.path, "roles": list(self.roles),
-                               "created_at": self.created_at, "exists": self.exists, "size_bytes": self.size_bytes,
-                               "note": self.note, "source": self.source}
+        out: dict[str, Any] = {
+            "kind": self.kind,
+            "path": self.path,
+            "roles": list(self.roles),
+            "created_at": self.created_at,
+            "exists": self.exists,
+            "size_bytes": self.size_bytes,
+            "note": self.note,
+            "source": self.source,
+        }
         if now is not None:
             age = self.age(now)
             out["age_days"] = round(age.total_seconds() / 86400, 2) if age is not None else None
@@ -119,14 +126,20 @@ def _empty() -> dict[str, Any]:
 def read_registry(path: str) -> list[dict[str, Any]]:
     """The registry's entries as stored ([] when there is no file yet); :class:`BackupError` when it is
     unreadable or not ours."""
-    doc = read_json(path, lambda why: BackupError(
-        f"the registry of copies {path} cannot be read ({why}); move it away (the next backup or restore writes a "
-        "new one) and check the folders it listed by hand"))
+    doc = read_json(
+        path,
+        lambda why: BackupError(
+            f"the registry of copies {path} cannot be read ({why}); move it away (the next backup or restore writes a "
+            "new one) and check the folders it listed by hand"
+        ),
+    )
     if doc is None:
         return []
     if not isinstance(doc, dict) or doc.get("format") != COPIES_FORMAT or not isinstance(doc.get("copies"), list):
-        raise BackupError(f"{path} is not a mem0-hygiene registry of copies; move it away (the next backup or "
-                          "restore writes a new one)")
+        raise BackupError(
+            f"{path} is not a mem0-hygiene registry of copies; move it away (the next backup or "
+            "restore writes a new one)"
+        )
     return [e for e in doc["copies"] if isinstance(e, dict) and isinstance(e.get("path"), str)]
 
 
@@ -158,8 +171,11 @@ def _change(registry: str | None, add: dict[str, Any] | None, drop: Iterable[str
             entries = read_registry(registry)
         except BackupError as exc:  # never overwritten: what it lists would be lost for erasure
             return f"{exc}; this change was not recorded in it"
-        keep = [e for e in entries if e["path"] not in gone and (add is None or e["path"] != add["path"])
-                and _present(e["path"])]  # entries whose copy was removed by hand go
+        keep = [
+            e
+            for e in entries
+            if e["path"] not in gone and (add is None or e["path"] != add["path"]) and _present(e["path"])
+        ]  # entries whose copy was removed by hand go
         if add is not None:
             keep.append(add)
         _write(registry, keep)
@@ -168,8 +184,16 @@ def _change(registry: str | None, add: dict[str, Any] | None, drop: Iterable[str
     return ""
 
 
-def register_copy(registry: str | None, kind: str, path: str | os.PathLike[str], *, roles: Iterable[str],
-                  created_at: str, note: str = "", size_bytes: int | None = None) -> str:
+def register_copy(
+    registry: str | None,
+    kind: str,
+    path: str | os.PathLike[str],
+    *,
+    roles: Iterable[str],
+    created_at: str,
+    note: str = "",
+    size_bytes: int | None = None,
+) -> str:
     """List a copy in the registry ``registry`` (:func:`copies_path_for`); returns "" or why it could not.
 
     ``kind`` is one of :data:`KINDS`; ``path`` the copy (a folder, or a SQLite file whose sidecars come with
@@ -186,8 +210,14 @@ def register_copy(registry: str | None, kind: str, path: str | os.PathLike[str],
     if bad or not roles_t:
         raise ValueError(f"roles must name stores among {', '.join(ROLES)}, not {list(roles_t)}")
     full = os.path.abspath(os.path.expanduser(os.fspath(path)))
-    entry = {"kind": kind, "path": full, "roles": list(roles_t), "created_at": created_at,
-             "size_bytes": size_of(full) if size_bytes is None else size_bytes, "note": note}
+    entry = {
+        "kind": kind,
+        "path": full,
+        "roles": list(roles_t),
+        "created_at": created_at,
+        "size_bytes": size_of(full) if size_bytes is None else size_bytes,
+        "note": note,
+    }
     return _change(registry, entry, ())
 
 
@@ -204,8 +234,9 @@ def _roles_of_set(folder: str) -> tuple[str, ...]:
     return tuple(r for r in ROLES if stores.get(r)) or ROLES
 
 
-def list_copies(ledger_path: str | None, history_path: str | None, *,
-                include_gone: bool = False) -> tuple[StoreCopy, ...]:
+def list_copies(
+    ledger_path: str | None, history_path: str | None, *, include_gone: bool = False
+) -> tuple[StoreCopy, ...]:
     """Every copy of the deployment with this ledger and history.db, oldest first: the registry's entries
     and the backups listed in the backup record (one entry per path), checked against the disk now.
 
@@ -219,16 +250,29 @@ def list_copies(ledger_path: str | None, history_path: str | None, *,
     for e in read_registry(registry):
         path = e["path"]
         roles = tuple(str(r) for r in e.get("roles") or ()) or ROLES
-        found[path] = StoreCopy(kind=str(e.get("kind", "")), path=path, roles=roles,
-                                created_at=str(e.get("created_at", "")), exists=_present(path),
-                                size_bytes=size_of(path), note=str(e.get("note", "")))
+        found[path] = StoreCopy(
+            kind=str(e.get("kind", "")),
+            path=path,
+            roles=roles,
+            created_at=str(e.get("created_at", "")),
+            exists=_present(path),
+            size_bytes=size_of(path),
+            note=str(e.get("note", "")),
+        )
     for entry in recorded_backups(record_path_for(ledger_path, history_path) or ""):
         path = os.path.abspath(str(entry["path"]))
         if path in found:
             continue
-        found[path] = StoreCopy(kind="backup_set", path=path, roles=_roles_of_set(path),
-                                created_at=str(entry.get("created_at", "")), exists=os.path.isdir(path),
-                                size_bytes=size_of(path), note="listed in the backup record", source="backup record")
+        found[path] = StoreCopy(
+            kind="backup_set",
+            path=path,
+            roles=_roles_of_set(path),
+            created_at=str(entry.get("created_at", "")),
+            exists=os.path.isdir(path),
+            size_bytes=size_of(path),
+            note="listed in the backup record",
+            source="backup record",
+        )
     out = [c for c in found.values() if include_gone or c.exists]
     return tuple(sorted(out, key=lambda c: (c.created_at, c.path)))
 
@@ -299,8 +343,9 @@ def find_leftovers(folder: str, operation: str, *, stems: Iterable[str] = (), st
     return out
 
 
-def clean_leftovers(folder: str, operation: str, *, stems: Iterable[str] = (),
-                    stem_prefix: str = "") -> tuple[list[str], list[str]]:
+def clean_leftovers(
+    folder: str, operation: str, *, stems: Iterable[str] = (), stem_prefix: str = ""
+) -> tuple[list[str], list[str]]:
     """Remove what :func:`find_leftovers` finds (a crashed run's temporary copies); returns (removed paths,
     problems, each "PATH: reason")."""
     removed: list[str] = []

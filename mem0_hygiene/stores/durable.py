@@ -33,8 +33,9 @@ def sync_folder(folder: str) -> None:
             os.close(fd)
 
 
-def write_file(path: str, data: str | bytes, *, mode: int | None = None, prefix: str | None = None,
-               make_folder: bool = False) -> str:
+def write_file(
+    path: str, data: str | bytes, *, mode: int | None = None, prefix: str | None = None, make_folder: bool = False
+) -> str:
     """Replace the file at ``path`` (a link is followed: the real file is written, the link kept) with ``data``,
     durably: temp file beside it (``prefix``, default :func:`temp_prefix`), fsync, ``os.replace``, fsync of the
     folder. ``mode``: the new file's permission bits (default: the temporary file's 0600). ``make_folder``: create

@@ -91,8 +91,12 @@ def guard_stores(
         if loc.role == "mem0_dir" or not loc.is_local or loc.path is None:
             continue
         policy = settings.on_volatile or ("relocate" if loc.defaulted and loc.role == "vector_store" else "warn")
-        if (policy == "relocate" and loc.role == "vector_store" and loc.provider == "qdrant"
-                and os.path.islink(loc.path)):
+        if (
+            policy == "relocate"
+            and loc.role == "vector_store"
+            and loc.provider == "qdrant"
+            and os.path.islink(loc.path)
+        ):
             # moved before (the path links to the store): finish what a crash may have left of that move
             done = finish_swap(loc.path, os.path.realpath(loc.path), folder=True)
             if done:
@@ -109,9 +113,11 @@ def guard_stores(
         if policy == "relocate" and loc.role == "vector_store" and config.vector_store.provider == "qdrant":
             target = persistent_home(config.history_db_path)
             if target is None:
-                msg = (f"vector store at {loc.path} is {_why(loc)}, and there is no persistent folder to move it to: "
-                       f"the folders of history.db and of mem0 ({current_mem0_dir()}) are at risk too. Point "
-                       f"vector_store.config.path at a persistent folder, or run `mem0-hygiene relocate --to DIR`")
+                msg = (
+                    f"vector store at {loc.path} is {_why(loc)}, and there is no persistent folder to move it to: "
+                    f"the folders of history.db and of mem0 ({current_mem0_dir()}) are at risk too. Point "
+                    f"vector_store.config.path at a persistent folder, or run `mem0-hygiene relocate --to DIR`"
+                )
                 _warn_once(f"nowhere:{loc.path}", msg)
                 messages.append(msg)
                 continue
@@ -123,17 +129,21 @@ def guard_stores(
                 _warn_once(f"{loc.path}->{path}:{msg[:40]}", msg, level)
                 messages.append(msg)
             continue
-        msg = (f"{label} at {loc.path} is {_why(loc)}. Move it to a persistent folder "
-               f"(`mem0-hygiene relocate --to DIR{' --with-sqlite' if loc.role != 'vector_store' else ''}`) "
-               f"or set hygiene.on_volatile='relocate' or 'error'")
+        msg = (
+            f"{label} at {loc.path} is {_why(loc)}. Move it to a persistent folder "
+            f"(`mem0-hygiene relocate --to DIR{' --with-sqlite' if loc.role != 'vector_store' else ''}`) "
+            f"or set hygiene.on_volatile='relocate' or 'error'"
+        )
         _warn_once(f"warn:{loc.path}", msg)
         messages.append(msg)
     return messages
 
 
 def _pin(path: str) -> str:
-    return (f"Pin the path in your config: 'vector_store': {{'provider': 'qdrant', 'config': {{'path': '{path}'}}}} "
-            "(or run `mem0-hygiene relocate --to DIR --update-config FILE` to move it elsewhere)")
+    return (
+        f"Pin the path in your config: 'vector_store': {{'provider': 'qdrant', 'config': {{'path': '{path}'}}}} "
+        "(or run `mem0-hygiene relocate --to DIR --update-config FILE` to move it elsewhere)"
+    )
 
 
 def _points(counts: dict[str, int]) -> str:
@@ -163,8 +173,11 @@ def settle_vector_store(old: str, target: str, why: str) -> tuple[str, str, int]
     if os.path.islink(old) and not links_to(old, target):
         return "", old, logging.INFO  # the user's own link to a store elsewhere
     if links_to(old, target) and os.path.isdir(target):
-        return (f"the vector store lives at {target}; {old} ({why}) links to it{done}. {_pin(target)}", target,
-                logging.WARNING if done else logging.INFO)
+        return (
+            f"the vector store lives at {target}; {old} ({why}) links to it{done}. {_pin(target)}",
+            target,
+            logging.WARNING if done else logging.INFO,
+        )
     if not os.path.lexists(old) or os.path.islink(old) or (os.path.isdir(old) and not os.listdir(old)):
         had_store = is_qdrant_folder(target)
         os.makedirs(target, exist_ok=True)
@@ -179,10 +192,17 @@ def settle_vector_store(old: str, target: str, why: str) -> tuple[str, str, int]
         except OSError as exc:
             linked = f"{old} could not be made a link to it ({exc}), so a plain mem0 app on {old} would not see it"
         if had_store:
-            return (f"vector store path {old} is {why} and its link was gone (the OS cleaned it); the store is at "
-                    f"{target}, and {linked}{done}. {_pin(target)}", target, logging.WARNING)
-        return (f"vector store path {old} is {why}; using {target} instead, and {linked}. {_pin(target)}",
-                target, logging.WARNING)
+            return (
+                f"vector store path {old} is {why} and its link was gone (the OS cleaned it); the store is at "
+                f"{target}, and {linked}{done}. {_pin(target)}",
+                target,
+                logging.WARNING,
+            )
+        return (
+            f"vector store path {old} is {why}; using {target} instead, and {linked}. {_pin(target)}",
+            target,
+            logging.WARNING,
+        )
     check_not_nested(old, target)
     if not os.path.lexists(target) or (os.path.isdir(target) and not os.listdir(target)):
         copy = copy_store_verified(old, target)
@@ -193,13 +213,21 @@ def settle_vector_store(old: str, target: str, why: str) -> tuple[str, str, int]
             raise
         except OSError as exc:
             shutil.rmtree(target, ignore_errors=True)
-            return (f"vector store {old} is {why}, but it could not be replaced by a link ({exc}), so it was not "
-                    f"moved and stays at {old}. Move it yourself with `mem0-hygiene relocate --to DIR`, or "
-                    "point vector_store.config.path at a persistent folder", old, logging.WARNING)
+            return (
+                f"vector store {old} is {why}, but it could not be replaced by a link ({exc}), so it was not "
+                f"moved and stays at {old}. Move it yourself with `mem0-hygiene relocate --to DIR`, or "
+                "point vector_store.config.path at a persistent folder",
+                old,
+                logging.WARNING,
+            )
         total = sum(copy.counts_after.values())
-        return (f"moved the vector store from {old} ({why}) to {target}, verified {total} points; {old} is now a "
-                f"link to {target}, so every reader of the old path (a plain mem0 app too) sees this same store"
-                f"{done}. {_pin(target)}", target, logging.WARNING)
+        return (
+            f"moved the vector store from {old} ({why}) to {target}, verified {total} points; {old} is now a "
+            f"link to {target}, so every reader of the old path (a plain mem0 app too) sees this same store"
+            f"{done}. {_pin(target)}",
+            target,
+            logging.WARNING,
+        )
     compared = compare_stores(old, target)
     if not compared.same:
         raise VolatileStoreError(
@@ -210,5 +238,9 @@ def settle_vector_store(old: str, target: str, why: str) -> tuple[str, str, int]
             f"moves {old} to {target}. Or set vector_store.config.path to the one you want"
         )
     swap_folder_for_link(old, target, compared.signature_a)
-    return (f"{old} ({why}) held the same {sum(compared.counts_a.values())} points as {target}, where the store "
-            f"was moved before; {old} is now a link to {target}{done}. {_pin(target)}", target, logging.WARNING)
+    return (
+        f"{old} ({why}) held the same {sum(compared.counts_a.values())} points as {target}, where the store "
+        f"was moved before; {old} is now a link to {target}{done}. {_pin(target)}",
+        target,
+        logging.WARNING,
+    )

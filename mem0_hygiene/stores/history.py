@@ -75,9 +75,14 @@ def history_files(own: str, entries: Iterable[str] = ()) -> list[HistoryFile]:
     for path in paths:
         key = path if path == ":memory:" else os.path.realpath(path)
         folder = os.path.dirname(path)
-        candidates = [given[key]] if given[key] else [os.path.basename(folder) or path,
-                                                      os.path.join(os.path.basename(os.path.dirname(folder)),
-                                                                   os.path.basename(folder))]
+        candidates = (
+            [given[key]]
+            if given[key]
+            else [
+                os.path.basename(folder) or path,
+                os.path.join(os.path.basename(os.path.dirname(folder)), os.path.basename(folder)),
+            ]
+        )
         label = next((c for c in candidates if c not in taken), "")
         n = 2
         while not label:
@@ -86,6 +91,7 @@ def history_files(own: str, entries: Iterable[str] = ()) -> list[HistoryFile]:
         taken.add(label)
         out.append(HistoryFile(label, path))
     return out
+
 
 logger = logging.getLogger(__name__)
 
@@ -131,9 +137,11 @@ class RecoveredCopy:
 
     @property
     def note(self) -> str:
-        return (f"{self.source} has a hot journal: the app died in the middle of a commit. It was read from a "
-                "rolled-back copy (the last committed state); the file itself recovers the next time the app "
-                "(or any writer) opens it, so start the app, or run a maintenance command, to settle it")
+        return (
+            f"{self.source} has a hot journal: the app died in the middle of a commit. It was read from a "
+            "rolled-back copy (the last committed state); the file itself recovers the next time the app "
+            "(or any writer) opens it, so start the app, or run a maintenance command, to settle it"
+        )
 
     def close(self) -> None:
         self._dir.cleanup()
@@ -150,8 +158,14 @@ class HistoryAndLedger:
         notes: what the reader should know about how the files were read (a hot journal worked around).
     """
 
-    def __init__(self, now: datetime, history: sqlite3.Connection | None, ledger: Ledger | None,
-                 owned: Sequence[Any] = (), notes: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        now: datetime,
+        history: sqlite3.Connection | None,
+        ledger: Ledger | None,
+        owned: Sequence[Any] = (),
+        notes: Sequence[str] = (),
+    ) -> None:
         self.now = now
         self.history = history
         self.ledger = ledger
@@ -159,8 +173,15 @@ class HistoryAndLedger:
         self._owned = list(owned)
 
     @classmethod
-    def open(cls, now: datetime, history_path: str, ledger_path: str, *, ledger: Ledger | None = None,
-             history: sqlite3.Connection | None = None) -> HistoryAndLedger:
+    def open(
+        cls,
+        now: datetime,
+        history_path: str,
+        ledger_path: str,
+        *,
+        ledger: Ledger | None = None,
+        history: sqlite3.Connection | None = None,
+    ) -> HistoryAndLedger:
         """Open history.db and the ledger at these paths read-only (a missing file reads as empty). An app's own
         open ``ledger`` is used as it is; its mem0 ``history`` connection only when history.db is in memory
         (a file is read through a read-only connection of our own). A file with a hot journal is read from a

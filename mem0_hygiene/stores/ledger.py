@@ -114,18 +114,30 @@ def seed_and_chain(conn: Any, ledger: Ledger) -> None:
     chained = chain_duplicates(conn, to_iso(ledger.now()))
     ledger.chained_on_upgrade = chained
     if chained:
-        note = (f"upgrading the ledger at {ledger.shown} to schema version 4 chained {chained} row(s) to a newer "
-                "row of the same topic_key and scope (superseded, not deleted: one live row per key)")
+        note = (
+            f"upgrading the ledger at {ledger.shown} to schema version 4 chained {chained} row(s) to a newer "
+            "row of the same topic_key and scope (superseded, not deleted: one live row per key)"
+        )
         ledger.migration_notes.append(note)
         if ledger.path != ":memory:":  # a scratch copy's upgrade changes nothing anyone keeps
             logger.warning("%s", note)
 
 
-_V4: tuple[MigrationStep, ...] = (tables.CONFIRMATIONS_SQLITE, seed_and_chain, INDEX_SQL, tables.CONSOLIDATION_SQLITE,
-                                  tables.CONSOLIDATION_INDEX, tables.WRITE_DECISIONS_SQLITE)
+_V4: tuple[MigrationStep, ...] = (
+    tables.CONFIRMATIONS_SQLITE,
+    seed_and_chain,
+    INDEX_SQL,
+    tables.CONSOLIDATION_SQLITE,
+    tables.CONSOLIDATION_INDEX,
+    tables.WRITE_DECISIONS_SQLITE,
+)
 
-_MIGRATIONS: dict[int, str | tuple[MigrationStep, ...]] = {1: _SCHEMA_V1 + _LIVE_VIEW, 2: _SCHEMA_V2, 3: _PENDING_V3,
-                                                         4: _V4}
+_MIGRATIONS: dict[int, str | tuple[MigrationStep, ...]] = {
+    1: _SCHEMA_V1 + _LIVE_VIEW,
+    2: _SCHEMA_V2,
+    3: _PENDING_V3,
+    4: _V4,
+}
 
 
 def migration_steps(migration: str | tuple[MigrationStep, ...]) -> list[MigrationStep]:
@@ -134,12 +146,31 @@ def migration_steps(migration: str | tuple[MigrationStep, ...]) -> list[Migratio
         return list(_split_sql(migration))
     return list(migration)
 
+
 PENDING_ACTIONS = ("delete", "supersede", "invalidate")
 
 COLUMNS = (
-    "memory_id", "user_id", "agent_id", "run_id", "source", "source_kind", "created_at",
-    "confirmed_at", "expires_at", "superseded_by", "superseded_at", "invalid_at", "invalid_reason",
-    "quarantined", "last_used_at", "use_count", "topic_key", "deleted_at", "adopted", "redacted", "flag",
+    "memory_id",
+    "user_id",
+    "agent_id",
+    "run_id",
+    "source",
+    "source_kind",
+    "created_at",
+    "confirmed_at",
+    "expires_at",
+    "superseded_by",
+    "superseded_at",
+    "invalid_at",
+    "invalid_reason",
+    "quarantined",
+    "last_used_at",
+    "use_count",
+    "topic_key",
+    "deleted_at",
+    "adopted",
+    "redacted",
+    "flag",
 )
 
 
@@ -240,16 +271,31 @@ _INSERT = f"INSERT INTO memories ({', '.join(COLUMNS)}) VALUES ({','.join('?' * 
 _INSERT_SQL = {
     "INSERT": _INSERT,
     "INSERT OR IGNORE": _INSERT + " ON CONFLICT (memory_id) DO NOTHING",
-    "INSERT OR REPLACE": _INSERT + " ON CONFLICT (memory_id) DO UPDATE SET "
+    "INSERT OR REPLACE": _INSERT
+    + " ON CONFLICT (memory_id) DO UPDATE SET "
     + ", ".join(f"{c} = excluded.{c}" for c in COLUMNS if c != "memory_id"),
 }
 
 
-_BIRTH_COLUMNS = ("user_id", "agent_id", "run_id", "source", "source_kind", "created_at", "expires_at",
-                  "topic_key", "redacted", "flag", "adopted")
-_UPSERT_BIRTH = (_INSERT + " ON CONFLICT (memory_id) DO UPDATE SET "
-                 + ", ".join(f"{c} = excluded.{c}" for c in _BIRTH_COLUMNS)
-                 + ", quarantined = CASE WHEN memories.quarantined = 0 THEN 0 ELSE excluded.quarantined END")
+_BIRTH_COLUMNS = (
+    "user_id",
+    "agent_id",
+    "run_id",
+    "source",
+    "source_kind",
+    "created_at",
+    "expires_at",
+    "topic_key",
+    "redacted",
+    "flag",
+    "adopted",
+)
+_UPSERT_BIRTH = (
+    _INSERT
+    + " ON CONFLICT (memory_id) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in _BIRTH_COLUMNS)
+    + ", quarantined = CASE WHEN memories.quarantined = 0 THEN 0 ELSE excluded.quarantined END"
+)
 
 
 def connect(path: str, *, readonly: bool = False) -> sqlite3.Connection:
@@ -332,8 +378,10 @@ def identify(path: str) -> FileIdentity:
 
 def newer_schema_message(path: str, version: int) -> str:
     """The refusal of a ledger written by a newer mem0-hygiene."""
-    return (f"the ledger at {path} has schema version {version}, newer than this mem0-hygiene understands "
-            f"({SCHEMA_VERSION}); upgrade mem0-hygiene")
+    return (
+        f"the ledger at {path} has schema version {version}, newer than this mem0-hygiene understands "
+        f"({SCHEMA_VERSION}); upgrade mem0-hygiene"
+    )
 
 
 def restore_hint(path: str) -> str:
@@ -345,11 +393,15 @@ def restore_hint(path: str) -> str:
     except Exception:  # the hint must never hide the error it is attached to
         status = None
     if status is not None and status.last is not None:
-        return (f"stop the app and put the last verified backup back, all stores together: mem0-hygiene restore "
-                f"{status.last.path} (with the app's --config; taken {status.last.created_at}, listed in {record})")
-    return (f"stop the app and put a backup set back with mem0-hygiene restore SET (with the app's --config); "
-            f"{record} lists no complete backup, so if there is none, move the file away to start an empty ledger "
-            "(sources, supersessions and tombstones are lost) and run mem0-hygiene backup from then on")
+        return (
+            f"stop the app and put the last verified backup back, all stores together: mem0-hygiene restore "
+            f"{status.last.path} (with the app's --config; taken {status.last.created_at}, listed in {record})"
+        )
+    return (
+        f"stop the app and put a backup set back with mem0-hygiene restore SET (with the app's --config); "
+        f"{record} lists no complete backup, so if there is none, move the file away to start an empty ledger "
+        "(sources, supersessions and tombstones are lost) and run mem0-hygiene backup from then on"
+    )
 
 
 def damaged_message(path: str, problem: str) -> str:
@@ -359,9 +411,11 @@ def damaged_message(path: str, problem: str) -> str:
 
 def not_sqlite_message(path: str) -> str:
     """The error for a ledger path holding something that is not SQLite (a damaged ledger, or another file)."""
-    return (f"{path} is not a SQLite database, so it cannot be the ledger. If it was the ledger, it is damaged "
-            f"(truncated or overwritten): {restore_hint(path)}. If it is another file, set hygiene.ledger_path "
-            "to a new file")
+    return (
+        f"{path} is not a SQLite database, so it cannot be the ledger. If it was the ledger, it is damaged "
+        f"(truncated or overwritten): {restore_hint(path)}. If it is another file, set hygiene.ledger_path "
+        "to a new file"
+    )
 
 
 def refuse_unless_ledger(path: str) -> FileIdentity:
@@ -374,14 +428,18 @@ def refuse_unless_ledger(path: str) -> FileIdentity:
     except IsADirectoryError:
         raise LedgerError(f"{path} is a folder, not a ledger file; set hygiene.ledger_path to a file") from None
     except OSError as exc:
-        raise LedgerError(f"cannot read the ledger at {path} ({exc.strerror or exc}); make it readable or set "
-                          "hygiene.ledger_path to another file") from None
+        raise LedgerError(
+            f"cannot read the ledger at {path} ({exc.strerror or exc}); make it readable or set "
+            "hygiene.ledger_path to another file"
+        ) from None
     if found.kind == "not_sqlite":
         raise LedgerError(not_sqlite_message(path))
     if found.kind == "foreign":
         held = f" (it holds {', '.join(found.tables[:5])})" if found.tables else ""
-        raise LedgerError(f"{path} is a SQLite database but not a mem0-hygiene ledger{held}; point "
-                          "hygiene.ledger_path at a new file (nothing was written to this one)")
+        raise LedgerError(
+            f"{path} is a SQLite database but not a mem0-hygiene ledger{held}; point "
+            "hygiene.ledger_path at a new file (nothing was written to this one)"
+        )
     if found.kind == "ledger" and found.version > SCHEMA_VERSION:
         raise LedgerError(newer_schema_message(path, found.version))
     return found
@@ -437,8 +495,10 @@ class Ledger:
         if any(word in text for word in _DAMAGE_WORDS):
             return damaged_message(path, text)
         if "readonly" in text or "unable to open" in text:
-            return (f"cannot write the ledger at {path} ({text}); make the folder writable or set "
-                    f"hygiene.ledger_path to a writable place")
+            return (
+                f"cannot write the ledger at {path} ({text}); make the folder writable or set "
+                f"hygiene.ledger_path to a writable place"
+            )
         return f"the ledger at {path} failed: {text}"
 
     # -- schema -----------------------------------------------------------------------------
@@ -586,8 +646,12 @@ class Ledger:
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            out.update(r[0] for r in self.query(
-                f"SELECT memory_id FROM memories WHERE memory_id IN ({marks}) AND NOT ({live_sql()})", [*chunk, at]))
+            out.update(
+                r[0]
+                for r in self.query(
+                    f"SELECT memory_id FROM memories WHERE memory_id IN ({marks}) AND NOT ({live_sql()})", [*chunk, at]
+                )
+            )
         return out
 
     def iter_rows(self, where: str = "", params: Sequence[Any] = (), order: str = "") -> Iterator[LedgerRow]:
@@ -624,12 +688,17 @@ class Ledger:
 
     def scope_ids(self, scope: dict[str, str]) -> list[str]:
         where = " AND ".join(f"{k} = ?" for k in scope)
-        return [r[0] for r in self.query(f"SELECT memory_id FROM memories WHERE {where} AND deleted_at IS NULL",
-                                         list(scope.values()))]
+        return [
+            r[0]
+            for r in self.query(
+                f"SELECT memory_id FROM memories WHERE {where} AND deleted_at IS NULL", list(scope.values())
+            )
+        ]
 
     # -- writes -----------------------------------------------------------------------------
-    def insert(self, rows: Sequence[LedgerRow], *, ignore_existing: bool = False, new: bool = False,
-               keep_state: bool = False) -> int:
+    def insert(
+        self, rows: Sequence[LedgerRow], *, ignore_existing: bool = False, new: bool = False, keep_state: bool = False
+    ) -> int:
         """Write rows: replacing rows with the same id, keeping them (``ignore_existing``), or, for ids that
         cannot exist yet (``new``: fresh ids from mem0's add), a plain INSERT. ``keep_state``: a row that
         exists already (adopted meanwhile, maybe by another replica, and then confirmed, superseded,
@@ -678,11 +747,18 @@ class Ledger:
         if row.quarantined:
             self.link_guard(conn)
             make_room(conn, replace(row, quarantined=False), stamp, wins=True)
-        changed = int(conn.execute("UPDATE memories SET confirmed_at = ?, quarantined = 0 WHERE memory_id = ?"
-                                   + (f" AND {where}" if where else ""), (stamp, row.memory_id)).rowcount)
+        changed = int(
+            conn.execute(
+                "UPDATE memories SET confirmed_at = ?, quarantined = 0 WHERE memory_id = ?"
+                + (f" AND {where}" if where else ""),
+                (stamp, row.memory_id),
+            ).rowcount
+        )
         if changed:
-            conn.execute("INSERT OR IGNORE INTO confirmations (memory_id, confirmed_at, via) VALUES (?, ?, ?)",
-                         (row.memory_id, stamp, via))
+            conn.execute(
+                "INSERT OR IGNORE INTO confirmations (memory_id, confirmed_at, via) VALUES (?, ?, ?)",
+                (row.memory_id, stamp, via),
+            )
         return changed
 
     def confirmations(self, memory_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
@@ -694,25 +770,32 @@ class Ledger:
         out: dict[str, list[tuple[str, str]]] = {}
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
-            sql = (f"SELECT memory_id, confirmed_at, via FROM confirmations WHERE memory_id IN "
-                   f"({','.join('?' * len(chunk))}) ORDER BY memory_id, confirmed_at")
+            sql = (
+                f"SELECT memory_id, confirmed_at, via FROM confirmations WHERE memory_id IN "
+                f"({','.join('?' * len(chunk))}) ORDER BY memory_id, confirmed_at"
+            )
             for mid, at, via in self.query(sql, chunk):
                 out.setdefault(str(mid), []).append((str(at), str(via)))
         return out
 
-    def mark_guarded(self, memory_id: str, redacted: Sequence[str], flag: str | None, *,
-                     quarantine: bool = False) -> None:
+    def mark_guarded(
+        self, memory_id: str, redacted: Sequence[str], flag: str | None, *, quarantine: bool = False
+    ) -> None:
         """Record what the write guard found in a memory's new text (kinds of credential replaced, a
         standing-order label; ``quarantine``: not served until confirmed). Nothing found: nothing written."""
         if not redacted and not flag:
             return
-        self._write("UPDATE memories SET redacted = ?, flag = ?, "
-                    "quarantined = CASE WHEN ? = 1 THEN 1 ELSE quarantined END WHERE memory_id = ?",
-                    (",".join(redacted) or None, flag, int(quarantine), memory_id))
+        self._write(
+            "UPDATE memories SET redacted = ?, flag = ?, "
+            "quarantined = CASE WHEN ? = 1 THEN 1 ELSE quarantined END WHERE memory_id = ?",
+            (",".join(redacted) or None, flag, int(quarantine), memory_id),
+        )
 
     def set_expiry(self, memory_id: str, expires_at: datetime | None) -> None:
-        self._write("UPDATE memories SET expires_at = ? WHERE memory_id = ?",
-                    (to_iso(expires_at) if expires_at else None, memory_id))
+        self._write(
+            "UPDATE memories SET expires_at = ? WHERE memory_id = ?",
+            (to_iso(expires_at) if expires_at else None, memory_id),
+        )
 
     def link_supersede(self, old_id: str, new_id: str, when: datetime, *, follow: bool = False) -> None:
         """Point old -> new, refusing self links and cycles (checked inside the transaction). A memory that is
@@ -722,8 +805,16 @@ class Ledger:
             self.link_guard(conn)
             _link(conn, _head(conn, old_id, new_id) if follow else old_id, new_id, to_iso(when))
 
-    def add_linked(self, row: LedgerRow, old_id: str, when: datetime, action: str = "supersede",
-                   reason: str = "", *, follow: bool = False) -> None:
+    def add_linked(
+        self,
+        row: LedgerRow,
+        old_id: str,
+        when: datetime,
+        action: str = "supersede",
+        reason: str = "",
+        *,
+        follow: bool = False,
+    ) -> None:
         """In one transaction: write the row of a memory just stored (replacing a row a reader may have
         adopted meanwhile), mark ``old_id`` superseded by it (``action`` "supersede", cycles refused) or
         invalidated (``action`` "invalidate", with ``reason``), and close the operation's ``pending``
@@ -736,23 +827,30 @@ class Ledger:
             if action == "supersede":
                 _link(conn, _head(conn, old_id, row.memory_id) if follow else old_id, row.memory_id, stamp)
             else:
-                conn.execute("UPDATE memories SET invalid_at = ?, invalid_reason = ? WHERE memory_id = ?",
-                             (stamp, reason, old_id))
+                conn.execute(
+                    "UPDATE memories SET invalid_at = ?, invalid_reason = ? WHERE memory_id = ?",
+                    (stamp, reason, old_id),
+                )
             conn.execute(_INSERT_SQL["INSERT OR REPLACE"], make_room(conn, row, stamp).as_tuple())
             conn.execute("DELETE FROM pending WHERE memory_id = ? AND action = ?", (old_id, action))
 
         self.claiming(write)
 
     def invalidate(self, memory_id: str, reason: str, when: datetime) -> None:
-        self._write("UPDATE memories SET invalid_at = ?, invalid_reason = ? WHERE memory_id = ?",
-                    (to_iso(when), reason, memory_id))
+        self._write(
+            "UPDATE memories SET invalid_at = ?, invalid_reason = ? WHERE memory_id = ?",
+            (to_iso(when), reason, memory_id),
+        )
 
     def tombstone(self, memory_ids: Sequence[str], when: datetime) -> None:
         """Tombstone these memories; the same statement journals each as a pending delete (their points are
         deleted through mem0 next, and :meth:`settle` closes the entries once they are gone)."""
         stamp = to_iso(when)
-        self._write("UPDATE memories SET deleted_at = COALESCE(deleted_at, ?) WHERE memory_id = ?",
-                    [(stamp, mid) for mid in memory_ids], many=True)
+        self._write(
+            "UPDATE memories SET deleted_at = COALESCE(deleted_at, ?) WHERE memory_id = ?",
+            [(stamp, mid) for mid in memory_ids],
+            many=True,
+        )
 
     def deletion_chain(self, memory_id: str) -> list[str]:
         """What deleting ``memory_id`` takes: everything it superseded, directly or through a chain (the oldest
@@ -768,9 +866,11 @@ class Ledger:
         times the two statements)."""
         chain = self.deletion_chain(memory_id)
         marks = ",".join("?" * len(chain))
-        written = self._write(f"UPDATE memories SET deleted_at = COALESCE(deleted_at, ?) WHERE memory_id IN ({marks}) "
-                              "AND EXISTS (SELECT 1 FROM memories WHERE memory_id = ? AND deleted_at IS NULL)",
-                              (to_iso(when), *chain, memory_id))
+        written = self._write(
+            f"UPDATE memories SET deleted_at = COALESCE(deleted_at, ?) WHERE memory_id IN ({marks}) "
+            "AND EXISTS (SELECT 1 FROM memories WHERE memory_id = ? AND deleted_at IS NULL)",
+            (to_iso(when), *chain, memory_id),
+        )
         return chain if written else None
 
     def insert_tombstoned(self, rows: Sequence[LedgerRow], when: datetime) -> None:
@@ -778,13 +878,14 @@ class Ledger:
         deletes, in one transaction."""
         stamp = to_iso(when)
         at = _DELETED_AT  # each row's values with the tombstone's time in place (no copy of the row itself)
-        values = [(*v[:at], v[at] or stamp, *v[at + 1:]) for v in map(_ROW_VALUES, rows)]
+        values = [(*v[:at], v[at] or stamp, *v[at + 1 :]) for v in map(_ROW_VALUES, rows)]
         with self._lock:
             try:
                 with transaction(self._conn) as conn:
                     conn.executemany(_INSERT_SQL["INSERT OR REPLACE"], values)
-                    conn.executemany("INSERT OR IGNORE INTO pending VALUES (?, 'delete', ?)",
-                                     [(v[0], v[at]) for v in values])
+                    conn.executemany(
+                        "INSERT OR IGNORE INTO pending VALUES (?, 'delete', ?)", [(v[0], v[at]) for v in values]
+                    )
             except sqlite3.DatabaseError as exc:
                 raise LedgerError(self._explain(exc)) from None
 
@@ -840,11 +941,17 @@ class Ledger:
         ids = list(dict.fromkeys(memory_ids))
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
-            self._write(f"DELETE FROM pending WHERE action = ? AND memory_id IN ({','.join('?' * len(chunk))})",
-                        [action, *chunk])
+            self._write(
+                f"DELETE FROM pending WHERE action = ? AND memory_id IN ({','.join('?' * len(chunk))})",
+                [action, *chunk],
+            )
 
-    def scrub_fields(self, memory_ids: Sequence[str], texts: Sequence[str],
-                     columns: Sequence[str] = ("source", "invalid_reason", "topic_key")) -> int:
+    def scrub_fields(
+        self,
+        memory_ids: Sequence[str],
+        texts: Sequence[str],
+        columns: Sequence[str] = ("source", "invalid_reason", "topic_key"),
+    ) -> int:
         """Blank every text field of these memories' rows that holds one of ``texts`` (one transaction); returns
         the fields blanked. (``forget --scrub`` also vacuums a SQLite file; PostgreSQL vacuums the table.)"""
         ids = list(dict.fromkeys(memory_ids))
@@ -855,8 +962,11 @@ class Ledger:
         with self.transaction() as conn:
             for column in columns:
                 for text in texts:
-                    blanked += conn.execute(f"UPDATE memories SET {column} = NULL WHERE memory_id IN ({marks}) "
-                                            f"AND {self.FIND_SQL}({column}, ?) > 0", [*ids, text]).rowcount
+                    blanked += conn.execute(
+                        f"UPDATE memories SET {column} = NULL WHERE memory_id IN ({marks}) "
+                        f"AND {self.FIND_SQL}({column}, ?) > 0",
+                        [*ids, text],
+                    ).rowcount
         return blanked
 
     def record_uses(self, uses: dict[str, tuple[int, datetime]]) -> None:
@@ -872,13 +982,17 @@ class Ledger:
 
     def purge_tombstones(self, older_than: datetime) -> int:
         """Remove tombstoned rows deleted before `older_than` (their memories are gone from mem0)."""
-        return self._write("DELETE FROM memories WHERE deleted_at IS NOT NULL AND deleted_at < ? "
-                           "AND NOT EXISTS (SELECT 1 FROM memories s WHERE s.superseded_by = memories.memory_id "
-                           "AND s.deleted_at IS NULL)", (to_iso(older_than),))
+        return self._write(
+            "DELETE FROM memories WHERE deleted_at IS NOT NULL AND deleted_at < ? "
+            "AND NOT EXISTS (SELECT 1 FROM memories s WHERE s.superseded_by = memories.memory_id "
+            "AND s.deleted_at IS NULL)",
+            (to_iso(older_than),),
+        )
 
     # -- maintenance queries ----------------------------------------------------------------
-    def review_candidates(self, now: datetime, older_than: timedelta, limit: int,
-                          scope: dict[str, str] | None = None) -> list[LedgerRow]:
+    def review_candidates(
+        self, now: datetime, older_than: timedelta, limit: int, scope: dict[str, str] | None = None
+    ) -> list[LedgerRow]:
         cutoff = to_iso(shift_time(now, -older_than, what="older_than"))
         where = live_sql(expiry=False) + " AND expires_at IS NULL AND COALESCE(confirmed_at, created_at) < ?"
         params: list[Any] = [cutoff]
@@ -888,23 +1002,28 @@ class Ledger:
         sql = _SELECT + f" WHERE {where} ORDER BY COALESCE(confirmed_at, created_at) LIMIT ?"
         return [row_from(r) for r in self.query(sql, [*params, limit])]
 
-    def prune_candidates(self, now: datetime, retain: timedelta,
-                         limit: int | None = None) -> list[tuple[LedgerRow, str]]:
+    def prune_candidates(
+        self, now: datetime, retain: timedelta, limit: int | None = None
+    ) -> list[tuple[LedgerRow, str]]:
         """Rows prune should delete: expired now, or superseded/invalidated before now - retain.
 
         All of them oldest first; with ``limit``, at most that many in key order, so the scan stops at
         the first ``limit`` matches (the cheap query auto_prune runs inside the app's calls)."""
         stamp, cutoff = to_iso(now), to_iso(shift_time(now, -retain, what="retain_superseded"))
         out: list[tuple[LedgerRow, str]] = []
-        where = ("deleted_at IS NULL AND ((expires_at IS NOT NULL AND expires_at <= ?) "
-                 "OR (superseded_at IS NOT NULL AND superseded_at <= ?) "
-                 "OR (invalid_at IS NOT NULL AND invalid_at <= ?))")
+        where = (
+            "deleted_at IS NULL AND ((expires_at IS NOT NULL AND expires_at <= ?) "
+            "OR (superseded_at IS NOT NULL AND superseded_at <= ?) "
+            "OR (invalid_at IS NOT NULL AND invalid_at <= ?))"
+        )
         params: tuple[Any, ...] = (stamp, cutoff, cutoff)
         if limit is None:
             rows: Iterable[LedgerRow] = self.iter_rows(where, params, order="created_at")
         else:
-            rows = [row_from(r) for r in self.query(_SELECT + f" WHERE {where} ORDER BY memory_id LIMIT ?",
-                                                (*params, int(limit)))]
+            rows = [
+                row_from(r)
+                for r in self.query(_SELECT + f" WHERE {where} ORDER BY memory_id LIMIT ?", (*params, int(limit)))
+            ]
         for row in rows:
             if row.expires_at and row.expires_at <= stamp:
                 reason = "expired"
@@ -956,9 +1075,11 @@ class Ledger:
                             chunk = ids[start : start + 500]
                             marks = ",".join("?" * len(chunk))
                             self._conn.execute(
-                                f"DELETE FROM memories WHERE deleted_at IS NOT NULL AND memory_id IN ({marks})", chunk)
+                                f"DELETE FROM memories WHERE deleted_at IS NOT NULL AND memory_id IN ({marks})", chunk
+                            )
                             self._conn.execute(
-                                f"DELETE FROM pending WHERE action = 'delete' AND memory_id IN ({marks})", chunk)
+                                f"DELETE FROM pending WHERE action = 'delete' AND memory_id IN ({marks})", chunk
+                            )
                 finally:
                     self._conn.execute(f"PRAGMA secure_delete = {int(previous)}")
                 removed = before - self._conn.execute("SELECT count(*) FROM memories").fetchone()[0]
@@ -1050,8 +1171,9 @@ class Ledger:
 
 
 _VERBS = {"new": "INSERT", "ignore": "INSERT OR IGNORE", "replace": "INSERT OR REPLACE"}
-_MARK_SUPERSEDED = ("UPDATE memories SET superseded_by = ?, superseded_at = ? WHERE memory_id = ? "
-                    "AND superseded_by IS NULL")
+_MARK_SUPERSEDED = (
+    "UPDATE memories SET superseded_by = ?, superseded_at = ? WHERE memory_id = ? AND superseded_by IS NULL"
+)
 
 
 def _write_keyed(conn: Any, sql: str, row: LedgerRow, mode: str) -> int:
@@ -1093,9 +1215,11 @@ def _link(conn: sqlite3.Connection, old_id: str, new_id: str, stamp: str) -> Non
         nxt = conn.execute("SELECT superseded_by FROM memories WHERE memory_id = ?", (walk,)).fetchone()
         walk = nxt[0] if nxt else None
     # compare-and-set: a memory another writer superseded (or deleted) meanwhile is refused, never relinked
-    changed = conn.execute("UPDATE memories SET superseded_by = ?, superseded_at = ? WHERE memory_id = ? "
-                           "AND (superseded_by IS NULL OR superseded_by = ?) AND deleted_at IS NULL",
-                           (new_id, stamp, old_id, new_id)).rowcount
+    changed = conn.execute(
+        "UPDATE memories SET superseded_by = ?, superseded_at = ? WHERE memory_id = ? "
+        "AND (superseded_by IS NULL OR superseded_by = ?) AND deleted_at IS NULL",
+        (new_id, stamp, old_id, new_id),
+    ).rowcount
     if not changed:
         now = conn.execute("SELECT superseded_by, deleted_at FROM memories WHERE memory_id = ?", (old_id,)).fetchone()
         if now is not None and now[1]:

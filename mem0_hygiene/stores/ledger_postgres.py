@@ -45,7 +45,8 @@ URL_SCHEMES = ("postgresql://", "postgres://")
 
 _ISO_NOW = "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"+00:00\"')"
 
-_SCHEMA_V1 = """
+_SCHEMA_V1 = (
+    """
 CREATE TABLE hygiene_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE memories (
     memory_id      TEXT PRIMARY KEY,
@@ -73,14 +74,21 @@ CREATE TABLE memories (
 CREATE INDEX memories_superseded_by ON memories(superseded_by) WHERE superseded_by IS NOT NULL;
 CREATE INDEX memories_expires_at ON memories(expires_at) WHERE expires_at IS NOT NULL;
 CREATE INDEX memories_topic ON memories(topic_key) WHERE topic_key IS NOT NULL;
-CREATE VIEW live_memories AS SELECT * FROM memories WHERE """ + live_sql(now=_ISO_NOW) + """;
+CREATE VIEW live_memories AS SELECT * FROM memories WHERE """
+    + live_sql(now=_ISO_NOW)
+    + """;
 """
+)
 
-_SCHEMA_V2 = """
+_SCHEMA_V2 = (
+    """
 ALTER TABLE memories ADD COLUMN redacted TEXT;
 ALTER TABLE memories ADD COLUMN flag TEXT;
-CREATE OR REPLACE VIEW live_memories AS SELECT * FROM memories WHERE """ + live_sql(now=_ISO_NOW) + """;
+CREATE OR REPLACE VIEW live_memories AS SELECT * FROM memories WHERE """
+    + live_sql(now=_ISO_NOW)
+    + """;
 """
+)
 
 _PENDING_V3 = """
 CREATE TABLE pending (
@@ -98,16 +106,29 @@ CREATE TRIGGER pending_delete_on_tombstone AFTER UPDATE OF deleted_at ON memorie
 FOR EACH ROW WHEN (NEW.deleted_at IS NOT NULL) EXECUTE FUNCTION hygiene_pending_delete();
 """
 
-_V4: tuple[MigrationStep, ...] = (tables.CONFIRMATIONS_POSTGRES, seed_and_chain, INDEX_SQL,
-                                  tables.CONSOLIDATION_POSTGRES, tables.CONSOLIDATION_INDEX,
-                                  tables.WRITE_DECISIONS_POSTGRES)
+_V4: tuple[MigrationStep, ...] = (
+    tables.CONFIRMATIONS_POSTGRES,
+    seed_and_chain,
+    INDEX_SQL,
+    tables.CONSOLIDATION_POSTGRES,
+    tables.CONSOLIDATION_INDEX,
+    tables.WRITE_DECISIONS_POSTGRES,
+)
 
 MIGRATIONS: dict[int, str | tuple[MigrationStep, ...]] = {1: _SCHEMA_V1, 2: _SCHEMA_V2, 3: _PENDING_V3, 4: _V4}
 
-_CONFLICT_KEYS = {"memories": ("memory_id",), "pending": ("memory_id", "action"), "hygiene_meta": ("key",),
-                  "confirmations": ("memory_id", "confirmed_at")}
-_UPDATED = {"memories": tuple(c for c in COLUMNS if c != "memory_id"), "pending": ("since",),
-            "hygiene_meta": ("value",), "confirmations": ("via",)}
+_CONFLICT_KEYS = {
+    "memories": ("memory_id",),
+    "pending": ("memory_id", "action"),
+    "hygiene_meta": ("key",),
+    "confirmations": ("memory_id", "confirmed_at"),
+}
+_UPDATED = {
+    "memories": tuple(c for c in COLUMNS if c != "memory_id"),
+    "pending": ("since",),
+    "hygiene_meta": ("value",),
+    "confirmations": ("via",),
+}
 _INSERT_OR = re.compile(r"^\s*INSERT OR (IGNORE|REPLACE) INTO (\w+)", re.IGNORECASE)
 _LINK_LOCK = zlib.crc32(b"mem0-hygiene:supersede-links")
 CLOCK_RESYNC = 60.0  # seconds between two measurements of the server's clock
@@ -134,7 +155,7 @@ def translate(sql: str) -> str:
     found = _INSERT_OR.match(text)
     if found:
         verb, table = found.group(1).upper(), found.group(2)
-        text = "INSERT INTO " + table + text[found.end():]
+        text = "INSERT INTO " + table + text[found.end() :]
         if verb == "IGNORE":
             text += " ON CONFLICT DO NOTHING"
         else:
@@ -220,8 +241,10 @@ class PgConnection:
             if self._txn_open:  # lost inside a transaction: the server rolled it back; never go on outside it
                 if text in ("ROLLBACK", "COMMIT"):
                     self._txn_open = False
-                raise LedgerError(f"the connection to the ledger at {redact(self.url)} was lost inside a "
-                                  "transaction; nothing of it was committed (the next call reconnects)")
+                raise LedgerError(
+                    f"the connection to the ledger at {redact(self.url)} was lost inside a "
+                    "transaction; nothing of it was committed (the next call reconnects)"
+                )
             self._raw = self._open()  # the server dropped us between two statements: nothing was under way
         if text == "BEGIN":
             self._txn_open = True
@@ -309,12 +332,18 @@ class PostgresLedger(Ledger):
         """(application id, schema version) from ``hygiene_meta``; (None, 0) for an empty schema."""
         found = self.pg.execute("SELECT to_regclass('hygiene_meta') IS NOT NULL").fetchone()[0]
         if not found:
-            tables = [r[0] for r in self.pg.execute(
-                "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
-                "AND table_name IN ('memories', 'pending')")]
+            tables = [
+                r[0]
+                for r in self.pg.execute(
+                    "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
+                    "AND table_name IN ('memories', 'pending')"
+                )
+            ]
             if tables:
-                raise LedgerError(f"{self.shown} holds tables named {', '.join(tables)} that are not a "
-                                  "mem0-hygiene ledger's; point hygiene.ledger_url at another database or schema")
+                raise LedgerError(
+                    f"{self.shown} holds tables named {', '.join(tables)} that are not a "
+                    "mem0-hygiene ledger's; point hygiene.ledger_url at another database or schema"
+                )
             return None, 0
         meta = dict(self.pg.execute("SELECT key, value FROM hygiene_meta").fetchall())
         return int(meta.get("application_id", 0)), int(meta.get("schema_version", 0))
@@ -327,8 +356,10 @@ class PostgresLedger(Ledger):
             raise LedgerError(self._newer(version))
 
     def _newer(self, version: int) -> str:
-        return (f"the ledger at {self.shown} has schema version {version}, newer than this mem0-hygiene "
-                f"understands ({SCHEMA_VERSION}); upgrade mem0-hygiene")
+        return (
+            f"the ledger at {self.shown} has schema version {version}, newer than this mem0-hygiene "
+            f"understands ({SCHEMA_VERSION}); upgrade mem0-hygiene"
+        )
 
     def _migrate(self) -> None:
         with self.transaction() as conn:
@@ -348,10 +379,13 @@ class PostgresLedger(Ledger):
                             self.pg.script(step)
                         else:
                             step(conn, self)
-                conn.execute("INSERT OR REPLACE INTO hygiene_meta (key, value) VALUES ('application_id', ?)",
-                             (str(APPLICATION_ID),))
-                conn.execute("INSERT OR REPLACE INTO hygiene_meta (key, value) VALUES ('schema_version', ?)",
-                             (str(target),))
+                conn.execute(
+                    "INSERT OR REPLACE INTO hygiene_meta (key, value) VALUES ('application_id', ?)",
+                    (str(APPLICATION_ID),),
+                )
+                conn.execute(
+                    "INSERT OR REPLACE INTO hygiene_meta (key, value) VALUES ('schema_version', ?)", (str(target),)
+                )
 
     def schema_version(self) -> int:
         return self._version()[1]
@@ -415,7 +449,8 @@ class PostgresLedger(Ledger):
             "UPDATE memories AS m SET use_count = m.use_count + u.n, last_used_at = CASE WHEN m.last_used_at "
             "IS NULL OR m.last_used_at < u.at THEN u.at ELSE m.last_used_at END "
             "FROM unnest(?::text[], ?::integer[], ?::text[]) AS u(id, n, at) WHERE m.memory_id = u.id",
-            ([*ids], [uses[m][0] for m in ids], [to_iso(uses[m][1]) for m in ids]))
+            ([*ids], [uses[m][0] for m in ids], [to_iso(uses[m][1]) for m in ids]),
+        )
 
     def write_rows(self, sql: str, rows: list[tuple[Any, ...]]) -> int:
         """Many rows as one ``INSERT ... SELECT FROM unnest(...)`` of one array per column: one statement for the
@@ -452,21 +487,31 @@ class PostgresLedger(Ledger):
         stamp = to_iso(when)
         values = [replace(r, deleted_at=r.deleted_at or stamp).as_tuple() for r in rows]
         marks = ", ".join("(" + ", ".join("?" * len(COLUMNS)) + ")" for _ in values)
-        upsert = (f"INSERT INTO memories ({', '.join(COLUMNS)}) VALUES {marks} ON CONFLICT (memory_id) DO UPDATE SET "
-                  + ", ".join(f"{c} = excluded.{c}" for c in COLUMNS if c != "memory_id"))
-        self._write(f"WITH written AS ({upsert} RETURNING memory_id, deleted_at) "
-                    "INSERT INTO pending SELECT memory_id, 'delete', deleted_at FROM written ON CONFLICT DO NOTHING",
-                    [v for row in values for v in row])
+        upsert = (
+            f"INSERT INTO memories ({', '.join(COLUMNS)}) VALUES {marks} ON CONFLICT (memory_id) DO UPDATE SET "
+            + ", ".join(f"{c} = excluded.{c}" for c in COLUMNS if c != "memory_id")
+        )
+        self._write(
+            f"WITH written AS ({upsert} RETURNING memory_id, deleted_at) "
+            "INSERT INTO pending SELECT memory_id, 'delete', deleted_at FROM written ON CONFLICT DO NOTHING",
+            [v for row in values for v in row],
+        )
 
     def pragma_check(self) -> tuple[list[tuple[Any, ...]], bool, str]:
         """PostgreSQL always enforces the foreign key; rows pointing nowhere cannot exist."""
-        broken = self.query("SELECT m.memory_id, m.superseded_by FROM memories m LEFT JOIN memories r "
-                            "ON r.memory_id = m.superseded_by "
-                            "WHERE m.superseded_by IS NOT NULL AND r.memory_id IS NULL")
+        broken = self.query(
+            "SELECT m.memory_id, m.superseded_by FROM memories m LEFT JOIN memories r "
+            "ON r.memory_id = m.superseded_by "
+            "WHERE m.superseded_by IS NOT NULL AND r.memory_id IS NULL"
+        )
         return [("memories", r[0], "memories", 0) for r in broken], True, "postgresql"
 
-    def scrub_fields(self, memory_ids: Sequence[str], texts: Sequence[str],
-                     columns: Sequence[str] = ("source", "invalid_reason", "topic_key")) -> int:
+    def scrub_fields(
+        self,
+        memory_ids: Sequence[str],
+        texts: Sequence[str],
+        columns: Sequence[str] = ("source", "invalid_reason", "topic_key"),
+    ) -> int:
         """``forget --scrub``: the fields blanked as on SQLite (one transaction), then ``VACUUM`` the table so
         the old row versions go too. Returns the fields blanked."""
         blanked = super().scrub_fields(memory_ids, texts, columns)
@@ -528,15 +573,20 @@ class PostgresLedger(Ledger):
             version = self._version()[1]
             rows = conn.execute("SELECT " + ", ".join(COLUMNS) + " FROM memories").fetchall()
             pending = conn.execute("SELECT memory_id, action, since FROM pending").fetchall()
-            side = {table: conn.execute(f"SELECT {', '.join(columns)} FROM {table}").fetchall()
-                    for table, (columns, _key) in tables.SIDE_TABLES.items()
-                    if conn.execute("SELECT to_regclass(?) IS NOT NULL", (table,)).fetchone()[0]}
+            side = {
+                table: conn.execute(f"SELECT {', '.join(columns)} FROM {table}").fetchall()
+                for table, (columns, _key) in tables.SIDE_TABLES.items()
+                if conn.execute("SELECT to_regclass(?) IS NOT NULL", (table,)).fetchone()[0]
+            }
         if version < 4:
             chained, _count = chained_rows([row_from(r) for r in rows], to_iso(self.now()))
             rows = [r.as_tuple() for r in chained]
-            side["confirmations"] = [(r[0], r[COLUMNS.index("confirmed_at")], "seeded") for r in rows
-                                     if r[COLUMNS.index("confirmed_at")]
-                                     and r[COLUMNS.index("confirmed_at")] != r[COLUMNS.index("created_at")]]
+            side["confirmations"] = [
+                (r[0], r[COLUMNS.index("confirmed_at")], "seeded")
+                for r in rows
+                if r[COLUMNS.index("confirmed_at")]
+                and r[COLUMNS.index("confirmed_at")] != r[COLUMNS.index("created_at")]
+            ]
         self._fill(scratch, rows, pending, side)
         return scratch
 
@@ -545,14 +595,18 @@ class PostgresLedger(Ledger):
         with scratch._lock:
             scratch._conn.execute("PRAGMA foreign_keys = OFF")
             with scratch.transaction() as conn:
-                conn.executemany("INSERT INTO memories (" + ", ".join(COLUMNS) + ") VALUES ("
-                                 + ",".join("?" * len(COLUMNS)) + ")", rows)
+                conn.executemany(
+                    "INSERT INTO memories (" + ", ".join(COLUMNS) + ") VALUES (" + ",".join("?" * len(COLUMNS)) + ")",
+                    rows,
+                )
                 conn.executemany("INSERT INTO pending VALUES (?, ?, ?)", pending)
                 for table, copied in (side or {}).items():
                     columns = tables.SIDE_TABLES[table][0]
                     if copied:
-                        conn.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
-                                         f"({','.join('?' * len(columns))})", copied)
+                        conn.executemany(
+                            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({','.join('?' * len(columns))})",
+                            copied,
+                        )
             scratch._conn.execute("PRAGMA foreign_keys = ON")
 
 
@@ -570,8 +624,16 @@ RESTORE_MARK = "restored_from"
 """The ``hygiene_meta`` key a restore sets in the same transaction as the rows it loads: a rerun after a crash
 reads it to know whether that transaction committed."""
 
-_PG_TYPES = {"integer": "INTEGER", "bigint": "INTEGER", "smallint": "INTEGER", "boolean": "INTEGER",
-             "real": "REAL", "double precision": "REAL", "numeric": "REAL", "bytea": "BLOB"}
+_PG_TYPES = {
+    "integer": "INTEGER",
+    "bigint": "INTEGER",
+    "smallint": "INTEGER",
+    "boolean": "INTEGER",
+    "real": "REAL",
+    "double precision": "REAL",
+    "numeric": "REAL",
+    "bytea": "BLOB",
+}
 
 
 def postgres_tables(conn: PgConnection) -> list[Any]:
@@ -584,13 +646,15 @@ def postgres_tables(conn: PgConnection) -> list[Any]:
         "FROM information_schema.columns c JOIN information_schema.tables t "
         "ON t.table_schema = c.table_schema AND t.table_name = c.table_name "
         "WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE' "
-        "ORDER BY c.table_name, c.ordinal_position").fetchall()
+        "ORDER BY c.table_name, c.ordinal_position"
+    ).fetchall()
     keys = conn.execute(
         "SELECT tc.table_name, k.column_name FROM information_schema.table_constraints tc "
         "JOIN information_schema.key_column_usage k ON k.constraint_schema = tc.constraint_schema "
         "AND k.constraint_name = tc.constraint_name AND k.table_name = tc.table_name "
         "WHERE tc.table_schema = current_schema() AND tc.constraint_type = 'PRIMARY KEY' "
-        "ORDER BY tc.table_name, k.ordinal_position").fetchall()
+        "ORDER BY tc.table_name, k.ordinal_position"
+    ).fetchall()
     by_table: dict[str, list[tuple[str, str, bool]]] = {}
     for table, column, dtype, default, identity in cols:
         generated = identity == "YES" or str(default).startswith("nextval(")
@@ -605,8 +669,9 @@ def postgres_tables(conn: PgConnection) -> list[Any]:
         columns = by_table[table]
         key = tuple(key_of.get(table, ()))
         auto = len(key) == 1 and any(c == key[0] and g and t == "INTEGER" for c, t, g in columns)
-        shapes.append(TableShape(table, tuple(c for c, _t, _g in columns), tuple(t for _c, t, _g in columns),
-                                 key, auto))
+        shapes.append(
+            TableShape(table, tuple(c for c, _t, _g in columns), tuple(t for _c, t, _g in columns), key, auto)
+        )
     return shapes
 
 
@@ -625,7 +690,8 @@ def snapshot(url: str) -> Iterator[PostgresLedger]:
                 raise LedgerError(
                     f"the ledger at {ledger.shown} has schema version {version}, older than this mem0-hygiene's "
                     f"({SCHEMA_VERSION}); start one replica with this version (it migrates the ledger), or use "
-                    "the mem0-hygiene version the replicas run")
+                    "the mem0-hygiene version the replicas run"
+                )
             yield ledger
     finally:
         ledger.close()
@@ -672,14 +738,19 @@ def dump_into_file(source: PostgresLedger, path: str) -> list[Any]:
                             raise LedgerError(
                                 f"table {shape.name} of the ledger at {source.shown} has columns "
                                 f"{sorted(set(shape.columns) - set(have.columns))} that this mem0-hygiene's SQLite "
-                                "ledger lacks; use the mem0-hygiene version the replicas run")
+                                "ledger lacks; use the mem0-hygiene version the replicas run"
+                            )
                         rows = [tuple(_plain(v) for v in r) for r in source.query(shape.select_sql())]
                         if rows:
                             conn.executemany(shape.insert_sql(), rows)
             finally:
                 target._conn.execute("PRAGMA foreign_keys = ON")
-        return verify_tables(lambda sql: [tuple(_plain(v) for v in r) for r in source.query(sql)], target.query,
-                             shapes, f"{source.shown} -> {path}")
+        return verify_tables(
+            lambda sql: [tuple(_plain(v) for v in r) for r in source.query(sql)],
+            target.query,
+            shapes,
+            f"{source.shown} -> {path}",
+        )
     finally:
         target.close()
 
@@ -739,8 +810,10 @@ def load_rows(ledger: PostgresLedger, conn: Any, source: Ledger, *, replace: boo
         have = present[shape.name]
         missing = [c for c in shape.columns if c not in have.columns]
         if missing:
-            raise LedgerError(f"table {shape.name} of {source.path} has columns {missing} that the ledger at "
-                              f"{ledger.shown} lacks; nothing was changed")
+            raise LedgerError(
+                f"table {shape.name} of {source.path} has columns {missing} that the ledger at "
+                f"{ledger.shown} lacks; nothing was changed"
+            )
         common[shape.name] = shape.columns
         rows = source.query(shape.select_sql())
         if rows:
@@ -748,10 +821,18 @@ def load_rows(ledger: PostgresLedger, conn: Any, source: Ledger, *, replace: boo
     for name, have in present.items():
         if have.auto_key:
             col = have.key[0]
-            conn.execute(f"SELECT setval(pg_get_serial_sequence(?, ?), coalesce(max({quote(col)}), 0) + 1, false) "
-                         f"FROM {quote(name)}", (quote(name), col))
-    return verify_tables(source.query, lambda sql: [tuple(_plain(v) for v in r) for r in ledger.query(sql)],
-                         shapes, f"{source.path} -> {ledger.shown}", common)
+            conn.execute(
+                f"SELECT setval(pg_get_serial_sequence(?, ?), coalesce(max({quote(col)}), 0) + 1, false) "
+                f"FROM {quote(name)}",
+                (quote(name), col),
+            )
+    return verify_tables(
+        source.query,
+        lambda sql: [tuple(_plain(v) for v in r) for r in ledger.query(sql)],
+        shapes,
+        f"{source.path} -> {ledger.shown}",
+        common,
+    )
 
 
 _NAMED = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
@@ -801,8 +882,9 @@ class ReadSnapshot:
         """Every row of a read."""
         return list(self._run(translate_named(sql), params or None).fetchall())
 
-    def stream(self, sql: str, params: Sequence[Any] | dict[str, Any] = (), size: int = 10_000
-               ) -> Iterator[list[tuple[Any, ...]]]:
+    def stream(
+        self, sql: str, params: Sequence[Any] | dict[str, Any] = (), size: int = 10_000
+    ) -> Iterator[list[tuple[Any, ...]]]:
         """The rows of a read in pages of ``size``, through a server-side cursor (memory stays flat)."""
         psycopg = _psycopg()
         try:

@@ -41,14 +41,18 @@ class TableShape:
 
     def insert_sql(self, columns: Sequence[str] | None = None) -> str:
         cols = tuple(columns or self.columns)
-        return (f"INSERT INTO {quote(self.name)} ({', '.join(quote(c) for c in cols)}) "
-                f"VALUES ({', '.join('?' * len(cols))})")
+        return (
+            f"INSERT INTO {quote(self.name)} ({', '.join(quote(c) for c in cols)}) "
+            f"VALUES ({', '.join('?' * len(cols))})"
+        )
 
     def sqlite_ddl(self) -> str:
         """``CREATE TABLE`` for SQLite (a table the SQLite ledger creates only when first used)."""
         if self.auto_key and len(self.key) == 1:
-            cols = [f"{quote(c)} INTEGER PRIMARY KEY" if c == self.key[0] else f"{quote(c)} {t}"
-                    for c, t in zip(self.columns, self.types)]
+            cols = [
+                f"{quote(c)} INTEGER PRIMARY KEY" if c == self.key[0] else f"{quote(c)} {t}"
+                for c, t in zip(self.columns, self.types)
+            ]
         else:
             cols = [f"{quote(c)} {t}" for c, t in zip(self.columns, self.types)]
             if self.key:
@@ -112,8 +116,10 @@ def sqlite_tables(query: Query | sqlite3.Connection) -> list[TableShape]:
         def query(sql: str) -> Sequence[Sequence[Any]]:
             return conn.execute(sql).fetchall()
 
-    names = [r[0] for r in query("SELECT name FROM sqlite_master WHERE type = 'table' "
-                                 "AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+    names = [
+        r[0]
+        for r in query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    ]
     shapes = []
     for name in names:
         if name in META_TABLES:
@@ -148,8 +154,13 @@ def table_digest(query: Query, shape: TableShape, columns: Sequence[str] | None 
     return digest_rows(query(f"SELECT {', '.join(quote(c) for c in cols)} FROM {quote(shape.name)}"))
 
 
-def verify_tables(source: Query, copied: Query, shapes: Sequence[TableShape], what: str,
-                  columns: dict[str, tuple[str, ...]] | None = None) -> list[TableCopy]:
+def verify_tables(
+    source: Query,
+    copied: Query,
+    shapes: Sequence[TableShape],
+    what: str,
+    columns: dict[str, tuple[str, ...]] | None = None,
+) -> list[TableCopy]:
     """Every table's count and sha256 read from both sides; :class:`LedgerError` at the first that differs
     (``what`` says what was copied, for the message)."""
     out = []
@@ -158,7 +169,9 @@ def verify_tables(source: Query, copied: Query, shapes: Sequence[TableShape], wh
         count, theirs = table_digest(source, shape, cols)
         got, ours = table_digest(copied, shape, cols)
         if (count, theirs) != (got, ours):
-            raise LedgerError(f"the copy of table {shape.name} ({what}) does not verify ({count} row(s) read, "
-                              f"{got} written, checksums {theirs[:12]} / {ours[:12]}); nothing was committed")
+            raise LedgerError(
+                f"the copy of table {shape.name} ({what}) does not verify ({count} row(s) read, "
+                f"{got} written, checksums {theirs[:12]} / {ours[:12]}); nothing was committed"
+            )
         out.append(TableCopy(shape.name, count, theirs, ours))
     return out

@@ -154,9 +154,19 @@ def _local(
 ) -> StoreLocation:
     if path == ":memory:":
         return StoreLocation(
-            role=role, provider=provider, path=path, remote=None, collection=collection,
-            defaulted=defaulted, exists=False, size_bytes=None, writable=None, filesystem=None,
-            volatile=False, under_tmp=False, note=note or "in memory: gone when the process exits",
+            role=role,
+            provider=provider,
+            path=path,
+            remote=None,
+            collection=collection,
+            defaulted=defaulted,
+            exists=False,
+            size_bytes=None,
+            writable=None,
+            filesystem=None,
+            volatile=False,
+            under_tmp=False,
+            note=note or "in memory: gone when the process exits",
         )
     path = os.path.abspath(os.path.expanduser(path))
     exists = os.path.exists(path)
@@ -174,18 +184,36 @@ def _local(
         writable = os.access(nearest_existing(path), os.W_OK | os.X_OK)
     fs = filesystem_of(path, **mount_options)
     return StoreLocation(
-        role=role, provider=provider, path=path, remote=None, collection=collection,
-        defaulted=defaulted, exists=exists, size_bytes=size, writable=writable, filesystem=fs,
-        volatile=fs.volatile, under_tmp=is_under_tmp(path), note=note,
+        role=role,
+        provider=provider,
+        path=path,
+        remote=None,
+        collection=collection,
+        defaulted=defaulted,
+        exists=exists,
+        size_bytes=size,
+        writable=writable,
+        filesystem=fs,
+        volatile=fs.volatile,
+        under_tmp=is_under_tmp(path),
+        note=note,
     )
 
 
-def _remote(
-    role: Role, provider: str, remote: str | None, *, collection: str | None, note: str = ""
-) -> StoreLocation:
+def _remote(role: Role, provider: str, remote: str | None, *, collection: str | None, note: str = "") -> StoreLocation:
     return StoreLocation(
-        role=role, provider=provider, path=None, remote=remote, collection=collection, defaulted=False,
-        exists=False, size_bytes=None, writable=None, filesystem=None, volatile=False, under_tmp=False,
+        role=role,
+        provider=provider,
+        path=None,
+        remote=remote,
+        collection=collection,
+        defaulted=False,
+        exists=False,
+        size_bytes=None,
+        writable=None,
+        filesystem=None,
+        volatile=False,
+        under_tmp=False,
         note=note,
     )
 
@@ -244,7 +272,10 @@ def _vector_store(
         collection = collection or QDRANT_DEFAULT_COLLECTION
         if conf.get("client") is not None:
             return _remote(
-                "vector_store", provider, None, collection=collection,
+                "vector_store",
+                provider,
+                None,
+                collection=collection,
                 note="an existing QdrantClient object was passed in; its location is not inspected",
             )
         # mem0's Qdrant: api_key, url, or host+port make it a server; otherwise the local path.
@@ -252,16 +283,23 @@ def _vector_store(
             return _remote("vector_store", provider, _server_of(conf), collection=collection)
         path = conf.get("path") or QDRANT_DEFAULT_PATH
         defaulted = (not path_given) if path_given is not None else path == QDRANT_DEFAULT_PATH
-        return _local("vector_store", provider, path, collection=collection, defaulted=defaulted,
-                      mount_options=mount_options)
+        return _local(
+            "vector_store", provider, path, collection=collection, defaulted=defaulted, mount_options=mount_options
+        )
     server = _server_of(conf)
     if server is None:
         default = f"/tmp/{provider}"
         path = conf.get("path") or (default if _provider_has_path(provider) else None)
         if path:
             defaulted = (not path_given) if path_given is not None else path == default
-            return _local("vector_store", provider, str(path), collection=collection, defaulted=defaulted,
-                          mount_options=mount_options)
+            return _local(
+                "vector_store",
+                provider,
+                str(path),
+                collection=collection,
+                defaulted=defaulted,
+                mount_options=mount_options,
+            )
     note = "" if server else f"provider {provider!r}: location not inspected"
     return _remote("vector_store", provider, server, collection=collection, note=note)
 
@@ -274,23 +312,34 @@ def _sqlite_locations(
     *,
     mount_options: dict[str, Any],
 ) -> list[StoreLocation]:
-    history = _local("history_db", "sqlite", history_db_path, defaulted=history_defaulted, sqlite=True,
-                     mount_options=mount_options)
+    history = _local(
+        "history_db", "sqlite", history_db_path, defaulted=history_defaulted, sqlite=True, mount_options=mount_options
+    )
     if ledger_path.startswith(("postgresql://", "postgres://")):  # hygiene.ledger_url: a database server
         return [history, _remote("ledger", "postgresql", redact_url(ledger_path), collection=None)]
-    return [history, _local("ledger", "sqlite", ledger_path, defaulted=ledger_defaulted, sqlite=True,
-                            mount_options=mount_options)]
+    return [
+        history,
+        _local("ledger", "sqlite", ledger_path, defaulted=ledger_defaulted, sqlite=True, mount_options=mount_options),
+    ]
 
 
 def history_location(path: str, *, note: str = "") -> StoreLocation:
     """Another host's history.db (``hygiene.history_dbs``), located like the deployment's own."""
-    return _local("history_db", "sqlite", path, defaulted=False, sqlite=True, note=note,
-                  mount_options={"findmnt": "findmnt", "mountinfo": "/proc/self/mountinfo"})
+    return _local(
+        "history_db",
+        "sqlite",
+        path,
+        defaulted=False,
+        sqlite=True,
+        note=note,
+        mount_options={"findmnt": "findmnt", "mountinfo": "/proc/self/mountinfo"},
+    )
 
 
 def _mem0_dir(mount_options: dict[str, Any]) -> StoreLocation:
-    return _local("mem0_dir", "mem0", current_mem0_dir(), defaulted=not os.environ.get("MEM0_DIR"),
-                  mount_options=mount_options)
+    return _local(
+        "mem0_dir", "mem0", current_mem0_dir(), defaulted=not os.environ.get("MEM0_DIR"), mount_options=mount_options
+    )
 
 
 def _from_dict(config: dict[str, Any], mount_options: dict[str, Any]) -> list[StoreLocation]:
@@ -303,7 +352,10 @@ def _from_dict(config: dict[str, Any], mount_options: dict[str, Any]) -> list[St
     history_path = history or default_history_db_path()
     ledger = settings.ledger_location
     locs += _sqlite_locations(
-        history_path, not history, ledger or default_ledger_path(history_path), ledger is None,
+        history_path,
+        not history,
+        ledger or default_ledger_path(history_path),
+        ledger is None,
         mount_options=mount_options,
     )
     locs.append(_mem0_dir(mount_options))
@@ -335,9 +387,7 @@ def _from_memory_config(
     else:
         ledger = ledger_path or default_ledger
         ledger_defaulted = ledger == default_ledger
-    locs += _sqlite_locations(
-        history, history_defaulted, ledger, ledger_defaulted, mount_options=mount_options
-    )
+    locs += _sqlite_locations(history, history_defaulted, ledger, ledger_defaulted, mount_options=mount_options)
     locs.append(_mem0_dir(mount_options))
     return locs
 
@@ -369,8 +419,7 @@ def resolve_locations(
     from mem0.configs.base import MemoryConfig
 
     if isinstance(config, MemoryConfig):
-        return _from_memory_config(config, settings=None, facts=None, ledger_path=None,
-                                   mount_options=mount_options)
+        return _from_memory_config(config, settings=None, facts=None, ledger_path=None, mount_options=mount_options)
     mem_config = getattr(config, "config", None)
     if isinstance(mem_config, MemoryConfig) or (
         hasattr(mem_config, "vector_store") and hasattr(mem_config, "history_db_path")

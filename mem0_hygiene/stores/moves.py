@@ -107,8 +107,9 @@ def swap_folder_for_link(old: str, new: str, signature: Signature | None = None)
         remove_stale_copies(new)  # a copy's leftover the crash of an earlier run may have left beside ``new``
         aside, tmp = aside_path(old), link_tmp_path(old)
         if os.path.lexists(aside):
-            raise RelocateError(f"{aside} is in the way (left by an interrupted move); start again, which "
-                                "finishes that move first")
+            raise RelocateError(
+                f"{aside} is in the way (left by an interrupted move); start again, which finishes that move first"
+            )
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         os.symlink(new, tmp, target_is_directory=True)
@@ -171,18 +172,22 @@ def finish_swap(old: str, new: str, *, folder: bool) -> str:
         notes.append(f"removed the temporary link {tmp}")
     elif os.path.isdir(tmp):  # the moved-from folder after the exchange: ``old`` is the link already
         if is_locked(tmp):
-            raise StoreLocked(f"another process is switching {old} to a link right now (it holds {tmp}); "
-                              "start again in a moment")
+            raise StoreLocked(
+                f"another process is switching {old} to a link right now (it holds {tmp}); start again in a moment"
+            )
         if not (links_to(old, new) and has_store(new, folder=True)):
-            raise RelocateError(f"{tmp} holds a store an interrupted move left, but {old} does not link to "
-                                f"{new}: compare them and keep one by hand")
+            raise RelocateError(
+                f"{tmp} holds a store an interrupted move left, but {old} does not link to "
+                f"{new}: compare them and keep one by hand"
+            )
         shutil.rmtree(tmp)
         notes.append(f"deleted the moved-from copy {tmp} (its data is at {new})")
     aside = aside_path(old)
     if os.path.lexists(aside):
         if folder and is_locked(aside):
-            raise StoreLocked(f"another process is switching {old} to a link right now (it holds {aside}); "
-                              "start again in a moment")
+            raise StoreLocked(
+                f"another process is switching {old} to a link right now (it holds {aside}); start again in a moment"
+            )
         if has_store(new, folder=folder):
             if not os.path.lexists(old):
                 os.symlink(new, old, target_is_directory=folder)
@@ -193,8 +198,10 @@ def finish_swap(old: str, new: str, *, folder: bool) -> str:
             os.rename(aside, old)
             notes.append(f"undid an interrupted switch: {new} is missing, so {old} is back")
         else:
-            raise RelocateError(f"{aside} (a store moved aside by an interrupted switch) and {old} both exist, "
-                                f"and {new} does not: compare them and keep one by hand")
+            raise RelocateError(
+                f"{aside} (a store moved aside by an interrupted switch) and {old} both exist, "
+                f"and {new} does not: compare them and keep one by hand"
+            )
     if not folder and links_to(old, new):
         notes += [f"deleted {side}, left by the moved-from database" for side in remove_sidecars(old)]
     return "; ".join(notes)
@@ -223,8 +230,11 @@ class StoreComparison:
 def _digest(client: Any) -> dict[str, tuple[int, str]]:
     out: dict[str, tuple[int, str]] = {}
     for name, count in client_counts(client).items():
-        rows = sorted((str(p["id"]), json.dumps(p["payload"], sort_keys=True, default=str))
-                      for page in qdrant_pages(client, name) for p in page)
+        rows = sorted(
+            (str(p["id"]), json.dumps(p["payload"], sort_keys=True, default=str))
+            for page in qdrant_pages(client, name)
+            for p in page
+        )
         h = hashlib.sha256()
         for pid, payload in rows:
             h.update(pid.encode() + b"\0" + payload.encode() + b"\n")

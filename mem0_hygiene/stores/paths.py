@@ -29,8 +29,9 @@ FOLDER_ROLES = ("vector_store",)
 """Store roles whose path is a folder (local Qdrant); every other role's path is a file."""
 
 
-def side_file(role: str, ledger_path: str | None, history_path: str | None,
-              vector_path: str | None = None) -> str | None:
+def side_file(
+    role: str, ledger_path: str | None, history_path: str | None, vector_path: str | None = None
+) -> str | None:
     """Where the file ``role`` (a key of :data:`SIDE_FILES`) of a deployment lives: beside the ledger file and
     named after it; beside history.db for a ledger in memory or on PostgreSQL; beside the local vector store
     folder (``vector_path``, when given) when both are in memory; None otherwise."""
@@ -44,8 +45,11 @@ def side_file(role: str, ledger_path: str | None, history_path: str | None,
     return None
 
 
-def side_files(ledger_path: str | None, history_path: str | None, vector_path: str | None = None,
-               ) -> dict[str, str]:
+def side_files(
+    ledger_path: str | None,
+    history_path: str | None,
+    vector_path: str | None = None,
+) -> dict[str, str]:
     """Every side file of a deployment that has a path, by role."""
     out = {}
     for role in SIDE_FILES:
@@ -95,9 +99,13 @@ def check_store_paths(paths: Iterable[tuple[str, str | None]]) -> None:
         check_store_path(role, path)
 
 
-def deployment_paths(history_path: str | None, ledger_path: str | None,
-                     vector_path: str | None) -> list[tuple[str, str | None]]:
+def deployment_paths(
+    history_path: str | None, ledger_path: str | None, vector_path: str | None
+) -> list[tuple[str, str | None]]:
     """(role, path) of every store and side file of a deployment, for :func:`check_store_paths`."""
-    out: list[tuple[str, str | None]] = [("vector_store", vector_path), ("history_db", history_path),
-                                         ("ledger", ledger_path)]
+    out: list[tuple[str, str | None]] = [
+        ("vector_store", vector_path),
+        ("history_db", history_path),
+        ("ledger", ledger_path),
+    ]
     return out + list(side_files(ledger_path, history_path, vector_path).items())

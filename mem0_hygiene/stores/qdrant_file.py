@@ -128,8 +128,9 @@ class QdrantFolder:
         self._lock_fd = _try_shared_lock(lock)
         # without the shared hold: immutable only when the lock cannot even be read on a read-only filesystem (a
         # lock someone holds means a writer, perhaps through another, writable mount of the same files)
-        self._unreadable_on_readonly_fs = (self._lock_fd is None and not os.access(lock, os.R_OK)
-                                           and readonly_filesystem(self.path))
+        self._unreadable_on_readonly_fs = (
+            self._lock_fd is None and not os.access(lock, os.R_OK) and readonly_filesystem(self.path)
+        )
         self.immutable = self._lock_fd is not None or self._unreadable_on_readonly_fs
         self._copies: list[RecoveredCopy] = []
         self.recovered: list[str] = []  # notes of the files read from a rolled-back copy
@@ -157,8 +158,9 @@ class QdrantFolder:
             how = "immutable: the filesystem is read-only"
         else:
             how = "mode=ro, not immutable: a client (the app) may be writing it, so its committed points were read"
-        note = (f"read-only: read the collection's SQLite file directly, lock not taken ({self.path}; {how})"
-                + (f"; {self.why}" if self.why else ""))
+        note = f"read-only: read the collection's SQLite file directly, lock not taken ({self.path}; {how})" + (
+            f"; {self.why}" if self.why else ""
+        )
         return note + "".join(f"; {r}" for r in self.recovered)
 
     # -- what the folder holds --------------------------------------------------------------------------------
@@ -209,8 +211,13 @@ class QdrantFolder:
             path, extra = copy.path, ""
         else:
             extra = "&immutable=1" if self.immutable else ""
-        return sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=ro{extra}", uri=True,
-                               timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+        return sqlite3.connect(
+            f"file:{quote(os.path.abspath(path))}?mode=ro{extra}",
+            uri=True,
+            timeout=BUSY_TIMEOUT_MS / 1000,
+            isolation_level=None,
+            check_same_thread=False,
+        )
 
     def _rows(self, conn: sqlite3.Connection) -> Iterator[list[tuple[Any, ...]]]:
         sql = "SELECT point FROM points ORDER BY rowid DESC"  # the newest row of a point first, as Qdrant loads
@@ -277,9 +284,21 @@ def _has_journal(path: str) -> bool:
 # ---------------------------------------------------------------------------------------------- mem0's view
 
 
-_WRITES = ("upsert", "upload_points", "upload_collection", "delete", "set_payload", "overwrite_payload",
-           "delete_payload", "clear_payload", "update_vectors", "delete_vectors", "batch_update_points",
-           "delete_collection", "recreate_collection")
+_WRITES = (
+    "upsert",
+    "upload_points",
+    "upload_collection",
+    "delete",
+    "set_payload",
+    "overwrite_payload",
+    "delete_payload",
+    "clear_payload",
+    "update_vectors",
+    "delete_vectors",
+    "batch_update_points",
+    "delete_collection",
+    "recreate_collection",
+)
 
 
 class ReadOnlyClient(QdrantClient):
@@ -311,8 +330,9 @@ def readonly_client(path: str | os.PathLike[str], collection: str, why: str = ""
     try:
         with QdrantFolder(path, why) as folder:
             config = folder.collection_config(collection)
-            client.create_collection(collection, vectors_config=config.vectors,
-                                     sparse_vectors_config=config.sparse_vectors)
+            client.create_collection(
+                collection, vectors_config=config.vectors, sparse_vectors_config=config.sparse_vectors
+            )
             batch: list[Any] = []
             for point in folder.points(collection):
                 batch.append(point)

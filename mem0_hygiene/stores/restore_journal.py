@@ -46,8 +46,14 @@ CONFIG_PLACEHOLDER = "APP_CONFIG"
 URL, password and all, is never written into the journal: the config names it)."""
 
 
-def finish_command(src: str, vector_path: str | None, collection: str | None, history_path: str | None,
-                   ledger_path: str | None, config: str | None = None) -> str:
+def finish_command(
+    src: str,
+    vector_path: str | None,
+    collection: str | None,
+    history_path: str | None,
+    ledger_path: str | None,
+    config: str | None = None,
+) -> str:
     """The CLI command that finishes (rolls forward) an interrupted restore of ``src`` into these stores. A
     ledger on PostgreSQL is named through ``--config`` (``config``, else :data:`CONFIG_PLACEHOLDER`), never by
     its URL."""
@@ -70,13 +76,22 @@ def read_journal(path: str | None) -> dict[str, Any] | None:
     """The journal at ``path`` (None when there is none); :class:`BackupError` when it cannot be read."""
     if path is None:
         return None
-    doc = read_json(path, lambda why: BackupError(
-        f"the restore journal {path} cannot be read ({why}): a restore was interrupted; compare the stores with "
-        "their *.replaced-* copies by hand, then move the journal away"))
+    doc = read_json(
+        path,
+        lambda why: BackupError(
+            f"the restore journal {path} cannot be read ({why}): a restore was interrupted; compare the stores with "
+            "their *.replaced-* copies by hand, then move the journal away"
+        ),
+    )
     if doc is None:
         return None
-    if (not isinstance(doc, dict) or doc.get("format") != JOURNAL_FORMAT or doc.get("state") not in STATES
-            or not isinstance(doc.get("steps"), list) or not isinstance(doc.get("src"), str)):
+    if (
+        not isinstance(doc, dict)
+        or doc.get("format") != JOURNAL_FORMAT
+        or doc.get("state") not in STATES
+        or not isinstance(doc.get("steps"), list)
+        or not isinstance(doc.get("src"), str)
+    ):
         raise BackupError(f"{path} is not a mem0-hygiene restore journal; move it away if you know it is not one")
     return doc
 
@@ -94,15 +109,21 @@ def remove_journal(path: str) -> None:
 def unfinished_message(path: str, doc: dict[str, Any], action: str = "open the stores") -> str:
     """One line: which restore is unfinished, why nothing opens the stores, and the command that finishes it."""
     command = doc.get("command") or f"mem0-hygiene restore {shlex.quote(str(doc['src']))} --yes"
-    config = (f" ({CONFIG_PLACEHOLDER}: the app's config file, which names hygiene.ledger_url)"
-              if f"--config {CONFIG_PLACEHOLDER}" in command else "")
-    return (f"cannot {action}: a restore of {doc['src']} into them was interrupted (started {doc.get('started_at')}; "
-            f"journal {path}) and the stores may be half swapped, so nothing opens them until it is finished; run "
-            f"`{command}`{config} to finish it (restoring another set instead rolls it back first)")
+    config = (
+        f" ({CONFIG_PLACEHOLDER}: the app's config file, which names hygiene.ledger_url)"
+        if f"--config {CONFIG_PLACEHOLDER}" in command
+        else ""
+    )
+    return (
+        f"cannot {action}: a restore of {doc['src']} into them was interrupted (started {doc.get('started_at')}; "
+        f"journal {path}) and the stores may be half swapped, so nothing opens them until it is finished; run "
+        f"`{command}`{config} to finish it (restoring another set instead rolls it back first)"
+    )
 
 
-def refuse_while_restoring(ledger_path: str | None, history_path: str | None, vector_path: str | None = None,
-                           action: str = "open the stores") -> None:
+def refuse_while_restoring(
+    ledger_path: str | None, history_path: str | None, vector_path: str | None = None, action: str = "open the stores"
+) -> None:
     """Raise :class:`BackupError` (see :func:`unfinished_message`) when a restore of these stores is unfinished."""
     path = journal_path_for(ledger_path, history_path, vector_path)
     if path is None or not os.path.lexists(path):

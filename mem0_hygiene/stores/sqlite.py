@@ -74,11 +74,17 @@ def connect(
     if p == ":memory:":
         if readonly or not create:
             raise ValueError("an in-memory SQLite database can only be created (create=True), not reopened")
-        return sqlite3.connect(p, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
-                               check_same_thread=check_same_thread)
+        return sqlite3.connect(
+            p, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=check_same_thread
+        )
     mode = "ro" if readonly else ("rwc" if create else "rw")
-    return sqlite3.connect(uri(p, mode), uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
-                           check_same_thread=check_same_thread)
+    return sqlite3.connect(
+        uri(p, mode),
+        uri=True,
+        timeout=BUSY_TIMEOUT_MS / 1000,
+        isolation_level=None,
+        check_same_thread=check_same_thread,
+    )
 
 
 @contextlib.contextmanager

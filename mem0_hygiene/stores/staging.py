@@ -59,7 +59,7 @@ def stale_copies(path: str) -> list[str]:
         return []
     out = []
     for name in names:
-        rest = name[len(prefix):] if name.startswith(prefix) else None
+        rest = name[len(prefix) :] if name.startswith(prefix) else None
         if rest and rest not in (ASIDE, LINK):
             out.append(os.path.join(parent, name))
     return sorted(out)

@@ -24,14 +24,13 @@ _STILL_OPEN = "deleted_at IS NULL AND superseded_by IS NULL AND invalid_at IS NU
 """The compare part of both sets: not deleted, superseded or invalidated (what both refuse)."""
 
 
-
 def confirm_refusal(memory_id: str, row: LedgerRow, now: datetime) -> HygieneError | None:
     """Why ``row`` cannot be confirmed now (a deleted, superseded or invalidated memory), or None."""
     state = row.state(now)
     why = {
         "deleted": f"it was deleted on {row.deleted_at}",
         "superseded": f"it was superseded by {row.superseded_by}; confirm {row.superseded_by} instead "
-                      f"(`mem0-hygiene history {memory_id}` shows the chain)",
+        f"(`mem0-hygiene history {memory_id}` shows the chain)",
         "invalidated": f"it was invalidated on {row.invalid_at}; add the fact again if it is true",
     }.get(state)
     return StateError(f"cannot confirm {memory_id}: {why}") if why else None
@@ -46,10 +45,13 @@ def invalidate_refusal(memory_id: str, row: LedgerRow, now: datetime) -> Hygiene
         return StateError(
             f"cannot invalidate {memory_id}: it is superseded by {row.superseded_by} (hidden from reads since "
             f"{row.superseded_at}); if the fact that replaced it is untrue, invalidate {row.superseded_by} instead "
-            f"(`mem0-hygiene history {memory_id}` shows the chain)")
+            f"(`mem0-hygiene history {memory_id}` shows the chain)"
+        )
     if state == "invalidated":
-        return StateError(f"cannot invalidate {memory_id}: it was already invalidated on {row.invalid_at}; its "
-                          f"reason is kept (`mem0-hygiene history {memory_id}` shows it)")
+        return StateError(
+            f"cannot invalidate {memory_id}: it was already invalidated on {row.invalid_at}; its "
+            f"reason is kept (`mem0-hygiene history {memory_id}` shows it)"
+        )
     return None
 
 
@@ -101,13 +103,22 @@ def invalidate_row(ledger: Ledger, memory_id: str, reason: str, now: datetime) -
         refused = invalidate_refusal(memory_id, before, now)
         if refused is not None:
             raise refused
-        changed = conn.execute(f"UPDATE memories SET invalid_at = ?, invalid_reason = ? WHERE memory_id = ? "
-                               f"AND {_STILL_OPEN}", (to_iso(now), reason, memory_id)).rowcount
+        changed = conn.execute(
+            f"UPDATE memories SET invalid_at = ?, invalid_reason = ? WHERE memory_id = ? AND {_STILL_OPEN}",
+            (to_iso(now), reason, memory_id),
+        ).rowcount
         if changed != 1:
             raise StateError(f"cannot invalidate {memory_id}: another writer changed it meanwhile; retry")
         after = row_from(conn.execute(_SELECT, (memory_id,)).fetchone())
     return before, after
 
 
-__all__ = ["confirm_refusal", "confirm_rows", "confirmed", "invalidate_refusal", "invalidate_row", "invalidated",
-           "row_from"]
+__all__ = [
+    "confirm_refusal",
+    "confirm_rows",
+    "confirmed",
+    "invalidate_refusal",
+    "invalidate_row",
+    "invalidated",
+    "row_from",
+]

@@ -28,19 +28,25 @@ from ..errors import LedgerError
 
 TOPIC_INDEX = "memories_topic_live"
 
-HOLDS_KEY = ("topic_key IS NOT NULL AND superseded_by IS NULL AND invalid_at IS NULL AND deleted_at IS NULL "
-             "AND quarantined = 0")
+HOLDS_KEY = (
+    "topic_key IS NOT NULL AND superseded_by IS NULL AND invalid_at IS NULL AND deleted_at IS NULL AND quarantined = 0"
+)
 """The SQL condition of a row that holds its topic key (the index's ``WHERE``)."""
 
 _SCOPE = ("COALESCE(user_id, '')", "COALESCE(agent_id, '')", "COALESCE(run_id, '')")
 
 INDEX_SQL = f"CREATE UNIQUE INDEX {TOPIC_INDEX} ON memories (topic_key, {', '.join(_SCOPE)}) WHERE {HOLDS_KEY}"
 
-_HOLDER = (f"SELECT memory_id, created_at FROM memories WHERE {HOLDS_KEY} AND topic_key = ? AND "
-           + " AND ".join(f"{s} = ?" for s in _SCOPE) + " AND memory_id <> ?")
+_HOLDER = (
+    f"SELECT memory_id, created_at FROM memories WHERE {HOLDS_KEY} AND topic_key = ? AND "
+    + " AND ".join(f"{s} = ?" for s in _SCOPE)
+    + " AND memory_id <> ?"
+)
 
-_CHAIN = ("UPDATE memories SET superseded_by = ?, superseded_at = ? WHERE memory_id = ? AND superseded_by IS NULL "
-          "AND deleted_at IS NULL")
+_CHAIN = (
+    "UPDATE memories SET superseded_by = ?, superseded_at = ? WHERE memory_id = ? AND superseded_by IS NULL "
+    "AND deleted_at IS NULL"
+)
 
 RETRIES = 5
 """How many times a transaction that met the index (another writer raced past its check) is run again."""
@@ -53,14 +59,20 @@ class TopicConflict(LedgerError):
 
 def holds_key(row: Any) -> bool:
     """Whether a ledger row, as it will be written, holds its topic key."""
-    return (row.topic_key is not None and not row.superseded_by and not row.invalid_at and not row.deleted_at
-            and not row.quarantined)
+    return (
+        row.topic_key is not None
+        and not row.superseded_by
+        and not row.invalid_at
+        and not row.deleted_at
+        and not row.quarantined
+    )
 
 
 def holder(conn: Any, row: Any) -> tuple[str, str] | None:
     """(memory_id, created_at) of the other row holding ``row``'s topic key in its scope, if any."""
-    found = conn.execute(_HOLDER, (row.topic_key, row.user_id or "", row.agent_id or "", row.run_id or "",
-                                   row.memory_id)).fetchone()
+    found = conn.execute(
+        _HOLDER, (row.topic_key, row.user_id or "", row.agent_id or "", row.run_id or "", row.memory_id)
+    ).fetchone()
     return (str(found[0]), str(found[1])) if found else None
 
 
@@ -86,8 +98,9 @@ def make_room(conn: Any, row: Any, stamp: str | None, *, wins: bool = False) -> 
 def chain_duplicates(conn: Any, stamp: str) -> int:
     """Inside a transaction: chain every row that shares a topic key and scope with a newer one to the next
     newer (the newest stays live), at ``stamp``. Returns how many rows were chained."""
-    rows = conn.execute(f"SELECT memory_id, topic_key, {', '.join(_SCOPE)}, created_at FROM memories "
-                        f"WHERE {HOLDS_KEY}").fetchall()
+    rows = conn.execute(
+        f"SELECT memory_id, topic_key, {', '.join(_SCOPE)}, created_at FROM memories WHERE {HOLDS_KEY}"
+    ).fetchall()
     groups: dict[tuple[str, ...], list[tuple[str, str]]] = {}
     for mid, key, user, agent, run, created in rows:
         groups.setdefault((str(key), str(user), str(agent), str(run)), []).append((str(created), str(mid)))

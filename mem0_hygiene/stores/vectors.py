@@ -37,8 +37,9 @@ def qdrant_pages(
         return
     offset = None
     while True:
-        points, offset = client.scroll(collection_name=collection, limit=page_size, offset=offset,
-                                       with_payload=with_payload, with_vectors=False)
+        points, offset = client.scroll(
+            collection_name=collection, limit=page_size, offset=offset, with_payload=with_payload, with_vectors=False
+        )
         if points:
             yield [{"id": p.id, "payload": p.payload} for p in points]
         if offset is None:
@@ -75,8 +76,11 @@ def _local_pages(local: Any, page_size: int, with_payload: bool) -> Iterator[lis
     for start in range(0, total, page_size):
         end = min(total, start + page_size)
         gone = deleted[start:end].tolist()
-        page = [{"id": ids[i], "payload": payloads[i] if with_payload else None}
-                for i in range(start, end) if not gone[i - start]]
+        page = [
+            {"id": ids[i], "payload": payloads[i] if with_payload else None}
+            for i in range(start, end)
+            if not gone[i - start]
+        ]
         if page:
             yield page
 

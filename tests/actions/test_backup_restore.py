@@ -74,7 +74,10 @@ def test_round_trip_counts_equal_and_the_audit_is_clean(deployment, persistent_d
     done = restore(cfg, made.path)
     assert live_counts(cfg) == made.counts
     assert {s.role: s.counts for s in done.stores} == {
-        "vector_store": made.counts["points"], "history_db": made.counts["history"], "ledger": made.counts["ledger"]}
+        "vector_store": made.counts["points"],
+        "history_db": made.counts["history"],
+        "ledger": made.counts["ledger"],
+    }
     report = audit(cfg)
     assert not CONSISTENCY & {f.code for f in report.findings}
     assert report.get("BACKUP_LAST_VERIFIED").severity is Severity.INFO
@@ -180,12 +183,15 @@ def _copy_set(made, persistent_dir) -> Path:
     return copy
 
 
-@pytest.mark.parametrize("damage, message", [
-    (lambda s: (s / "qdrant" / "meta.json").unlink(), "missing: qdrant/meta.json"),
-    (lambda s: (s / "hygiene.db").unlink(), "missing: hygiene.db"),
-    (lambda s: (s / "stray.txt").write_text("x"), "extra: stray.txt"),
-    (lambda s: (s / "manifest.json").unlink(), "has no manifest.json"),
-])
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda s: (s / "qdrant" / "meta.json").unlink(), "missing: qdrant/meta.json"),
+        (lambda s: (s / "hygiene.db").unlink(), "missing: hygiene.db"),
+        (lambda s: (s / "stray.txt").write_text("x"), "extra: stray.txt"),
+        (lambda s: (s / "manifest.json").unlink(), "has no manifest.json"),
+    ],
+)
 def test_restore_refuses_a_partial_set(deployment, persistent_dir, damage, message):
     cfg, _ = deployment
     copy = _copy_set(backup(cfg, persistent_dir / "backups"), persistent_dir)

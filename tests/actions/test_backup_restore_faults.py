@@ -16,8 +16,9 @@ EVERY = 3
 
 
 def _sweep_module() -> Any:
-    spec = importlib.util.spec_from_file_location("mem0_hygiene_test_backup_sweep",
-                                                  Path(__file__).resolve().parent.parent / "backup_sweep.py")
+    spec = importlib.util.spec_from_file_location(
+        "mem0_hygiene_test_backup_sweep", Path(__file__).resolve().parent.parent / "backup_sweep.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
@@ -27,7 +28,8 @@ def _sweep_module() -> Any:
 
 @pytest.mark.parametrize("operation", ["backup", "restore"])
 def test_killed_before_its_file_operations_the_rerun_completes_and_nothing_is_lost(
-        operation: str, crash_runner: Any, tmp_path: Path) -> None:
+    operation: str, crash_runner: Any, tmp_path: Path
+) -> None:
     sweep_mod = _sweep_module()
     scenario = sweep_mod.Scenario(tmp_path / "sweep")
     sweep = sweep_mod.kill_before_each(crash_runner, scenario, operation, every=EVERY)

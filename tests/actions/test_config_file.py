@@ -15,8 +15,11 @@ import yaml
 from mem0_hygiene.actions.config_file import plan_config_rewrite, write_config_file
 from mem0_hygiene.errors import ConfigError
 
-PATHS = {("vector_store", "config", "path"): "/data/mem0/qdrant", ("history_db_path",): "/data/mem0/history.db",
-         ("hygiene", "ledger_path"): "/data/mem0/hygiene.db"}
+PATHS = {
+    ("vector_store", "config", "path"): "/data/mem0/qdrant",
+    ("history_db_path",): "/data/mem0/history.db",
+    ("hygiene", "ledger_path"): "/data/mem0/hygiene.db",
+}
 
 
 def rewrite(path: Path, updates=PATHS) -> str:
@@ -60,9 +63,12 @@ def test_yaml_sections_are_created_with_the_files_indentation(tmp_path: Path):
     path.write_text("llm:\n    provider: openai   # keep\n")
     text = rewrite(path)
     assert text.startswith("llm:\n    provider: openai   # keep\n")
-    assert yaml.safe_load(text) == {"llm": {"provider": "openai"}, "vector_store": {"config": {
-        "path": "/data/mem0/qdrant"}}, "history_db_path": "/data/mem0/history.db",
-        "hygiene": {"ledger_path": "/data/mem0/hygiene.db"}}
+    assert yaml.safe_load(text) == {
+        "llm": {"provider": "openai"},
+        "vector_store": {"config": {"path": "/data/mem0/qdrant"}},
+        "history_db_path": "/data/mem0/history.db",
+        "hygiene": {"ledger_path": "/data/mem0/hygiene.db"},
+    }
 
 
 def test_yaml_values_that_need_quotes_are_quoted(tmp_path: Path):
@@ -78,14 +84,19 @@ def test_flow_style_yaml_is_dumped_again_and_says_so(tmp_path: Path):
     plan = plan_config_rewrite(path, PATHS)
     assert not plan.comments_kept
     write_config_file(plan)
-    assert yaml.safe_load(path.read_text())["vector_store"] == {"provider": "qdrant",
-                                                                 "config": {"path": "/data/mem0/qdrant"}}
+    assert yaml.safe_load(path.read_text())["vector_store"] == {
+        "provider": "qdrant",
+        "config": {"path": "/data/mem0/qdrant"},
+    }
 
 
 def test_json_keeps_indentation_and_every_other_key(tmp_path: Path):
     path = tmp_path / "mem0.json"
-    original = {"llm": {"provider": "openai"}, "vector_store": {"provider": "qdrant", "config": {"path": "/tmp/q"}},
-                "custom": [1, 2]}
+    original = {
+        "llm": {"provider": "openai"},
+        "vector_store": {"provider": "qdrant", "config": {"path": "/tmp/q"}},
+        "custom": [1, 2],
+    }
     path.write_text(json.dumps(original, indent=3) + "\n")
     text = rewrite(path, {("vector_store", "config", "path"): "/data/q"})
     assert text.startswith('{\n   "llm"')
@@ -115,11 +126,14 @@ def test_nothing_to_change_writes_nothing(tmp_path: Path):
     assert os.stat(path).st_mtime_ns == 1
 
 
-@pytest.mark.parametrize("content, message", [
-    ("[1, 2]", "holds a list"),
-    ("{not json", "not valid JSON"),
-    ("vector_store: 3\n", "vector_store is a int"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("[1, 2]", "holds a list"),
+        ("{not json", "not valid JSON"),
+        ("vector_store: 3\n", "vector_store is a int"),
+    ],
+)
 def test_files_that_cannot_be_rewritten_are_refused(tmp_path: Path, content: str, message: str):
     path = tmp_path / ("mem0.json" if content.startswith(("[", "{")) else "mem0.yaml")
     path.write_text(content)

@@ -45,16 +45,22 @@ def deployment(make_deployment: Any, tmp_path: Path, clock: Any) -> Any:
 
 
 def files_digest(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file() and not p.name.endswith(".lock")}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not p.name.endswith(".lock")
+    }
 
 
 def test_the_plan_merges_duplicates_supersedes_updates_and_invalidates_contradictions(deployment):
     ids = deployment.planted
     plan = maintenance.consolidate(deployment.config, dry_run=True)
     got = {(s.action, s.memory_id, s.into_id) for s in plan.steps}
-    assert got == {("merge", ids["pnpm_unsourced"], ids["pnpm"]), ("supersede", ids["pg15"], ids["pg16"]),
-                   ("invalidate", ids["compose"], ids["no_compose"])}
+    assert got == {
+        ("merge", ids["pnpm_unsourced"], ids["pnpm"]),
+        ("supersede", ids["pg15"], ids["pg16"]),
+        ("invalidate", ids["compose"], ids["no_compose"]),
+    }
     merge = next(s for s in plan.steps if s.action == "merge")
     assert merge.reason == f"consolidate: duplicate of {ids['pnpm']} (similarity 1.00, same text)"
     assert merge.into_source == "chat 2026-05-02" and merge.scope == DANA and merge.outcome is None
@@ -77,14 +83,27 @@ def test_applying_hides_the_stale_memories_through_supersede_and_invalidate_and_
     m = Memory.from_config(deployment.config)
     try:
         states = {name: m.get(mid)["hygiene"]["state"] for name, mid in ids.items()}
-        assert states == {"pnpm_unsourced": "superseded", "pnpm": "live", "pg15": "superseded", "pg16": "live",
-                          "compose": "invalidated", "no_compose": "live", "haifa": "live", "omer_pnpm": "live"}
+        assert states == {
+            "pnpm_unsourced": "superseded",
+            "pnpm": "live",
+            "pg15": "superseded",
+            "pg16": "live",
+            "compose": "invalidated",
+            "no_compose": "live",
+            "haifa": "live",
+            "omer_pnpm": "live",
+        }
         assert m.ledger.get(ids["pnpm_unsourced"]).superseded_by == ids["pnpm"]
         assert m.ledger.get(ids["compose"]).invalid_reason.startswith(
-            f"consolidate: contradicted by {ids['no_compose']} (similarity ")
+            f"consolidate: contradicted by {ids['no_compose']} (similarity "
+        )
         served = sorted(r["memory"] for r in m.get_all(filters=DANA)["results"])
-        assert served == ["Dana uses Postgres 16", "Lives in Haifa", "No longer deploys with Docker Compose",
-                          "Prefers pnpm for JavaScript packages"]
+        assert served == [
+            "Dana uses Postgres 16",
+            "Lives in Haifa",
+            "No longer deploys with Docker Compose",
+            "Prefers pnpm for JavaScript packages",
+        ]
         stored = m.get_all(filters=DANA, include_stale=True)["results"]
         assert len(stored) == 7  # nothing deleted: the hidden memories stay until prune's retention
     finally:
@@ -98,8 +117,9 @@ def test_history_explains_a_merge_with_its_reason_and_similarity(deployment):
     superseded = [e for e in story.events if e.event == "superseded"]
     assert len(superseded) == 1
     assert f"consolidate: duplicate of {ids['pnpm']} (similarity 1.00" in superseded[0].detail
-    invalidated = [e for e in maintenance.memory_story(deployment.config, ids["compose"]).events
-                   if e.event == "invalidated"]
+    invalidated = [
+        e for e in maintenance.memory_story(deployment.config, ids["compose"]).events if e.event == "invalidated"
+    ]
     assert f"consolidate: contradicted by {ids['no_compose']}" in invalidated[0].detail
 
 
@@ -132,8 +152,12 @@ def test_it_never_embeds_a_text_again(deployment, monkeypatch):
 def test_a_merge_keeps_the_best_sourced_newest_confirmed_copy(make_deployment, tmp_path, clock):
     def plant_three(m: Memory) -> dict[str, str]:
         out = {}
-        for name, source in (("tool", "tool:web_fetch https://example.com"), ("user_old", "chat 1"),
-                             ("user_new", "chat 2"), ("unknown", None)):
+        for name, source in (
+            ("tool", "tool:web_fetch https://example.com"),
+            ("user_old", "chat 1"),
+            ("user_new", "chat 2"),
+            ("unknown", None),
+        ):
             clock.advance(days=1)
             out[name] = m.add("Standup is at 09:30", **DANA, infer=False, source=source)["results"][0]["id"]
         m.confirm(out["tool"])  # released from quarantine: live, but tool output ranks below a user's word
@@ -204,8 +228,9 @@ def test_a_chain_of_near_duplicates_is_merged_straight_into_the_best_sourced_cop
         return [math.cos(math.radians(angle)), math.sin(math.radians(angle))]
 
     def cand(mid: str, text: str, angle: float, source: str | None, confirmed: str) -> Candidate:
-        row = LedgerRow(mid, user_id="dana", source=source, source_kind="user", created_at="2026-01-01",
-                        confirmed_at=confirmed)
+        row = LedgerRow(
+            mid, user_id="dana", source=source, source_kind="user", created_at="2026-01-01", confirmed_at=confirmed
+        )
         return Candidate(mid, text, row, dict(DANA), vec(angle))
 
     # similarity c~b 0.99 > b~a 0.95 > c~a 0.91: by strength alone c would go into b and b into a
@@ -232,7 +257,8 @@ def test_repeats_of_one_text_never_crowd_an_update_out_of_the_neighbours():
     steps, _scopes, _pairs, _unsure = plan_steps([*copies, newer], EMBEDDER_DEFAULTS[OFFLINE_FAMILY], 2)
     kept = max(copies, key=lambda c: c.keeper_rank).memory_id  # the newest-confirmed copy
     assert sorted((s.action, s.memory_id, s.into_id) for s in steps) == sorted(
-        [("merge", c.memory_id, kept) for c in copies if c.memory_id != kept] + [("supersede", kept, "new")])
+        [("merge", c.memory_id, kept) for c in copies if c.memory_id != kept] + [("supersede", kept, "new")]
+    )
 
 
 def test_a_pair_the_model_is_unsure_of_is_left_alone_and_listed_for_a_person():
@@ -254,10 +280,12 @@ def test_a_pair_the_model_is_unsure_of_is_left_alone_and_listed_for_a_person():
         return v
 
     # two pairs in planes orthogonal to each other: a retraction (sure), and an opposite said of another door
-    memories = [cand("leeds", "Lives in Leeds", at(1.0, 0), "2026-01-01"),
-                cand("front", "The front door lock is broken", at(1.0, 2), "2026-01-02"),
-                cand("gone", "No longer lives in Leeds", at(0.89, 0), "2026-02-01"),
-                cand("back", "The back door lock works fine", at(0.69, 2), "2026-02-02")]
+    memories = [
+        cand("leeds", "Lives in Leeds", at(1.0, 0), "2026-01-01"),
+        cand("front", "The front door lock is broken", at(1.0, 2), "2026-01-02"),
+        cand("gone", "No longer lives in Leeds", at(0.89, 0), "2026-02-01"),
+        cand("back", "The back door lock works fine", at(0.69, 2), "2026-02-02"),
+    ]
     steps, _scopes, _pairs, unsure = plan_steps(memories, EMBEDDER_DEFAULTS[MINILM_FAMILY], 3)
     assert [(s.action, s.memory_id, s.into_id) for s in steps] == [("invalidate", "leeds", "gone")]
     assert [(u.label, u.memory_id, u.into_id) for u in unsure] == [("contradiction", "front", "back")]
@@ -280,15 +308,20 @@ def test_the_plan_never_merges_changed_values_nor_other_subjects_and_lists_the_p
         return Candidate(mid, text, row, dict(DANA), vector)
 
     # the same vector each: a likeness alone would merge every pair
-    memories = [cand("daughter", "My daughter is allergic to peanuts", [1.0, 0.0, 0.0], "2026-01-01"),
-                cand("son", "My son is allergic to peanuts", [1.0, 0.0, 0.0], "2026-01-02"),
-                cand("nine", "Standup is at 07:30", [0.0, 1.0, 0.0], "2026-01-03"),
-                cand("again", "Standup is at 7:30 am", [0.0, 1.0, 0.0], "2026-01-04"),
-                cand("rent", "Rent is 1,450 EUR", [0.0, 0.0, 1.0], "2026-01-05"),
-                cand("more", "Rent is €1500", [0.0, 0.0, 1.0], "2026-01-06")]
+    memories = [
+        cand("daughter", "My daughter is allergic to peanuts", [1.0, 0.0, 0.0], "2026-01-01"),
+        cand("son", "My son is allergic to peanuts", [1.0, 0.0, 0.0], "2026-01-02"),
+        cand("nine", "Standup is at 07:30", [0.0, 1.0, 0.0], "2026-01-03"),
+        cand("again", "Standup is at 7:30 am", [0.0, 1.0, 0.0], "2026-01-04"),
+        cand("rent", "Rent is 1,450 EUR", [0.0, 0.0, 1.0], "2026-01-05"),
+        cand("more", "Rent is €1500", [0.0, 0.0, 1.0], "2026-01-06"),
+    ]
     steps, _scopes, _pairs, unsure = plan_steps(memories, EMBEDDER_DEFAULTS[OFFLINE_FAMILY], 2)
     assert sorted((s.action, s.memory_id, s.into_id) for s in steps) == [
-        ("merge", "nine", "again"), ("supersede", "rent", "more")]  # a reformatted time merges, a new amount updates
+        ("merge", "nine", "again"),
+        ("supersede", "rent", "more"),
+    ]  # a reformatted time merges, a new amount updates
     assert [(u.memory_id, u.into_id) for u in unsure] == [("daughter", "son")]
     assert unsure[0].decision.startswith("possible conflict") and "daughter / son" in unsure[0].decision.replace(
-        "son / daughter", "daughter / son")
+        "son / daughter", "daughter / son"
+    )

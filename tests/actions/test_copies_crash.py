@@ -61,20 +61,26 @@ CHILD = textwrap.dedent("""
 
 def run_child_until_killed(config: dict, dest: Path, src: str | None, point: str) -> None:
     cfg = {k: v for k, v in config.items() if k != "hygiene"}  # the clock stays in this process
-    proc = subprocess.run([sys.executable, "-c", CHILD, json.dumps([cfg, str(dest), src, point])],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, json.dumps([cfg, str(dest), src, point])],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == -signal.SIGKILL, (proc.returncode, proc.stdout, proc.stderr[-2000:])
 
 
 def temporaries(*folders: Path) -> list[str]:
-    return sorted(str(p) for f in folders if f.exists() for p in f.rglob("*")
-                  if ".partial-" in p.name or ".restoring-" in p.name)
+    return sorted(
+        str(p) for f in folders if f.exists() for p in f.rglob("*") if ".partial-" in p.name or ".restoring-" in p.name
+    )
 
 
 def asides_on_disk(folder: Path) -> set[str]:
     """Every store restore moved aside (SQLite sidecars belong to their database)."""
-    return {str(p) for p in folder.iterdir() if ".replaced-" in p.name and not p.name.endswith(("-wal", "-shm",
-                                                                                                "-journal"))}
+    return {
+        str(p) for p in folder.iterdir() if ".replaced-" in p.name and not p.name.endswith(("-wal", "-shm", "-journal"))
+    }
 
 
 @pytest.fixture
@@ -109,8 +115,9 @@ def test_a_backup_killed_mid_way_leaves_nothing_unaccounted_after_the_next_run(d
     assert restore(cfg, made.path, dry_run=True).checked_files == made.files
 
 
-@pytest.mark.parametrize("point", ["restore:first-store-staged", "restore:first-store-moved-aside",
-                                   "restore:all-swapped"])
+@pytest.mark.parametrize(
+    "point", ["restore:first-store-staged", "restore:first-store-moved-aside", "restore:all-swapped"]
+)
 def test_a_restore_killed_mid_way_leaves_nothing_unaccounted_after_the_next_run(deployment, persistent_dir, point):
     cfg, app, dest = deployment.config, deployment.folder, persistent_dir / "backups"
     ledger, history = str(app / "hygiene.db"), str(app / "history.db")

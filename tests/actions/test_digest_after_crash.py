@@ -43,9 +43,14 @@ def die_mid_commit(path: Path, table: str, column: str, mode: str = "as-is") -> 
 def hashes(folder: Path) -> dict[str, str]:
     """Every file's bytes, but lock files, SQLite's shared-memory index and an empty WAL (a reader of a WAL
     database makes those): what a write would change."""
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file() and p.name != ".lock" and not p.name.endswith("-shm")
-            and not (p.name.endswith("-wal") and p.stat().st_size == 0)}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+        and p.name != ".lock"
+        and not p.name.endswith("-shm")
+        and not (p.name.endswith("-wal") and p.stat().st_size == 0)
+    }
 
 
 @pytest.fixture
@@ -63,7 +68,8 @@ def store(make_deployment, tmp_path, clock):
 
 @pytest.mark.parametrize("which", ["history.db", "hygiene.db"])
 def test_digest_and_story_read_a_database_left_with_a_hot_journal_as_last_committed_and_change_nothing(
-        store, which, caplog):
+    store, which, caplog
+):
     folder = store.folder
     if which == "history.db":
         die_mid_commit(folder / which, "history", "new_memory")
@@ -98,14 +104,19 @@ os._exit(0)  # dies before the buffered ledger rows are written
 
 
 def test_digest_from_outside_shows_a_tool_memory_whose_ledger_row_was_never_written_as_tool_output(tmp_path):
-    out = subprocess.run([sys.executable, "-c", DIES_BEFORE_FLUSH, str(tmp_path)], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", DIES_BEFORE_FLUSH, str(tmp_path)], capture_output=True, text=True, check=True
+    )
     tool_id, user_id = json.loads(out.stdout.strip().splitlines()[-1])
     config = offline_config(tmp_path)
     before = hashes(tmp_path)
     items = {i.memory_id: i for i in maintenance.digest(config, since="1d").items}
-    assert (items[tool_id].state, items[tool_id].source_kind, items[tool_id].source, items[tool_id].tool_sourced) \
-        == ("quarantined", "tool", TOOL_SOURCE, True)
+    assert (items[tool_id].state, items[tool_id].source_kind, items[tool_id].source, items[tool_id].tool_sourced) == (
+        "quarantined",
+        "tool",
+        TOOL_SOURCE,
+        True,
+    )
     assert (items[user_id].state, items[user_id].source) == ("live", "chat 2026-08-01")
     assert maintenance.digest(config, since="1d").items[0].memory_id == tool_id  # tool output first
     story = maintenance.memory_story(config, tool_id)

@@ -25,14 +25,18 @@ def files_holding(folder: Path, text: str) -> list[str]:
 
 def digests(folder: Path) -> dict[str, str]:
     """Every data file's sha256 (a WAL database's -shm index changes on every read, so it is left out)."""
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file() and not p.name.endswith("-shm")}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not p.name.endswith("-shm")
+    }
 
 
 def history_rows(path: str, memory_id: str) -> list[tuple]:
     with sqlite3.connect(path) as conn:
-        return conn.execute("SELECT event, old_memory, new_memory FROM history WHERE memory_id = ? ORDER BY rowid",
-                            (memory_id,)).fetchall()
+        return conn.execute(
+            "SELECT event, old_memory, new_memory FROM history WHERE memory_id = ? ORDER BY rowid", (memory_id,)
+        ).fetchall()
 
 
 @pytest.fixture
@@ -117,8 +121,12 @@ def test_forget_from_a_config_cascades_through_the_chain(folder, clock):
     with sqlite3.connect(folder / "hygiene.db") as conn:
         tombstoned = dict(conn.execute("SELECT memory_id, deleted_at IS NOT NULL FROM memories"))
     assert tombstoned[old] and tombstoned[new]
-    assert not {f.code for f in audit(cfg).findings} & {"DELETED_TEXT_IN_HISTORY", "TOMBSTONED_PRESENT",
-                                                         "MEMORIES_RESURRECTED", "LEDGER_ORPHANS"}
+    assert not {f.code for f in audit(cfg).findings} & {
+        "DELETED_TEXT_IN_HISTORY",
+        "TOMBSTONED_PRESENT",
+        "MEMORIES_RESURRECTED",
+        "LEDGER_ORPHANS",
+    }
 
 
 def test_text_another_memory_still_holds_is_reported_with_the_reason(app, folder):

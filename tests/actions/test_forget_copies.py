@@ -24,8 +24,14 @@ from mem0_hygiene.stores.backup_set import check_set, read_manifest
 
 U = {"user_id": "dana"}
 SECRET = "Dana's passport number is X1234567"
-CONSISTENCY = {"MEMORIES_LOST", "MEMORIES_RESURRECTED", "TOMBSTONED_PRESENT", "LEDGER_ORPHANS",
-               "DELETED_TEXT_IN_HISTORY", "DELETED_TEXT_IN_MESSAGES"}
+CONSISTENCY = {
+    "MEMORIES_LOST",
+    "MEMORIES_RESURRECTED",
+    "TOMBSTONED_PRESENT",
+    "LEDGER_ORPHANS",
+    "DELETED_TEXT_IN_HISTORY",
+    "DELETED_TEXT_IN_MESSAGES",
+}
 
 
 def files_holding(folder: Path, text: str) -> list[str]:
@@ -35,8 +41,11 @@ def files_holding(folder: Path, text: str) -> list[str]:
 
 
 def digests(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.fixture
@@ -59,22 +68,26 @@ def copied(make_deployment, persistent_dir, clock):
     restored = restore(d.config, sets[0])
     asides = [s.replaced_to for s in restored.stores]
     held = files_holding(persistent_dir, SECRET)
-    for where in ("app/history.db", "app/qdrant/collection/mem0/storage.sqlite", *(
-            f"backups/{Path(s).name}/history.db" for s in sets)):
+    for where in (
+        "app/history.db",
+        "app/qdrant/collection/mem0/storage.sqlite",
+        *(f"backups/{Path(s).name}/history.db" for s in sets),
+    ):
         assert where in held  # the text really is in the live stores and in every copy
     assert any(".replaced-" in h for h in held)
     return d, dest, sets, asides
 
 
-def test_scrub_erases_the_text_from_the_stores_and_every_copy_and_the_sets_still_restore(copied, persistent_dir,
-                                                                                          clock):
+def test_scrub_erases_the_text_from_the_stores_and_every_copy_and_the_sets_still_restore(copied, persistent_dir, clock):
     d, dest, sets, asides = copied
     result = forget(d.config, [d.planted], scrub=True)
 
     assert files_holding(persistent_dir, SECRET) == []  # every file under the deployment and the backups
     assert result.verified
-    assert {c.path: c.kind for c in result.copies} == {**dict.fromkeys(sets, "backup_set"),
-                                                       **dict.fromkeys(asides, "replaced_aside")}
+    assert {c.path: c.kind for c in result.copies} == {
+        **dict.fromkeys(sets, "backup_set"),
+        **dict.fromkeys(asides, "replaced_aside"),
+    }
     assert all(c.scrubbed and not c.holds_text for c in result.copies)
     assert {c.path for c in result.copies if c.resealed} == set(sets)
     assert {f.copy for f in result.files if f.kind != "live"} == set(sets) | set(asides)
@@ -101,8 +114,9 @@ def test_keep_backups_leaves_the_sets_alone_names_each_and_exits_1(copied, persi
     d, dest, sets, asides = copied
     before = digests(dest)
 
-    run = CliRunner().invoke(cli, ["forget", d.planted, "--scrub", "--keep-backups", "--config", str(d.config_path)],
-                             catch_exceptions=False)
+    run = CliRunner().invoke(
+        cli, ["forget", d.planted, "--scrub", "--keep-backups", "--config", str(d.config_path)], catch_exceptions=False
+    )
 
     assert run.exit_code == 1
     for path in sets:
@@ -111,8 +125,11 @@ def test_keep_backups_leaves_the_sets_alone_names_each_and_exits_1(copied, persi
     assert {h.split("/")[0] for h in files_holding(persistent_dir, SECRET)} == {"backups"}
     for path in asides:
         assert path not in run.output.split("still found in these copies")[1]  # scrubbed: not named
-    as_json = CliRunner().invoke(cli, ["forget", d.planted, "--scrub", "--keep-backups", "--json", "--config",
-                                       str(d.config_path)], catch_exceptions=False)
+    as_json = CliRunner().invoke(
+        cli,
+        ["forget", d.planted, "--scrub", "--keep-backups", "--json", "--config", str(d.config_path)],
+        catch_exceptions=False,
+    )
     assert as_json.exit_code == 1
     doc = json.loads(as_json.stdout)
     assert doc["verified"] is False and doc["keep_backups"] is True
@@ -128,8 +145,9 @@ def test_a_dry_run_names_every_copy_holding_the_text_and_changes_nothing(copied,
     # empty -wal/-shm files behind: that is the dry-run Memory's, not the erasure's)
     data = {k: v for k, v in digests(persistent_dir).items() if not k.endswith(("-wal", "-shm"))}
     assert data == {k: v for k, v in before.items() if not k.endswith(("-wal", "-shm"))}
-    assert {c.path for c in result.copies_holding_text} == set(sets) | {a for a in asides if "qdrant" in a
-                                                                         or "history" in a}
+    assert {c.path for c in result.copies_holding_text} == set(sets) | {
+        a for a in asides if "qdrant" in a or "history" in a
+    }
     assert not result.verified
 
 
@@ -155,8 +173,12 @@ forget(config, [memory_id], scrub=True)
 def test_a_scrub_killed_before_a_set_was_resealed_is_finished_by_the_next_one(copied, persistent_dir):
     d, dest, sets, asides = copied
     cfg = {k: v for k, v in d.config.items() if k != "hygiene"}
-    proc = subprocess.run([sys.executable, "-c", KILLED_IN_RESEAL, json.dumps([cfg, d.planted])],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", KILLED_IN_RESEAL, json.dumps([cfg, d.planted])],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == -signal.SIGKILL, proc.stderr[-2000:]
     first = sets[0]
     assert check_set(first) != []  # edited, manifest not yet rewritten: restore would refuse it

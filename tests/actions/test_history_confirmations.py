@@ -70,13 +70,17 @@ def test_a_ledger_older_than_the_log_shows_its_last_confirmation(store):
     assert len(lines) == 1 and "the last confirmation kept before" in lines[0][1]
 
 
-def test_confirm_from_outside_the_app_is_logged_and_releases_a_quarantined_topic_key(make_deployment, tmp_path,
-                                                                                      clock):
+def test_confirm_from_outside_the_app_is_logged_and_releases_a_quarantined_topic_key(make_deployment, tmp_path, clock):
     def plant(m: Memory) -> dict[str, str]:
         user = m.add("Deploys with Nomad", user_id="dana", infer=False, source="chat", topic_key="deploy")
         clock.advance(hours=1)
-        tool = m.add("Deploys with Kubernetes", user_id="dana", infer=False, source="tool:web_fetch https://x",
-                     topic_key="deploy")  # quarantined: it holds no key, the user's fact stays live
+        tool = m.add(
+            "Deploys with Kubernetes",
+            user_id="dana",
+            infer=False,
+            source="tool:web_fetch https://x",
+            topic_key="deploy",
+        )  # quarantined: it holds no key, the user's fact stays live
         return {"user": user["results"][0]["id"], "tool": tool["results"][0]["id"]}
 
     d = make_deployment(tmp_path / "app", plant=plant)

@@ -33,10 +33,12 @@ def add(m: Memory, text: str, **kwargs: Any) -> str:
 
 
 def plant(m: Memory) -> dict[str, str]:
-    ids = {"tool": add(m, "Build uses Bazel", source="tool:web_fetch https://example.com"),
-           "live": add(m, "Staging is down"),
-           "old": add(m, "Uses npm"),
-           "key": add(m, f"The staging key is {KEY}")}
+    ids = {
+        "tool": add(m, "Build uses Bazel", source="tool:web_fetch https://example.com"),
+        "live": add(m, "Staging is down"),
+        "old": add(m, "Uses npm"),
+        "key": add(m, f"The staging key is {KEY}"),
+    }
     ids["new"] = m.supersede(ids["old"], "Uses pnpm", source="chat 2026-08-02")
     ids["gone"] = add(m, "Office in Haifa")
     m.delete(ids["gone"])
@@ -92,8 +94,11 @@ def test_confirm_and_invalidate_succeed_while_another_process_holds_the_store(de
     assert [(c.state_before, c.state_after) for c in done.changes] == [("quarantined", "live"), ("live", "live")]
     assert [c.text for c in done.changes] == ["Build uses Bazel", "Staging is down"]  # from history.db
     inv = maintenance.invalidate(d.config, ids["new"], "moved to bun")
-    assert (inv.changes[0].state_before, inv.changes[0].state_after, inv.changes[0].text) == \
-        ("live", "invalidated", "Uses pnpm")
+    assert (inv.changes[0].state_before, inv.changes[0].state_after, inv.changes[0].text) == (
+        "live",
+        "invalidated",
+        "Uses pnpm",
+    )
     rows = ledger_rows(d.folder)
     stamp = clock().isoformat(timespec="microseconds")
     tool = dict(zip(COLUMNS, rows[ids["tool"]]))
@@ -143,8 +148,9 @@ def test_a_dry_run_writes_nothing_and_says_what_the_change_would_give(deployment
 # ------------------------------------------------------------------------------------------------ refusals
 
 
-def test_invalidating_a_superseded_deleted_or_invalidated_memory_is_refused_naming_its_state(deployment,
-                                                                                             hold_qdrant_lock):
+def test_invalidating_a_superseded_deleted_or_invalidated_memory_is_refused_naming_its_state(
+    deployment, hold_qdrant_lock
+):
     d, ids = deployment, deployment.planted
     hold_qdrant_lock(d.folder / "qdrant")
     before = ledger_rows(d.folder)
@@ -206,8 +212,15 @@ def test_of_three_processes_invalidating_one_memory_exactly_one_wins(deployment,
     config = tmp_path / "app.json"
     config.write_text(json.dumps(offline_config(d.folder)))
     hold_qdrant_lock(d.folder / "qdrant")
-    racers = [subprocess.Popen([sys.executable, "-c", RACER, str(config), target, f"reason {i}"],
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for i in range(3)]
+    racers = [
+        subprocess.Popen(
+            [sys.executable, "-c", RACER, str(config), target, f"reason {i}"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(3)
+    ]
     try:
         for p in racers:
             assert p.stdout is not None and p.stdout.readline().strip() == "ready"
@@ -228,8 +241,9 @@ def test_of_three_processes_invalidating_one_memory_exactly_one_wins(deployment,
 # ------------------------------------------------------------------------------------------------ untracked
 
 
-def test_an_untracked_memory_needs_the_store_and_says_so_while_it_is_held(tmp_path, plain_mem0, close_plain,
-                                                                          hold_qdrant_lock):
+def test_an_untracked_memory_needs_the_store_and_says_so_while_it_is_held(
+    tmp_path, plain_mem0, close_plain, hold_qdrant_lock
+):
     m = plain_mem0(tmp_path)
     untracked = m.add("Prefers tea", user_id="dana", infer=False)["results"][0]["id"]
     close_plain(m)
@@ -256,8 +270,7 @@ def test_an_untracked_memory_needs_the_store_and_says_so_while_it_is_held(tmp_pa
 # ------------------------------------------------------------------------------------------------ same as the drop-in
 
 
-def test_the_ledger_route_gives_the_rows_and_output_of_the_drop_in_route(deployment, tmp_path, clock,
-                                                                         hold_qdrant_lock):
+def test_the_ledger_route_gives_the_rows_and_output_of_the_drop_in_route(deployment, tmp_path, clock, hold_qdrant_lock):
     d, ids = deployment, deployment.planted
     in_app = twin(d, tmp_path / "in_app", clock)
     methods = twin(d, tmp_path / "methods", clock)
@@ -265,9 +278,11 @@ def test_the_ledger_route_gives_the_rows_and_output_of_the_drop_in_route(deploym
 
     m = Memory.from_config(in_app)  # the app's own Memory: the in-process route
     try:
-        app_results = [maintenance.confirm(m, [ids["tool"], ids["live"]]),
-                       maintenance.invalidate(m, ids["new"], "moved to bun"),
-                       maintenance.review_queue(m, older_than="30d")]
+        app_results = [
+            maintenance.confirm(m, [ids["tool"], ids["live"]]),
+            maintenance.invalidate(m, ids["new"], "moved to bun"),
+            maintenance.review_queue(m, older_than="30d"),
+        ]
         with pytest.raises(StateError) as app_refusal:
             maintenance.invalidate(m, ids["old"], "wrong")
     finally:
@@ -281,9 +296,11 @@ def test_the_ledger_route_gives_the_rows_and_output_of_the_drop_in_route(deploym
         m.close()
 
     hold_qdrant_lock(tmp_path / "outside" / "qdrant")  # the app runs: only the ledger route is open
-    cli_results = [maintenance.confirm(outside, [ids["tool"], ids["live"]]),
-                   maintenance.invalidate(outside, ids["new"], "moved to bun"),
-                   maintenance.review_queue(outside, older_than="30d")]
+    cli_results = [
+        maintenance.confirm(outside, [ids["tool"], ids["live"]]),
+        maintenance.invalidate(outside, ids["new"], "moved to bun"),
+        maintenance.review_queue(outside, older_than="30d"),
+    ]
     with pytest.raises(StateError) as cli_refusal:
         maintenance.invalidate(outside, ids["old"], "wrong")
 
@@ -310,12 +327,14 @@ def test_the_review_queue_and_story_from_the_ledger_match_the_apps(deployment, t
     assert held_queue.to_dict() == queue.to_dict()
     assert {i.memory_id for i in queue.items} == {ids["live"], ids["key"], ids["new"]}  # tool: quarantined
     assert maintenance.memory_story(outside, ids["old"]).to_dict() == story.to_dict()
-    assert maintenance.review_queue(outside, older_than="30d", filters={"user_id": "nobody"}).to_dict() == \
-        scoped.to_dict()
+    assert (
+        maintenance.review_queue(outside, older_than="30d", filters={"user_id": "nobody"}).to_dict() == scoped.to_dict()
+    )
 
 
-def test_the_queue_from_the_ledger_leaves_out_a_memory_plain_mem0_deleted(deployment, tmp_path, clock, plain_mem0,
-                                                                           close_plain, hold_qdrant_lock):
+def test_the_queue_from_the_ledger_leaves_out_a_memory_plain_mem0_deleted(
+    deployment, tmp_path, clock, plain_mem0, close_plain, hold_qdrant_lock
+):
     d, ids = deployment, deployment.planted
     plain = plain_mem0(d.folder)
     plain.delete(ids["live"])  # behind the ledger's back: history.db says DELETE, the row stays live

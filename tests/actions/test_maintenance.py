@@ -42,8 +42,9 @@ def render(obj: Any) -> str:
 @pytest.fixture
 def holder(make_deployment: Any, tmp_path: Path, hold_qdrant_lock: Any) -> Path:
     """A real second process (the "running app") holding the store's local Qdrant folder."""
-    d = make_deployment(tmp_path / "store", hygiene={},
-                        plant=lambda m: m.add("held fact", **SCOPE, infer=False, source="chat"))
+    d = make_deployment(
+        tmp_path / "store", hygiene={}, plant=lambda m: m.add("held fact", **SCOPE, infer=False, source="chat")
+    )
     hold_qdrant_lock(d.folder / "qdrant")
     return d.folder
 
@@ -155,8 +156,9 @@ def test_prune_compacts_old_tombstones_with_secure_delete(make_memory, clock, tm
     result = maintenance.prune(m)
     assert result.tombstones_purged == 1
     assert m.ledger.get(victim) is None
-    raw = ledger_file.read_bytes() + (Path(str(ledger_file) + "-wal").read_bytes()
-                                      if Path(str(ledger_file) + "-wal").exists() else b"")
+    raw = ledger_file.read_bytes() + (
+        Path(str(ledger_file) + "-wal").read_bytes() if Path(str(ledger_file) + "-wal").exists() else b""
+    )
     assert marker.encode() not in raw  # overwritten, not left in a free page
     assert victim.encode() not in raw
 
@@ -351,8 +353,9 @@ def test_digest_lists_untracked_writes_of_plain_mem0(tmp_path, plain_mem0, close
     plain.add("written around the wrapper", user_id="dana", infer=False)
     close_plain(plain)
     d = maintenance.digest(offline_config(tmp_path / "store"), since="1d")
-    assert [(i.text, i.state, i.source_kind) for i in d.items] == [("written around the wrapper", "untracked",
-                                                                     "unknown")]
+    assert [(i.text, i.state, i.source_kind) for i in d.items] == [
+        ("written around the wrapper", "untracked", "unknown")
+    ]
 
 
 # ------------------------------------------------------------------------------------------------ story
@@ -370,12 +373,20 @@ def test_story_shows_the_chain_both_ways_oldest_first(make_memory, clock, tmp_pa
 
     story = maintenance.memory_story(m, b)
     assert [(link.memory_id, link.position, link.state) for link in story.chain] == [
-        (a, -1, "superseded"), (b, 0, "superseded"), (c, 1, "live")]
+        (a, -1, "superseded"),
+        (b, 0, "superseded"),
+        (c, 1, "live"),
+    ]
     seen = [(e.memory_id, e.event) for e in story.events]
     assert seen == [
-        (a, "ADD"), (a, "recorded"),
-        (b, "ADD"), (b, "recorded"), (a, "superseded"),
-        (c, "ADD"), (c, "recorded"), (b, "superseded"),
+        (a, "ADD"),
+        (a, "recorded"),
+        (b, "ADD"),
+        (b, "recorded"),
+        (a, "superseded"),
+        (c, "ADD"),
+        (c, "recorded"),
+        (b, "superseded"),
         (c, "confirmed"),
     ]
     times = [e.at for e in story.events]

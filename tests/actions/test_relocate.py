@@ -93,8 +93,10 @@ def test_relocate_keeps_every_memory(tmp_path: Path, store: dict[str, Any]):
     assert move.sampled == min(len(TEXTS), relocate_mod.DEFAULT_SAMPLE)
     assert not move.source_removed and not result.source_removed
     assert result.config_snippet == {
-        "vector_store": {"provider": "qdrant", "config": {"path": str(tmp_path / "new" / "qdrant"),
-                                                          "collection_name": "mem0"}}
+        "vector_store": {
+            "provider": "qdrant",
+            "config": {"path": str(tmp_path / "new" / "qdrant"), "collection_name": "mem0"},
+        }
     }
     new_config = merged(store, result.config_snippet)
     assert stored_texts(new_config) == sorted(TEXTS)
@@ -196,9 +198,7 @@ def holder(store: dict[str, Any], hold_qdrant_lock: Any) -> Any:
     return hold_qdrant_lock(store["vector_store"]["config"]["path"])
 
 
-def test_relocate_refused_while_another_process_holds_the_store(
-    tmp_path: Path, store: dict[str, Any], holder: Any
-):
+def test_relocate_refused_while_another_process_holds_the_store(tmp_path: Path, store: dict[str, Any], holder: Any):
     path = store["vector_store"]["config"]["path"]
     assert qdrant_local.is_locked(path)
     with pytest.raises(StoreLocked) as info:

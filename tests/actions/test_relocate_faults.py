@@ -138,8 +138,9 @@ def old_paths(case: Path, with_sqlite: bool) -> list[Path]:
 @pytest.mark.parametrize("options", list(VARIANTS.values()), ids=list(VARIANTS))
 def test_relocate_survives_a_kill_before_each_file_operation(crash_runner, tmp_path: Path, template, options):
     template_old, texts, sources = template
-    with_sqlite, remove_source, update_config = (o in options for o in
-                                                 ("--with-sqlite", "--remove-source", "--update-config"))
+    with_sqlite, remove_source, update_config = (
+        o in options for o in ("--with-sqlite", "--remove-source", "--update-config")
+    )
 
     def argv(case: Path, config_file: Path) -> list[str]:
         out = ["relocate", "--config", str(config_file), "--to", str(case / "new")]
@@ -177,8 +178,9 @@ def test_relocate_survives_a_kill_before_each_file_operation(crash_runner, tmp_p
         assert memories(moved_config(case, with_sqlite)) == (texts, sources), where
         assert config_file.read_text().replace(str(case), "CASE") == expected_config, where
         if gone and not update_config:  # the old paths hold what the app made there; the move is as it was
-            assert {p: v for p, v in listing(case).items() if not p.startswith("old/")} \
-                == {p: v for p, v in expected_listing.items() if not p.startswith("old/")}, where
+            assert {p: v for p, v in listing(case).items() if not p.startswith("old/")} == {
+                p: v for p, v in expected_listing.items() if not p.startswith("old/")
+            }, where
         else:
             assert listing(case) == expected_listing, where
     assert len(calls) >= 10

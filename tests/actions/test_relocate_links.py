@@ -29,8 +29,10 @@ def deployment(tmp_path: Path, clock: Any) -> tuple[dict[str, Any], dict[str, st
     config = offline_config(tmp_path / "old")
     m = Memory.from_config({**config, "hygiene": {"clock": clock}})
     try:
-        ids = {m.add(f"fact {i}", user_id="u", infer=False, source=f"chat {i}")["results"][0]["id"]: f"fact {i}"
-               for i in range(3)}
+        ids = {
+            m.add(f"fact {i}", user_id="u", infer=False, source=f"chat {i}")["results"][0]["id"]: f"fact {i}"
+            for i in range(3)
+        }
         m.backup(tmp_path / "backups")
     finally:
         m.close()
@@ -64,22 +66,37 @@ def test_with_sqlite_every_old_path_links_to_the_moved_store(tmp_path: Path, dep
 
     result = relocate(config, new, include_sqlite=True)
 
-    assert [m.role for m in result.moves] == ["vector_store", "history_db", "ledger", "backup_record",
-                                              "copies_registry"]
+    assert [m.role for m in result.moves] == [
+        "vector_store",
+        "history_db",
+        "ledger",
+        "backup_record",
+        "copies_registry",
+    ]
     for name in ("qdrant", "history.db", "hygiene.db", "hygiene.backups.json", "hygiene.copies.json"):
         assert (old / name).is_symlink() and os.path.realpath(old / name) == str(new / name), name
         assert not (new / name).is_symlink()
     assert all(m.linked and not m.source_removed for m in result.moves)
-    assert sorted(p.name for p in old.iterdir()) == ["history.db", "hygiene.backups.json", "hygiene.copies.json",
-                                                     "hygiene.db", "qdrant"]
+    assert sorted(p.name for p in old.iterdir()) == [
+        "history.db",
+        "hygiene.backups.json",
+        "hygiene.copies.json",
+        "hygiene.db",
+        "qdrant",
+    ]
     # the copies keep the file mode and WAL mode
     assert stat.S_IMODE(os.stat(new / "hygiene.db").st_mode) == 0o600
     assert journal_mode(new / "hygiene.db") == "wal" and journal_mode(new / "history.db") == history_mode
     # the old config and the new one reach the very same stores, ledger included
-    new_config = {**config, "history_db_path": str(new / "history.db"),
-                  "vector_store": {**config["vector_store"],
-                                   "config": {**config["vector_store"]["config"], "path": str(new / "qdrant")}},
-                  "hygiene": {"ledger_path": str(new / "hygiene.db")}}
+    new_config = {
+        **config,
+        "history_db_path": str(new / "history.db"),
+        "vector_store": {
+            **config["vector_store"],
+            "config": {**config["vector_store"]["config"], "path": str(new / "qdrant")},
+        },
+        "hygiene": {"ledger_path": str(new / "hygiene.db")},
+    }
     assert seen(config) == seen(new_config) == before
     # the backup record moved with the ledger: the audit's view of the backups is the same from either side
     status = backup_status_for_paths(str(new / "hygiene.db"), str(new / "history.db"))
@@ -96,7 +113,8 @@ def test_with_sqlite_every_old_path_links_to_the_moved_store(tmp_path: Path, dep
     assert backup_status_for_paths(str(new / "hygiene.db"), None).recorded == status.recorded + 1
     assert len(list_copies(str(new / "hygiene.db"), None)) >= 2
     assert [c.path for c in list_copies(str(old / "hygiene.db"), None)] == [
-        c.path for c in list_copies(str(new / "hygiene.db"), None)]
+        c.path for c in list_copies(str(new / "hygiene.db"), None)
+    ]
 
 
 def test_remove_source_says_where_the_stores_went(tmp_path: Path, deployment):
@@ -162,18 +180,38 @@ def test_a_source_written_after_its_copy_is_copied_again_on_resume(tmp_path: Pat
         m.close()
     relocate(config, tmp_path / "new")
     assert seen(config)[late] == ("written after the copy", "chat late")
-    new_config = {**config, "vector_store": {**config["vector_store"], "config": {
-        **config["vector_store"]["config"], "path": str(tmp_path / "new" / "qdrant")}}}
+    new_config = {
+        **config,
+        "vector_store": {
+            **config["vector_store"],
+            "config": {**config["vector_store"]["config"], "path": str(tmp_path / "new" / "qdrant")},
+        },
+    }
     assert late in seen(new_config)
 
 
 def test_a_journal_of_another_deployment_is_refused(tmp_path: Path, deployment):
     config, _ids = deployment
     (tmp_path / "new").mkdir()
-    (tmp_path / "new" / JOURNAL_NAME).write_text(json.dumps({
-        "format": "mem0-hygiene-relocation", "version": 1, "remove_source": False,
-        "moves": [{"role": "vector_store", "kind": "qdrant", "source": "/elsewhere/qdrant",
-                   "store": "/elsewhere/qdrant", "destination": str(tmp_path / "new" / "qdrant"), "signature": None}]}))
+    (tmp_path / "new" / JOURNAL_NAME).write_text(
+        json.dumps(
+            {
+                "format": "mem0-hygiene-relocation",
+                "version": 1,
+                "remove_source": False,
+                "moves": [
+                    {
+                        "role": "vector_store",
+                        "kind": "qdrant",
+                        "source": "/elsewhere/qdrant",
+                        "store": "/elsewhere/qdrant",
+                        "destination": str(tmp_path / "new" / "qdrant"),
+                        "signature": None,
+                    }
+                ],
+            }
+        )
+    )
     with pytest.raises(RelocateError, match="left unfinished, of /elsewhere/qdrant"):
         relocate(config, tmp_path / "new")
     assert not (tmp_path / "old" / "qdrant").is_symlink()
@@ -185,8 +223,10 @@ def test_a_configured_path_that_is_a_link_is_followed_and_repointed(tmp_path: Pa
     old_store = tmp_path / "old" / "qdrant"
     link = tmp_path / "tmp-qdrant"  # like /tmp/qdrant after the drop-in moved it beside history.db
     os.symlink(old_store, link)
-    linked_config = {**config, "vector_store": {**config["vector_store"],
-                                                "config": {**config["vector_store"]["config"], "path": str(link)}}}
+    linked_config = {
+        **config,
+        "vector_store": {**config["vector_store"], "config": {**config["vector_store"]["config"], "path": str(link)}},
+    }
     result = relocate(linked_config, tmp_path / "new")
     dest = str(tmp_path / "new" / "qdrant")
     assert result.move("vector_store").source == str(link)  # type: ignore[union-attr]
@@ -222,14 +262,20 @@ def test_update_config_rewrites_the_yaml_keeping_comments(tmp_path: Path, deploy
     app = tmp_path / "app.yaml"
     app.write_text(APP_YAML.format(old=tmp_path / "old"))
     before = seen(load_config(str(app)))
-    result = relocate(load_config(str(app)), tmp_path / "new", include_sqlite=True, remove_source=True,
-                      update_config=app)
+    result = relocate(
+        load_config(str(app)), tmp_path / "new", include_sqlite=True, remove_source=True, update_config=app
+    )
     new = tmp_path / "new"
     assert result.config_file == str(app)
     assert result.config_changes == ("vector_store.config.path", "history_db_path", "hygiene.ledger_path")
     text = app.read_text()
-    assert text == APP_YAML.format(old=tmp_path / "old").replace(f"{tmp_path / 'old'}/qdrant", f"{new}/qdrant") \
-        .replace(f"{tmp_path / 'old'}/history.db", f"{new}/history.db") + f"hygiene:\n  ledger_path: {new}/hygiene.db\n"
+    assert (
+        text
+        == APP_YAML.format(old=tmp_path / "old")
+        .replace(f"{tmp_path / 'old'}/qdrant", f"{new}/qdrant")
+        .replace(f"{tmp_path / 'old'}/history.db", f"{new}/history.db")
+        + f"hygiene:\n  ledger_path: {new}/hygiene.db\n"
+    )
     assert seen(load_config(str(app))) == before  # the app, restarted with its rewritten config
 
 
@@ -243,8 +289,9 @@ def test_update_config_json_and_dry_run(tmp_path: Path, deployment):
     relocate(config, tmp_path / "new", update_config=app)
     data = json.loads(app.read_text())
     assert data["vector_store"]["config"]["path"] == str(tmp_path / "new" / "qdrant")
-    assert {k: v for k, v in data.items() if k != "vector_store"} == {k: v for k, v in config.items()
-                                                                     if k != "vector_store"}
+    assert {k: v for k, v in data.items() if k != "vector_store"} == {
+        k: v for k, v in config.items() if k != "vector_store"
+    }
     assert app.read_text().startswith('{\n    "')  # its indentation kept
 
 

@@ -51,6 +51,7 @@ def served(config: dict[str, Any]) -> dict[str, str]:
 @pytest.fixture
 def crashed(make_deployment: Any, persistent_dir: Path, crash_runner: Any) -> dict[str, Any]:
     """A deployment backed up, changed, then a restore of the backup killed with the ledger moved aside."""
+
     def plant(m: Any) -> None:
         for text in ("Dana works on billing", "Dana prefers npm"):
             m.add(text, **U, infer=False, source="chat")
@@ -67,8 +68,14 @@ def crashed(make_deployment: Any, persistent_dir: Path, crash_runner: Any) -> di
     assert out["status"] == "killed", out
     app = dep.folder
     assert not (app / "hygiene.db").exists() and (app / "hygiene.restore-journal.json").exists()
-    return {"config": cfg, "set": made.path, "app": app, "backed_up": backed_up, "current": current,
-            "backups": persistent_dir / "backups"}
+    return {
+        "config": cfg,
+        "set": made.path,
+        "app": app,
+        "backed_up": backed_up,
+        "current": current,
+        "backups": persistent_dir / "backups",
+    }
 
 
 def test_every_opener_is_refused_naming_the_command_and_no_ledger_is_created(crashed: dict[str, Any]) -> None:
@@ -80,13 +87,18 @@ def test_every_opener_is_refused_naming_the_command_and_no_ledger_is_created(cra
     command = message.split("`")[1]
     assert command.startswith(f"mem0-hygiene restore {crashed['set']} --qdrant-path ") and command.endswith("--yes")
     assert not (app / "hygiene.db").exists()  # no fresh, empty ledger beside the store
-    for call in (lambda: backup(cfg, crashed["backups"]), lambda: maintenance.digest(cfg), lambda: audit(cfg),
-                 lambda: relocate(cfg, app.parent / "moved", include_sqlite=True)):
+    for call in (
+        lambda: backup(cfg, crashed["backups"]),
+        lambda: maintenance.digest(cfg),
+        lambda: audit(cfg),
+        lambda: relocate(cfg, app.parent / "moved", include_sqlite=True),
+    ):
         with pytest.raises(BackupError, match="was interrupted .* to finish it"):
             call()
     assert not (app / "hygiene.db").exists()
-    cli_run = CliRunner().invoke(cli, ["prune", "--qdrant-path", cfg["vector_store"]["config"]["path"],
-                                       "--history-db", cfg["history_db_path"]])
+    cli_run = CliRunner().invoke(
+        cli, ["prune", "--qdrant-path", cfg["vector_store"]["config"]["path"], "--history-db", cfg["history_db_path"]]
+    )
     assert cli_run.exit_code == 3 and "mem0-hygiene restore" in cli_run.output
 
     finished = CliRunner().invoke(cli, shlex.split(command)[1:], catch_exceptions=False)  # the named command
@@ -94,8 +106,9 @@ def test_every_opener_is_refused_naming_the_command_and_no_ledger_is_created(cra
     assert "finished the restore" in finished.output
     assert served(cfg) == crashed["backed_up"]
     assert not (app / "hygiene.restore-journal.json").exists()
-    asides = {c.path for c in list_copies(str(app / "hygiene.db"), str(app / "history.db"))
-              if c.kind == "replaced_aside"}
+    asides = {
+        c.path for c in list_copies(str(app / "hygiene.db"), str(app / "history.db")) if c.kind == "replaced_aside"
+    }
     assert {p.name.split(".replaced-")[0] for p in map(Path, asides)} == {"qdrant", "history.db", "hygiene.db"}
     assert all(p in finished.output for p in asides)  # each one named in the message
 
@@ -112,7 +125,8 @@ def test_restoring_another_set_rolls_the_interrupted_one_back_first(crashed: dic
     # the first restore's asides went back: the only store kept aside is the one this restore replaced
     asides = [c for c in list_copies(str(app / "hygiene.db"), str(app / "history.db")) if c.kind == "replaced_aside"]
     assert len(asides) == 3 and {p.name for p in app.iterdir() if ".replaced-" in p.name} == {
-        Path(c.path).name for c in asides}
+        Path(c.path).name for c in asides
+    }
 
 
 def test_a_set_that_no_longer_checks_out_rolls_the_interrupted_restore_back(crashed: dict[str, Any]) -> None:

@@ -82,8 +82,9 @@ def store_outside(s: Path, outside: Path) -> str:
     return "the manifest names ledger at '../../outside/hygiene.db', a path outside the set"
 
 
-@pytest.mark.parametrize("tamper", [symlinked_storage, symlinked_folder, hard_linked, fifo, absolute_path,
-                                    dotdot_entry, store_outside])
+@pytest.mark.parametrize(
+    "tamper", [symlinked_storage, symlinked_folder, hard_linked, fifo, absolute_path, dotdot_entry, store_outside]
+)
 def test_a_set_reaching_outside_itself_is_refused_naming_the_entry(backup_set: Any, tamper: Any) -> None:
     cfg, s, outside = backup_set
     app = Path(cfg["history_db_path"]).parent

@@ -37,9 +37,7 @@ def test_prune_deletes_expired_and_old_superseded_through_mem0(make_memory, cloc
 
     clock.advance(days=30)
     result = mem.prune()
-    assert sorted((p.memory_id, p.reason) for p in result.memories) == sorted(
-        [(exp, "expired"), (old, "superseded")]
-    )
+    assert sorted((p.memory_id, p.reason) for p in result.memories) == sorted([(exp, "expired"), (old, "superseded")])
     assert mem.get(exp) is None and mem.get(old) is None
     assert mem.get(new) is not None and mem.get(keep) is not None
     history = sqlite3.connect(tmp_path / "store" / "history.db")
@@ -67,5 +65,6 @@ def test_format_for_prompt_gives_each_memory_its_age(mem, clock):
         "- Travelling until Friday (confirmed 2026-08-01, until 2026-08-04)",
         "- Uses pnpm (confirmed 2026-08-01)",
     ]
-    assert format_for_prompt([{"memory": "plain", "created_at": "2026-01-02T00:00:00"}]) == \
-        "- plain (recorded 2026-01-02)"
+    assert (
+        format_for_prompt([{"memory": "plain", "created_at": "2026-01-02T00:00:00"}]) == "- plain (recorded 2026-01-02)"
+    )

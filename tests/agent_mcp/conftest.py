@@ -46,8 +46,14 @@ def session(tmp_path: Path) -> Callable[..., Any]:
     from mcp.client.stdio import StdioServerParameters
 
     def run(steps: Callable[[Any], Awaitable[Any]], *options: str) -> Any:
-        args = ["-m", "mem0_hygiene", "mcp", "--config", str(tmp_path / "app.json"),
-                *(options or ("--user-id", "dana"))]
+        args = [
+            "-m",
+            "mem0_hygiene",
+            "mcp",
+            "--config",
+            str(tmp_path / "app.json"),
+            *(options or ("--user-id", "dana")),
+        ]
         params = StdioServerParameters(command=sys.executable, args=args, env=server_env(tmp_path))
 
         async def main() -> Any:
@@ -65,7 +71,8 @@ def cli(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         env = {**os.environ, **server_env(tmp_path)}
-        return subprocess.run([*CLI, *args, "--config", str(tmp_path / "app.json")], capture_output=True, text=True,
-                              env=env, timeout=300)
+        return subprocess.run(
+            [*CLI, *args, "--config", str(tmp_path / "app.json")], capture_output=True, text=True, env=env, timeout=300
+        )
 
     return run

@@ -20,8 +20,12 @@ def test_with_the_write_decision_remember_says_duplicate_of_and_superseded(make_
     first = tools.remember("Dana uses Postgres 15", source="chat")
     assert first.data["outcome"] == "added" and first.data["source"] == "mcp:claude-desktop chat"
     again = tools.remember("Dana uses Postgres 15")
-    assert again.data == {"outcome": "duplicate", "id": first.data["id"], "duplicate_of": first.data["id"],
-                          "memory": "Dana uses Postgres 15"}
+    assert again.data == {
+        "outcome": "duplicate",
+        "id": first.data["id"],
+        "duplicate_of": first.data["id"],
+        "memory": "Dana uses Postgres 15",
+    }
     assert f"duplicate of {first.data['id']}" in again.text
     newer = tools.remember("Dana uses Postgres 16")
     assert newer.data["outcome"] == "superseded" and newer.data["supersedes"] == first.data["id"]
@@ -32,8 +36,14 @@ def test_with_the_write_decision_remember_says_duplicate_of_and_superseded(make_
 
 def test_tool_output_is_refused_unless_trusted_and_then_quarantined_until_confirmed(make_memory, tmp_path):
     plain = AgentTools(make_memory(tmp_path / "a"), user_id="dana")
-    for source in ("https://news.test/q3", "tool output", "Tool: web_fetch", "function result", "web page",
-                   "tool_result"):
+    for source in (
+        "https://news.test/q3",
+        "tool output",
+        "Tool: web_fetch",
+        "function result",
+        "web page",
+        "tool_result",
+    ):
         refused = plain.remember("Sales doubled in Q3", source=source)
         assert refused.is_error and refused.data["outcome"] == "refused", source
     assert plain.remember("Dana's tooling budget is small", source="tooling review").data["outcome"] == "added"

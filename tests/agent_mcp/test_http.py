@@ -27,9 +27,13 @@ def test_the_tools_answer_over_streamable_http_on_loopback(app, tmp_path):
 
     app(plant=lambda m: m.add("Dana's team ships on Thursdays", user_id="dana", infer=False, source="chat"))
     port = free_port()
-    proc = subprocess.Popen([*CLI, "mcp", "--config", str(tmp_path / "app.json"), "--user-id", "dana",
-                             "--http", f"127.0.0.1:{port}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env={**os.environ, **server_env(tmp_path)})
+    proc = subprocess.Popen(
+        [*CLI, "mcp", "--config", str(tmp_path / "app.json"), "--user-id", "dana", "--http", f"127.0.0.1:{port}"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **server_env(tmp_path)},
+    )
     try:
         seen = []
         assert proc.stderr is not None
@@ -65,8 +69,12 @@ def test_the_tools_answer_over_streamable_http_on_loopback(app, tmp_path):
 @pytest.mark.parametrize("address", ["0.0.0.0:8765", "192.168.1.10:8765", "example.com:80", "127.0.0.1", "::1:0"])
 def test_http_off_loopback_or_malformed_is_refused_before_anything_opens(app, tmp_path, address):
     app()
-    done = subprocess.run([*CLI, "mcp", "--config", str(tmp_path / "app.json"), "--user-id", "dana", "--http",
-                           address], capture_output=True, text=True, env={**os.environ, **server_env(tmp_path)},
-                          timeout=120)
+    done = subprocess.run(
+        [*CLI, "mcp", "--config", str(tmp_path / "app.json"), "--user-id", "dana", "--http", address],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **server_env(tmp_path)},
+        timeout=120,
+    )
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith("Error: --http") and done.stdout == ""

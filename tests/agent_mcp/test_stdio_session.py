@@ -37,8 +37,10 @@ def test_the_server_lists_seven_tools_with_schemas_and_descriptions_and_two_reso
         assert tool.input_schema["type"] == "object"
         for name, prop in tool.input_schema["properties"].items():
             assert prop.get("description"), (tool.name, name)
-    schema = {name: (set(t.input_schema["properties"]), set(t.input_schema.get("required", [])))
-              for name, t in by_name.items()}
+    schema = {
+        name: (set(t.input_schema["properties"]), set(t.input_schema.get("required", [])))
+        for name, t in by_name.items()
+    }
     assert schema == {
         "remember": ({"text", "ttl", "topic_key", "source"}, {"text"}),
         "recall": ({"query", "limit"}, {"query"}),
@@ -58,8 +60,9 @@ def test_remember_then_recall_shows_the_fact_with_its_id_its_date_and_its_mcp_so
     before = today()
 
     async def steps(c):
-        added = await c.call_tool("remember", {"text": "Dana deploys the shop with Docker Compose",
-                                               "source": "chat about deploys"})
+        added = await c.call_tool(
+            "remember", {"text": "Dana deploys the shop with Docker Compose", "source": "chat about deploys"}
+        )
         found = await c.call_tool("recall", {"query": "Dana deploys the shop with Docker"})
         old = await c.call_tool("recall", {"query": "Dana lives in Haifa"})
         return added, found, old
@@ -86,12 +89,17 @@ def test_remember_then_recall_shows_the_fact_with_its_id_its_date_and_its_mcp_so
 
 
 def test_correct_leaves_only_the_new_fact_in_recall_and_history_shows_the_chain(app, session, cli):
-    planted = app(plant=lambda m: m.add("Dana prefers npm for the shop", user_id="dana", infer=False,
-                                        source="chat")["results"][0]["id"]).planted
+    planted = app(
+        plant=lambda m: m.add("Dana prefers npm for the shop", user_id="dana", infer=False, source="chat")["results"][
+            0
+        ]["id"]
+    ).planted
 
     async def steps(c):
-        fixed = await c.call_tool("correct", {"memory_id": planted, "new_text": "Dana prefers pnpm for the shop",
-                                              "reason": "switched in August"})
+        fixed = await c.call_tool(
+            "correct",
+            {"memory_id": planted, "new_text": "Dana prefers pnpm for the shop", "reason": "switched in August"},
+        )
         found = await c.call_tool("recall", {"query": "Dana prefers for the shop"})
         return fixed, found
 
@@ -121,8 +129,9 @@ def test_invalidate_and_forget_hide_the_memory_and_forget_deletes_it_through_mem
     async def steps(c):
         gone = await c.call_tool("invalidate", {"memory_id": office, "reason": "she moved to remote work"})
         erased = await c.call_tool("forget", {"memory_id": milk})
-        after = [await c.call_tool("recall", {"query": q}) for q in ("Dana works from the office",
-                                                                      "Dana drinks oat milk")]
+        after = [
+            await c.call_tool("recall", {"query": q}) for q in ("Dana works from the office", "Dana drinks oat milk")
+        ]
         again = await c.call_tool("confirm", {"memory_id": milk})
         return gone, erased, after, again
 
@@ -163,8 +172,11 @@ def test_a_credential_given_to_remember_is_redacted_before_it_is_stored(app, ses
 
 
 def test_another_scopes_memory_is_refused_as_unknown_and_left_untouched(app, session, tmp_path):
-    eves = app(plant=lambda m: m.add("Eve keeps the launch date secret", user_id="eve", infer=False,
-                                     source="chat")["results"][0]["id"]).planted
+    eves = app(
+        plant=lambda m: m.add("Eve keeps the launch date secret", user_id="eve", infer=False, source="chat")["results"][
+            0
+        ]["id"]
+    ).planted
 
     async def steps(c):
         calls = {
@@ -224,8 +236,11 @@ def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(app, session
 
 def test_review_lists_old_confirmations_and_the_audit_and_queue_are_readable_resources(app, session):
     # confirmed on the test clock's day (2026-08-01), served on the real one: over 90 days ago
-    laptop = app(plant=lambda m: m.add("Dana's laptop is a ThinkPad", user_id="dana", infer=False,
-                                       source="chat")["results"][0]["id"]).planted
+    laptop = app(
+        plant=lambda m: m.add("Dana's laptop is a ThinkPad", user_id="dana", infer=False, source="chat")["results"][0][
+            "id"
+        ]
+    ).planted
 
     async def steps(c):
         due = await c.call_tool("review", {"limit": 5})
@@ -254,7 +269,7 @@ def test_the_readmes_client_registration_starts_the_server_it_describes(app, ses
     assert "    mem0-hygiene mcp --config app/mem0.json --user-id dana" in part
     args = list(entry["args"][1:])
     at = args.index("--config")
-    del args[at:at + 2]  # the session fixture gives --config: the test's own store
+    del args[at : at + 2]  # the session fixture gives --config: the test's own store
     app()
 
     async def steps(c):

@@ -10,8 +10,10 @@ from mem0_hygiene.agent_tools import AgentTools
 
 KEY_ID = "AKIAIOSFODNN7EXAMPLE"
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
-JWT = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkRhbmEifQ"
-       ".dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U")
+JWT = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkRhbmEifQ"
+    ".dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+)
 PEM = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU\n-----END OPENSSH PRIVATE KEY-----"
 TOKEN = "glpat9x8c7v6b5n4m"
 PG_PASS = "Pg-s3cr3t-9x7"
@@ -32,8 +34,9 @@ def test_remember_redacts_an_aws_secret_beside_its_key_id_and_says_both(make_mem
     tools = AgentTools(make_memory(), user_id="dana")
     said = tools.remember(f"Backups use access key {KEY_ID} secret {AWS_SECRET}", source="chat")
     assert said.data["redacted"] == ["aws_access_key_id", "aws_secret_access_key"]
-    assert said.data["memory"] == ("Backups use access key [redacted aws_access_key_id] secret "
-                                   "[redacted aws_secret_access_key]")
+    assert said.data["memory"] == (
+        "Backups use access key [redacted aws_access_key_id] secret [redacted aws_secret_access_key]"
+    )
     assert "Redacted before storing: aws_access_key_id, aws_secret_access_key" in said.text
     assert leaks(said.text, said.data) == []
     tools.memory.close()
@@ -46,8 +49,9 @@ def test_a_credential_in_the_source_a_client_gives_is_redacted_and_named(make_me
     assert said.data["redacted"] == ["connection_string_password"] and "connection_string_password" in said.text
     tools.memory.flush()
     row = tools.memory.ledger.get(said.data["id"])
-    assert row is not None and row.source == ("mcp:unknown-client chat; repo "
-                                              "https://dana:[redacted connection_string_password]@gitlab.example.com/a")
+    assert row is not None and row.source == (
+        "mcp:unknown-client chat; repo https://dana:[redacted connection_string_password]@gitlab.example.com/a"
+    )
     tools.memory.close()
     assert store_leaks(tmp_path / "store") == []
 
@@ -65,7 +69,8 @@ def test_correct_and_invalidate_name_what_they_redacted_from_the_text_and_the_re
     assert leaks(corrected.text, corrected.data, dropped.text, dropped.data) == []
     tools.memory.flush()
     assert tools.memory.ledger.get(second).invalid_reason == (
-        "wrong, it is postgres://app:[redacted connection_string_password]@db2.internal/app")
+        "wrong, it is postgres://app:[redacted connection_string_password]@db2.internal/app"
+    )
     tools.memory.close()
     assert store_leaks(tmp_path / "store") == []
 

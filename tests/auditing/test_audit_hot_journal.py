@@ -28,10 +28,12 @@ def _crash_helpers() -> Any:
     return module
 
 
-@pytest.mark.parametrize("which, table, column", [("history.db", "history", "new_memory"),
-                                                  ("hygiene.db", "memories", "source")])
-def test_a_hot_journal_is_audited_from_a_rolled_back_copy_and_said(make_deployment: Any, tmp_path: Path,
-                                                                  which: str, table: str, column: str) -> None:
+@pytest.mark.parametrize(
+    "which, table, column", [("history.db", "history", "new_memory"), ("hygiene.db", "memories", "source")]
+)
+def test_a_hot_journal_is_audited_from_a_rolled_back_copy_and_said(
+    make_deployment: Any, tmp_path: Path, which: str, table: str, column: str
+) -> None:
     def plant(m: Any) -> None:
         for i in range(6):
             m.add(f"Standing fact {i}", **U, infer=False, source=f"chat {i}")

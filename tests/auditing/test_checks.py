@@ -130,8 +130,14 @@ def test_points_without_history(deploy):
     cfg, m = deploy
     m.close()
     client = QdrantClient(path=cfg["vector_store"]["config"]["path"])
-    client.upsert("mem0", [PointStruct(id=str(uuid.uuid4()), vector=embed_text("x"),
-                                       payload={"data": "written around mem0", "user_id": "dana"})])
+    client.upsert(
+        "mem0",
+        [
+            PointStruct(
+                id=str(uuid.uuid4()), vector=embed_text("x"), payload={"data": "written around mem0", "user_id": "dana"}
+            )
+        ],
+    )
     client.close()
     f = audit(cfg).get("POINTS_WITHOUT_HISTORY")
     assert f.count == 1 and "written around mem0" in f.examples[0]
@@ -162,8 +168,9 @@ def test_deleted_text_in_history(deploy):
 
 def test_deleted_text_in_messages(deploy, mocker):
     cfg, m = deploy
-    mocker.patch.object(m.llm, "generate_response",
-                        return_value='{"memory": [{"text": "Dana is allergic to penicillin"}]}')
+    mocker.patch.object(
+        m.llm, "generate_response", return_value='{"memory": [{"text": "Dana is allergic to penicillin"}]}'
+    )
     added = m.add([{"role": "user", "content": "btw Dana is allergic to penicillin"}], **U, source="chat")
     m.delete(added["results"][0]["id"])
     f = run(cfg, m).get("DELETED_TEXT_IN_MESSAGES")
@@ -176,8 +183,9 @@ def test_history_free_pages(deploy):
     m.delete(mid)
     m.close()
     with sqlite3.connect(cfg["history_db_path"]) as conn:  # a script 'cleaning' history by hand
-        conn.execute("INSERT INTO history (id, memory_id, old_memory, event) VALUES ('x', 'y', ?, 'NOTE')",
-                     ("z" * 20000,))
+        conn.execute(
+            "INSERT INTO history (id, memory_id, old_memory, event) VALUES ('x', 'y', ?, 'NOTE')", ("z" * 20000,)
+        )
         conn.commit()
         conn.execute("DELETE FROM history WHERE id = 'x'")
     f = audit(cfg).get("HISTORY_FREE_PAGES")

@@ -26,9 +26,16 @@ def test_frames_mask_values_and_negation_and_ignore_case_order_and_punctuation()
 
 def test_stale_and_repeated_memories_are_reported_with_the_fix(make_deployment, persistent_dir):
     def plant(m: Memory) -> None:
-        for text in ("Dana uses Postgres 15", "Dana uses Postgres 16", "Deploys with Docker Compose",
-                     "No longer deploys with Docker Compose", "Standup is at ten, daily",
-                     "Daily standup is at ten", "Lives in Haifa", "Lives in Haifa"):
+        for text in (
+            "Dana uses Postgres 15",
+            "Dana uses Postgres 16",
+            "Deploys with Docker Compose",
+            "No longer deploys with Docker Compose",
+            "Standup is at ten, daily",
+            "Daily standup is at ten",
+            "Lives in Haifa",
+            "Lives in Haifa",
+        ):
             m.add(text, **DANA, infer=False, source="chat")
         m.add("Dana uses Postgres 14", user_id="omer", infer=False, source="chat")  # another scope
 
@@ -43,7 +50,9 @@ def test_stale_and_repeated_memories_are_reported_with_the_fix(make_deployment, 
 
 
 def test_only_near_duplicates_are_information(make_deployment, persistent_dir):
-    dep = make_deployment(persistent_dir, plant=lambda m: [m.add(t, **DANA, infer=False, source="chat")
-                                                            for t in ("Prefers pnpm", "pnpm, prefers")])
+    dep = make_deployment(
+        persistent_dir,
+        plant=lambda m: [m.add(t, **DANA, infer=False, source="chat") for t in ("Prefers pnpm", "pnpm, prefers")],
+    )
     f = _finding(dep.config)
     assert f is not None and f.severity == Severity.INFO and f.count == 1

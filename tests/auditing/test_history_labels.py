@@ -13,10 +13,15 @@ from mem0_hygiene.target import resolve
 
 def test_labels_come_from_the_entry_or_the_folder_and_repeated_files_count_once(tmp_path: Path) -> None:
     own = str(tmp_path / "host0" / "history.db")
-    files = history_files(own, [f"paris={tmp_path}/host1/history.db", own, f"{tmp_path}/mnt/host0/history.db",
-                                f"{tmp_path}/host1/history.db"])
-    assert files == [HistoryFile("host0", own), HistoryFile("paris", f"{tmp_path}/host1/history.db"),
-                     HistoryFile("mnt/host0", f"{tmp_path}/mnt/host0/history.db")]  # host0 was taken
+    files = history_files(
+        own,
+        [f"paris={tmp_path}/host1/history.db", own, f"{tmp_path}/mnt/host0/history.db", f"{tmp_path}/host1/history.db"],
+    )
+    assert files == [
+        HistoryFile("host0", own),
+        HistoryFile("paris", f"{tmp_path}/host1/history.db"),
+        HistoryFile("mnt/host0", f"{tmp_path}/mnt/host0/history.db"),
+    ]  # host0 was taken
     assert history_files(own, [f"me={own}"]) == [HistoryFile("me", own)]
 
 

@@ -25,18 +25,19 @@ from mem0_hygiene.auditing.inspection import CHAIN_COLUMNS, MEMORY_COLUMNS, Insp
 from mem0_hygiene.errors import MissingExtra  # noqa: E402
 
 DANA = {"user_id": "dana"}
-PLOTS = ("plot_confirmation_age", "plot_expiries", "plot_events_per_day", "plot_live_vs_stale",
-         "plot_by_source_kind")
+PLOTS = ("plot_confirmation_age", "plot_expiries", "plot_events_per_day", "plot_live_vs_stale", "plot_by_source_kind")
 
 
 @pytest.fixture
-def store(make_deployment: Any, tmp_path: Path, clock: Any, plain_mem0: Any,
-          close_plain: Any) -> tuple[dict[str, Any], dict[str, str]]:
+def store(
+    make_deployment: Any, tmp_path: Path, clock: Any, plain_mem0: Any, close_plain: Any
+) -> tuple[dict[str, Any], dict[str, str]]:
     """A closed store with one memory in every state, a supersede link and a plain-mem0 memory."""
     plain = plain_mem0(tmp_path)
     try:
-        added = plain.add("Omar prefers tabs over spaces", user_id="omar", infer=False,
-                          metadata={"created_at": clock().isoformat()})
+        added = plain.add(
+            "Omar prefers tabs over spaces", user_id="omar", infer=False, metadata={"created_at": clock().isoformat()}
+        )
     finally:
         close_plain(plain)
     clock.advance(days=1)
@@ -80,11 +81,24 @@ def test_memories_frame_has_every_memory_with_its_state_and_ledger_facts(store, 
     m = by_id(insp)
     assert sorted(m.index) == sorted(ids.values())
     assert {name: m.loc[mid, "state"] for name, mid in ids.items()} == {
-        "untracked": "untracked", "live": "live", "expired": "expired", "old": "superseded",
-        "invalidated": "invalidated", "quarantined": "quarantined", "deleted": "deleted", "new": "live",
+        "untracked": "untracked",
+        "live": "live",
+        "expired": "expired",
+        "old": "superseded",
+        "invalidated": "invalidated",
+        "quarantined": "quarantined",
+        "deleted": "deleted",
+        "new": "live",
     }
-    assert insp.counts() == {"live": 2, "expired": 1, "quarantined": 1, "invalidated": 1, "superseded": 1,
-                             "deleted": 1, "untracked": 1}
+    assert insp.counts() == {
+        "live": 2,
+        "expired": 1,
+        "quarantined": 1,
+        "invalidated": 1,
+        "superseded": 1,
+        "deleted": 1,
+        "untracked": 1,
+    }
 
     live = m.loc[ids["live"]]
     assert live["text"] == "Dana works on the billing service" and live["user_id"] == "dana"
@@ -146,8 +160,7 @@ def test_states_over_time_replays_the_ledger_timestamps(store, clock):
     series = inspect(cfg).states_over_time()
     assert list(series.columns) == ["live", "expired", "quarantined", "invalidated", "superseded"]
     assert series.index[-1] == pd.Timestamp(clock())
-    assert series.iloc[-1].to_dict() == {"live": 2, "expired": 1, "quarantined": 1, "invalidated": 1,
-                                         "superseded": 1}
+    assert series.iloc[-1].to_dict() == {"live": 2, "expired": 1, "quarantined": 1, "invalidated": 1, "superseded": 1}
     first_day = series.iloc[0].to_dict()  # end of 2026-08-02 00:00: nothing in the ledger yet
     assert sum(first_day.values()) == 0
     day_two = series.loc[pd.Timestamp("2026-08-03", tz="UTC")].to_dict()  # all added, none changed yet
@@ -290,8 +303,10 @@ def test_missing_pandas_names_the_extra(store, monkeypatch):
         inspect(cfg)
     err = info.value
     assert isinstance(err, HygieneError) and isinstance(err, ImportError)
-    assert str(err) == ('inspect() needs pandas, which is not installed; install the notebook extra: '
-                        'pip install "mem0-hygiene[notebook]"')
+    assert str(err) == (
+        "inspect() needs pandas, which is not installed; install the notebook extra: "
+        'pip install "mem0-hygiene[notebook]"'
+    )
     assert (err.package, err.extra, err.name) == ("pandas", "notebook", "pandas")
 
 
@@ -304,6 +319,11 @@ def test_missing_matplotlib_names_the_extra(store, monkeypatch):
 
 def test_importing_the_package_does_not_import_pandas_or_matplotlib():
     code = "import sys, mem0_hygiene; print(sorted({'pandas', 'matplotlib'} & set(sys.modules)))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={**os.environ, "MEM0_TELEMETRY": "False"})
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "MEM0_TELEMETRY": "False"},
+    )
     assert out.stdout.strip() == "[]"

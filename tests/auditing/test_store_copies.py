@@ -42,7 +42,8 @@ def test_where_lists_the_backups_and_the_stores_restore_moved_aside(deployment, 
     doc = found.to_dict()
     by_path = {c["path"]: c for c in doc["copies"]}
     assert by_path[made.path]["age_days"] == 2.0 and by_path[made.path]["size_bytes"] == made.size_bytes + len(
-        (Path(made.path) / "manifest.json").read_bytes())
+        (Path(made.path) / "manifest.json").read_bytes()
+    )
     assert by_path[done.store("history_db").replaced_to]["roles"] == ["history_db"]
 
     out = CliRunner().invoke(cli, ["where", "--config", str(deployment.config_path)], catch_exceptions=False)

@@ -57,10 +57,18 @@ def main() -> None:
         json.dump({"embedder": {"provider": "offline"}, "llm": {"provider": "offline"}}, fh)
     first, second = app_writes("Prefers pnpm", "Standup is at 9:30")
     reads = [
-        ["audit", "--json"], ["where", "--json"], ["prune", "--dry-run"], ["review", "--list"],
-        ["forget", first, "--dry-run"], ["forget", first, "--scrub", "--dry-run"], ["confirm", first, "--dry-run"],
-        ["invalidate", first, "--reason", "moved on", "--dry-run"], ["supersede", first, "Prefers bun", "--dry-run"],
-        ["digest"], ["history", first], ["relocate", "--to", os.path.join(HOME, "moved"), "--dry-run"],
+        ["audit", "--json"],
+        ["where", "--json"],
+        ["prune", "--dry-run"],
+        ["review", "--list"],
+        ["forget", first, "--dry-run"],
+        ["forget", first, "--scrub", "--dry-run"],
+        ["confirm", first, "--dry-run"],
+        ["invalidate", first, "--reason", "moved on", "--dry-run"],
+        ["supersede", first, "Prefers bun", "--dry-run"],
+        ["digest"],
+        ["history", first],
+        ["relocate", "--to", os.path.join(HOME, "moved"), "--dry-run"],
         ["backup", os.path.join(HOME, "backups"), "--dry-run"],
     ]
     steps = []
@@ -72,11 +80,19 @@ def main() -> None:
         steps.append(result)
         before = after
     (third,) = app_writes("Deploys with Kubernetes now")  # the plain app goes on writing between commands
-    later = {"third": third, "digest": cli("digest", "--json"), "forget": cli("forget", third, "--dry-run", "--json"),
-             "audit": cli("audit", "--json"), "where": cli("where", "--json")}
+    later = {
+        "third": third,
+        "digest": cli("digest", "--json"),
+        "forget": cli("forget", third, "--dry-run", "--json"),
+        "audit": cli("audit", "--json"),
+        "where": cli("where", "--json"),
+    }
     pruned = cli("prune")  # a real (not dry) run: it works where the store is and moves nothing
-    print(json.dumps({"ids": [first, second], "steps": steps, "later": later, "prune": pruned,
-                      "after_prune": sorted(listing())}))
+    print(
+        json.dumps(
+            {"ids": [first, second], "steps": steps, "later": later, "prune": pruned, "after_prune": sorted(listing())}
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -79,8 +79,9 @@ def test_usage_errors_exit_2(app_config, tmp_path):
 
 
 def test_nothing_to_audit_exits_3_with_the_reason(persistent_dir):
-    result = CliRunner().invoke(cli, ["audit", "--qdrant-path", str(persistent_dir / "q"),
-                                      "--history-db", str(persistent_dir / "h.db")])
+    result = CliRunner().invoke(
+        cli, ["audit", "--qdrant-path", str(persistent_dir / "q"), "--history-db", str(persistent_dir / "h.db")]
+    )
     assert result.exit_code == 3
     assert "found no mem0 store" in result.stderr
 
@@ -115,8 +116,16 @@ def test_demo_builds_the_troubles_and_audits_them(demo_dir):
     doc = json.loads(result.stdout)
     jsonschema.validate(doc, JSON_SCHEMA)
     found = {f["code"] for f in doc["findings"]}
-    assert {"CHAIN_BROKEN", "SECRET_IN_MEMORY", "EXPIRED_NOT_PRUNED", "DELETED_TEXT_IN_HISTORY",
-            "TOOL_SOURCED", "INSTRUCTION_MEMORY", "REVIEW_BACKLOG", "UNTRACKED_MEMORIES"} <= found
+    assert {
+        "CHAIN_BROKEN",
+        "SECRET_IN_MEMORY",
+        "EXPIRED_NOT_PRUNED",
+        "DELETED_TEXT_IN_HISTORY",
+        "TOOL_SOURCED",
+        "INSTRUCTION_MEMORY",
+        "REVIEW_BACKLOG",
+        "UNTRACKED_MEMORIES",
+    } <= found
     assert (tmp_path / "demo" / "config.json").exists()
     # the config it prints is the one an operator re-audits with
     again = CliRunner().invoke(cli, ["audit", "--config", str(tmp_path / "demo" / "config.json"), "--json"])
@@ -157,8 +166,9 @@ def test_history_db_repeats_one_per_host_and_the_union_knows_every_hosts_memorie
     alone = json.loads(invoke(*base, "--history-db", str(host0 / "history.db")).stdout)
     assert "POINTS_WITHOUT_HISTORY" in {f["code"] for f in alone["findings"]}
     assert [loc["note"] for loc in alone["locations"] if loc["role"] == "history_db"] == [""]
-    both = json.loads(invoke(*base, "--history-db", str(host0 / "history.db"),
-                             "--history-db", str(host1 / "history.db")).stdout)
+    both = json.loads(
+        invoke(*base, "--history-db", str(host0 / "history.db"), "--history-db", str(host1 / "history.db")).stdout
+    )
     found = {f["code"]: f for f in both["findings"]}
     assert "POINTS_WITHOUT_HISTORY" not in found and both["skipped"] == []
     assert found["HISTORY_ACTIVITY"]["details"]["rows_by_host"] == {"host0": 1, "host1": 1}

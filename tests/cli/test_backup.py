@@ -22,8 +22,10 @@ def app_config(make_deployment, persistent_dir):
     """A deployment and its config file, as an app would have it; returns (config path, folder, ids)."""
 
     def plant(m):
-        return [m.add(text, **U, infer=False, source="chat")["results"][0]["id"]
-                for text in (SECRET, "Dana works on billing", "Dana prefers pnpm")]
+        return [
+            m.add(text, **U, infer=False, source="chat")["results"][0]["id"]
+            for text in (SECRET, "Dana works on billing", "Dana prefers pnpm")
+        ]
 
     d = make_deployment(persistent_dir / "app", plant=plant, hygiene={}, config_file=persistent_dir / "mem0.json")
     return d.config_path, d.folder, d.planted

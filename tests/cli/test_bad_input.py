@@ -45,9 +45,14 @@ def test_config_sys_exit_is_refused_with_exit_2_in_every_command(command):
 
 
 def test_config_os_abort_does_not_abort_the_audit():
-    done = subprocess.run([sys.executable, "-m", "mem0_hygiene", "audit", "--config", "os:abort"],
-                          capture_output=True, text=True, cwd=REPO, timeout=120,
-                          env={**os.environ, "MEM0_TELEMETRY": "False"})
+    done = subprocess.run(
+        [sys.executable, "-m", "mem0_hygiene", "audit", "--config", "os:abort"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        env={**os.environ, "MEM0_TELEMETRY": "False"},
+    )
     assert done.returncode == 2, (done.returncode, done.stderr[-2000:])
     assert "os:abort" in done.stderr and "built-in function" in done.stderr
     assert "Traceback" not in done.stderr
@@ -57,8 +62,7 @@ def test_a_module_that_exits_while_imported_is_an_error_not_a_clean_audit(tmp_pa
     monkeypatch.chdir(tmp_path)
     (tmp_path / "m0h_exiting_settings.py").write_text("import sys\nsys.exit(0)\n")
     monkeypatch.delitem(sys.modules, "m0h_exiting_settings", raising=False)
-    assert_usage_error(run("audit", "--config", "m0h_exiting_settings:CONFIG"), "m0h_exiting_settings",
-                       "SystemExit")
+    assert_usage_error(run("audit", "--config", "m0h_exiting_settings:CONFIG"), "m0h_exiting_settings", "SystemExit")
 
 
 def test_a_yaml_alias_bomb_exits_2(tmp_path):
@@ -78,14 +82,17 @@ def test_a_missing_or_broken_config_file_exits_2_everywhere(tmp_path):
         assert_usage_error(run(*command, "--config", str(bad)), "broken.json", "not valid JSON")
 
 
-@pytest.mark.parametrize("args, needles", [
-    (["prune", "--unused", "999999999d"], ["unused '999999999d'", "100 years"]),
-    (["review", "--list", "--older-than", "999999999d"], ["--older-than '999999999d'", "100 years"]),
-    (["digest", "--since", "999999999d"], ["since '999999999d'", "100 years"]),
-    (["digest", "--since", "9999-12-31T23:00:00-05:00"], ["since '9999-12-31T23:00:00-05:00'", "2999-12-31"]),
-    (["digest", "--since", "soon"], ["since 'soon'", "'1d'"]),
-    (["schedule", "--cron", "--every", "999999999d"], ["every '999999999d'", "100 years"]),
-])
+@pytest.mark.parametrize(
+    "args, needles",
+    [
+        (["prune", "--unused", "999999999d"], ["unused '999999999d'", "100 years"]),
+        (["review", "--list", "--older-than", "999999999d"], ["--older-than '999999999d'", "100 years"]),
+        (["digest", "--since", "999999999d"], ["since '999999999d'", "100 years"]),
+        (["digest", "--since", "9999-12-31T23:00:00-05:00"], ["since '9999-12-31T23:00:00-05:00'", "2999-12-31"]),
+        (["digest", "--since", "soon"], ["since 'soon'", "'1d'"]),
+        (["schedule", "--cron", "--every", "999999999d"], ["every '999999999d'", "100 years"]),
+    ],
+)
 def test_absurd_durations_and_dates_exit_2_naming_the_value_and_the_range(store, args, needles):
     assert_usage_error(run(*args, "--config", store), *needles)
 
@@ -104,11 +111,13 @@ def test_an_unknown_memory_id_is_bad_input(store):
     assert unknown.exit_code == 2 and "no memory with id" in unknown.output
 
 
-@pytest.mark.parametrize("command", [["digest"], ["history", "some-id"], ["prune"], ["prune", "--dry-run"], ["audit"],
-                                     ["review", "--list"]])
+@pytest.mark.parametrize(
+    "command", [["digest"], ["history", "some-id"], ["prune"], ["prune", "--dry-run"], ["audit"], ["review", "--list"]]
+)
 def test_a_history_db_that_is_not_sqlite_is_named_and_exits_2_changing_nothing(make_deployment, tmp_path, command):
-    d = make_deployment(tmp_path / "store", plant=lambda m: m.add("Dana works on billing", user_id="dana",
-                                                                  infer=False, source="chat"))
+    d = make_deployment(
+        tmp_path / "store", plant=lambda m: m.add("Dana works on billing", user_id="dana", infer=False, source="chat")
+    )
     wrong = tmp_path / "notes.db"
     wrong.write_text("a text file, not mem0's history database\n")
     args = ["--qdrant-path", str(d.folder / "qdrant"), "--history-db", str(wrong)]
@@ -122,7 +131,11 @@ def test_a_yaml_syntax_error_is_one_line_with_its_line_and_column(tmp_path):
     path = tmp_path / "app.yaml"
     path.write_text('vector_store:\n  provider: qdrant\n  config: {path: "x"\nllm: [\n')
     result = run("audit", "--config", str(path))
-    assert_usage_error(result, "app.yaml is not valid YAML: expected ',' or '}'", "at line 4, column 1",
-                       "(while parsing a flow mapping at line 3, column 11)")
+    assert_usage_error(
+        result,
+        "app.yaml is not valid YAML: expected ',' or '}'",
+        "at line 4, column 1",
+        "(while parsing a flow mapping at line 3, column 11)",
+    )
     assert "\\n" not in result.output and "<unicode string>" not in result.output
     assert result.output.count("\n") == 1

@@ -27,10 +27,13 @@ def store(make_deployment: Any, tmp_path: Path, clock: Any) -> dict[str, Any]:
 
     def plant(m: Memory) -> dict[str, str]:
         ids = {}
-        for name, text, scope in (("old", "Dana uses Postgres 15", DANA), ("new", "Dana uses Postgres 16", DANA),
-                                  ("copy", "dana uses postgres 16!", DANA),
-                                  ("omer", "Omer uses Postgres 15", {"user_id": "omer"}),
-                                  ("omer_new", "Omer uses Postgres 16", {"user_id": "omer"})):
+        for name, text, scope in (
+            ("old", "Dana uses Postgres 15", DANA),
+            ("new", "Dana uses Postgres 16", DANA),
+            ("copy", "dana uses postgres 16!", DANA),
+            ("omer", "Omer uses Postgres 15", {"user_id": "omer"}),
+            ("omer_new", "Omer uses Postgres 16", {"user_id": "omer"}),
+        ):
             clock.advance(days=1)
             ids[name] = m.add(text, **scope, infer=False, source=f"chat {name}")["results"][0]["id"]
         return ids
@@ -93,16 +96,20 @@ def test_json_and_scope(store):
     data = json.loads(result.output)
     assert data["dry_run"] is True and data["memories"] == 2 and data["scopes"] == 1
     assert [(s["action"], s["memory_id"], s["into_id"]) for s in data["steps"]] == [
-        ("supersede", ids["omer"], ids["omer_new"])]
+        ("supersede", ids["omer"], ids["omer_new"])
+    ]
     assert states(store["config"], ids)["omer"] == "live"
 
 
-@pytest.mark.parametrize("args, message", [
-    (("--scope", "dana"), "is not KEY=VALUE"),
-    (("--scope", "user=dana"), "unknown scope key 'user'"),
-    (("--dry-run", "--apply"), "choose --dry-run or --apply"),
-    (("--neighbours", "0"), "--neighbours"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--scope", "dana"), "is not KEY=VALUE"),
+        (("--scope", "user=dana"), "unknown scope key 'user'"),
+        (("--dry-run", "--apply"), "choose --dry-run or --apply"),
+        (("--neighbours", "0"), "--neighbours"),
+    ],
+)
 def test_bad_input_is_one_error_line_and_exit_2(store, args, message):
     result = run("consolidate", "--config", store["path"], *args)
     assert result.exit_code == 2 and message in result.output, result.output

@@ -43,22 +43,33 @@ def store(make_deployment, tmp_path) -> dict[str, Any]:
 
 
 def test_help_does_not_import_mem0_or_the_heavy_libraries():
-    code = ("import sys\nfrom mem0_hygiene.cli import main\nsys.argv = ['mem0-hygiene', '--help']\n"
-            "try:\n    main()\nexcept SystemExit:\n    pass\n"
-            "heavy = [m for m in ('mem0', 'qdrant_client', 'pandas', 'numpy', 'openai', 'pydantic')\n"
-            "         if m in sys.modules]\n"
-            "print('HEAVY', heavy)\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120,
-                          env={**os.environ, "MEM0_TELEMETRY": "False"})
+    code = (
+        "import sys\nfrom mem0_hygiene.cli import main\nsys.argv = ['mem0-hygiene', '--help']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "heavy = [m for m in ('mem0', 'qdrant_client', 'pandas', 'numpy', 'openai', 'pydantic')\n"
+        "         if m in sys.modules]\n"
+        "print('HEAVY', heavy)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        env={**os.environ, "MEM0_TELEMETRY": "False"},
+    )
     assert "Keep an agent's mem0 memory true" in done.stdout
     assert "HEAVY []" in done.stdout, done.stdout
 
 
-@pytest.mark.parametrize("args, option", [
-    (["audit", "--html", "/nonexistent/dir/x.html"], "--html"),
-    (["audit", "-o", "/nonexistent/x.txt"], "--output"),
-    (["backup", "/proc/nope"], "DEST"),
-])
+@pytest.mark.parametrize(
+    "args, option",
+    [
+        (["audit", "--html", "/nonexistent/dir/x.html"], "--html"),
+        (["audit", "-o", "/nonexistent/x.txt"], "--output"),
+        (["backup", "/proc/nope"], "DEST"),
+    ],
+)
 def test_paths_that_cannot_be_written_exit_2_in_one_line_before_running(store, args, option):
     result = run(*args, "--config", store["path"])
     assert result.exit_code == 2, result.output
@@ -66,12 +77,15 @@ def test_paths_that_cannot_be_written_exit_2_in_one_line_before_running(store, a
     assert option in line and ("does not exist" in line or "not writable" in line), line
 
 
-@pytest.mark.parametrize("args, option", [
-    (["review", "--list", "--older-than", "abc"], "--older-than"),
-    (["digest", "--since", "yesterday"], "--since"),
-    (["schedule", "--cron", "--every", "5h"], "--every"),
-    (["prune", "--unused", "0d"], "--unused"),
-])
+@pytest.mark.parametrize(
+    "args, option",
+    [
+        (["review", "--list", "--older-than", "abc"], "--older-than"),
+        (["digest", "--since", "yesterday"], "--since"),
+        (["schedule", "--cron", "--every", "5h"], "--every"),
+        (["prune", "--unused", "0d"], "--unused"),
+    ],
+)
 def test_bad_option_values_exit_2_naming_the_option_before_any_store_is_opened(tmp_path, args, option):
     gone = tmp_path / "no-store"
     result = run(*args, "--qdrant-path", str(gone / "qdrant"), "--history-db", str(gone / "history.db"))
@@ -84,8 +98,14 @@ def test_bad_option_values_exit_2_naming_the_option_before_any_store_is_opened(t
 
 def test_a_store_that_cannot_be_opened_exits_3_and_fits_the_advice_to_the_options(tmp_path):
     cfg = tmp_path / "app.json"
-    cfg.write_text(json.dumps({"vector_store": {"provider": "qdrant", "config": {"path": str(tmp_path / "q")}},
-                               "history_db_path": str(tmp_path / "h.db")}))
+    cfg.write_text(
+        json.dumps(
+            {
+                "vector_store": {"provider": "qdrant", "config": {"path": str(tmp_path / "q")}},
+                "history_db_path": str(tmp_path / "h.db"),
+            }
+        )
+    )
     result = run("prune", "--config", str(cfg))
     assert result.exit_code == 3, result.output
     line = one_error_line(result)
@@ -139,8 +159,9 @@ def test_where_json_has_a_schema_version(store):
 
 def test_audit_says_where_it_wrote_and_prints_the_json_summary_once(store, tmp_path):
     html, report = tmp_path / "r.html", tmp_path / "r.json"
-    result = CliRunner().invoke(cli, ["audit", "--config", store["path"], "--json", "-o", str(report),
-                                      "--html", str(html)])
+    result = CliRunner().invoke(
+        cli, ["audit", "--config", store["path"], "--json", "-o", str(report), "--html", str(html)]
+    )
     assert result.stdout == ""
     assert result.stderr.count("mem0-hygiene audit:") == 1
     assert f"HTML report written to {html}" in result.stderr and f"report written to {report}" in result.stderr
@@ -212,11 +233,19 @@ def test_a_library_caller_gets_the_phases_of_backup_restore_forget_and_relocate(
         forget(store["config"], [mid], scrub=True)
         relocate(store["config"], tmp_path / "safe")
     phases = list(dict.fromkeys(p for p, _, _ in seen))
-    for phase in ("copying the vector store", "checking the copies", "computing checksums",  # backup
-                  "checking the backup set", "swapping the stores", "verifying the restored stores",  # restore
-                  "deleting memories through mem0", "scrubbing history.db",  # forget --scrub
-                  "checking that no file still holds the text",
-                  "copying and verifying the stores", "switching to the copies"):  # relocate
+    for phase in (
+        "copying the vector store",
+        "checking the copies",
+        "computing checksums",  # backup
+        "checking the backup set",
+        "swapping the stores",
+        "verifying the restored stores",  # restore
+        "deleting memories through mem0",
+        "scrubbing history.db",  # forget --scrub
+        "checking that no file still holds the text",
+        "copying and verifying the stores",
+        "switching to the copies",
+    ):  # relocate
         assert phase in phases, (phase, phases)
     assert ("checking the copies", 3, 3) in seen and ("swapping the stores", 1, 1) in seen
     assert phases.index("copying the vector store") < phases.index("checking the backup set")
@@ -232,8 +261,12 @@ def test_prune_dry_run_with_unused_says_the_same_in_summary_and_rows(store, cloc
 def test_every_fix_command_of_the_demo_audit_exists_and_takes_its_options(tmp_path):
     demo = run("demo", "--dir", str(tmp_path / "demo"), "--json")
     findings = json.loads(demo.stdout)["findings"]
-    commands = [line.split("  #")[0].strip() for f in findings for line in f["fix"].splitlines()
-                if line.strip().startswith("mem0-hygiene ")]
+    commands = [
+        line.split("  #")[0].strip()
+        for f in findings
+        for line in f["fix"].splitlines()
+        if line.strip().startswith("mem0-hygiene ")
+    ]
     assert len(commands) >= 10
     names = set()
     for command in commands:
@@ -246,8 +279,11 @@ def test_every_fix_command_of_the_demo_audit_exists_and_takes_its_options(tmp_pa
                 assert word in options, command
         names.add(name)
     assert {"history", "invalidate", "forget", "adopt", "prune"} <= names
-    readonly = [c for c in commands if shlex.split(c)[1] in ("history", "review", "digest")
-                or c.startswith("mem0-hygiene prune --dry-run")]
+    readonly = [
+        c
+        for c in commands
+        if shlex.split(c)[1] in ("history", "review", "digest") or c.startswith("mem0-hygiene prune --dry-run")
+    ]
     for command in readonly:  # the ones that only read: run them, they lead to the memories named
         done = run(*shlex.split(command)[1:])
         assert done.exit_code == 0, (command, done.output)
@@ -281,8 +317,10 @@ def test_local_qdrants_large_collection_warning_is_shown_once_as_our_note(capsys
     monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)  # restored after the test
     monkeypatch.setattr(notes, "_shown", set())
     notes.install()
-    text = ("Local mode is not recommended for collections with more than 20,000 points. Collection <mem0> "
-            "contains 20500 points. Consider using Qdrant in Docker or Qdrant Cloud for better performance")
+    text = (
+        "Local mode is not recommended for collections with more than 20,000 points. Collection <mem0> "
+        "contains 20500 points. Consider using Qdrant in Docker or Qdrant Cloud for better performance"
+    )
     for _ in range(3):
         warnings.showwarning(UserWarning(text), UserWarning, "qdrant_local.py", 150)
     err = capsys.readouterr().err

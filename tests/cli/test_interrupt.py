@@ -41,8 +41,10 @@ def test_ctrl_c_during_prune_stops_at_a_safe_point_says_how_far_and_a_rerun_fini
         result = CliRunner().invoke(cli, ["prune", *store_args(tmp_path, "memories")], catch_exceptions=False)
     assert result.exit_code == EXIT_INTERRUPTED, result.output
     assert "stopping at the next safe point" in result.stderr
-    assert ("Interrupted: stopped at a safe point while deleting memories through mem0 (3 of 9 done); what was "
-            "done is kept, and running the same command again finishes the rest") in result.stderr
+    assert (
+        "Interrupted: stopped at a safe point while deleting memories through mem0 (3 of 9 done); what was "
+        "done is kept, and running the same command again finishes the rest"
+    ) in result.stderr
     assert "Aborted!" not in result.output
     assert deletes_in_history(tmp_path) == 3  # exactly what it said: each delete whole, through mem0
 

@@ -62,9 +62,12 @@ def store(tmp_path: Path, clock: Any) -> dict[str, Any]:
     m = Memory.from_config(offline_config(folder, hygiene={"clock": clock, "trust_tool_output": True}))
     try:
         ids = {}
-        for name, text, source in (("tool", "Build uses Bazel", "tool:web_fetch https://example.com"),
-                                   ("npm", "Uses npm", "chat 0"), ("down", "Staging is down", "chat 1"),
-                                   ("haifa", "Office in Haifa", "chat 2")):
+        for name, text, source in (
+            ("tool", "Build uses Bazel", "tool:web_fetch https://example.com"),
+            ("npm", "Uses npm", "chat 0"),
+            ("down", "Staging is down", "chat 1"),
+            ("haifa", "Office in Haifa", "chat 2"),
+        ):
             ids[name] = str(m.add(text, **SCOPE, infer=False, source=source)["results"][0]["id"])
             clock.advance(hours=1)
     finally:
@@ -111,15 +114,19 @@ def test_the_output_is_the_in_process_routes(store, tmp_path, hold_qdrant_lock):
     ids = store["ids"]
     m = Memory.from_config(copy_of(store, tmp_path / "in_app"))  # the same stores, through the app's Memory
     try:
-        expected = [maintenance.confirm(m, [ids["tool"], ids["npm"]]),
-                    maintenance.invalidate(m, ids["down"], "back up since Monday"),
-                    maintenance.review_queue(m)]
+        expected = [
+            maintenance.confirm(m, [ids["tool"], ids["npm"]]),
+            maintenance.invalidate(m, ids["down"], "back up since Monday"),
+            maintenance.review_queue(m),
+        ]
     finally:
         m.close()
     App(hold_qdrant_lock, store["path"])
-    got = [run("confirm", ids["tool"], ids["npm"], "--config", store["path"], "--json"),
-           run("invalidate", ids["down"], "--reason", "back up since Monday", "--config", store["path"], "--json"),
-           run("review", "--config", store["path"], "--json")]
+    got = [
+        run("confirm", ids["tool"], ids["npm"], "--config", store["path"], "--json"),
+        run("invalidate", ids["down"], "--reason", "back up since Monday", "--config", store["path"], "--json"),
+        run("review", "--config", store["path"], "--json"),
+    ]
     for result, want in zip(got, expected):
         assert result.exit_code == 0, result.output
         assert without_time(json.loads(result.stdout)) == without_time(json.loads(to_json(want.to_dict())))
@@ -167,5 +174,4 @@ def test_digest_and_history_read_the_ledger_while_the_app_runs(store, hold_qdran
     digest = run("digest", "--since", "300d", "--config", store["path"], "--json")
     assert digest.exit_code == 0, digest.output
     states = {i["memory_id"]: i["state"] for i in json.loads(digest.stdout)["items"]}
-    assert states == {ids["tool"]: "quarantined", ids["npm"]: "invalidated", ids["down"]: "live",
-                      ids["haifa"]: "live"}
+    assert states == {ids["tool"]: "quarantined", ids["npm"]: "invalidated", ids["down"]: "live", ids["haifa"]: "live"}

@@ -185,8 +185,10 @@ def test_review_quit_halfway_keeps_the_answers_given(store, past):
     result = run("review", "--config", store["path"], "--interactive", input="c\ni\nwrong now\nq\n")
     assert result.exit_code == 0, result.output
     assert "[1/3] Uses npm" in result.output and "source: chat 0 (user)" in result.output
-    assert ("saved 2 answers (1 confirmed, 0 superseded, 1 invalidated, 0 deleted), 0 skipped, 1 not reached"
-            in result.output)
+    assert (
+        "saved 2 answers (1 confirmed, 0 superseded, 1 invalidated, 0 deleted), 0 skipped, 1 not reached"
+        in result.output
+    )
 
     assert state(store, ids[0])["age_days"] == 0.0  # confirmed today
     assert state(store, ids[1])["invalid_reason"] == "wrong now"
@@ -201,8 +203,9 @@ def test_review_supersede_skip_and_end_of_input(store, past):
     for text in ["Uses npm", "Deploys on Fridays", "Office in Haifa"]:
         ids += write(store, past, (text, {}))
         past.advance(hours=1)
-    result = run("review", "--config", store["path"], "--interactive", "--source", "review by dana",
-                 input="s\nUses pnpm\nk\n")  # input ends at the third memory: like quitting
+    result = run(
+        "review", "--config", store["path"], "--interactive", "--source", "review by dana", input="s\nUses pnpm\nk\n"
+    )  # input ends at the third memory: like quitting
     assert result.exit_code == 0, result.output
     assert "superseded by" in result.output
     assert "1 skipped, 1 not reached" in result.output
@@ -224,8 +227,13 @@ def test_review_without_a_terminal_prints_the_queue(store, past):
 
 
 def test_confirm_invalidate_supersede_change_what_get_all_serves(store, past):
-    quarantined, wrong, old = write(store, past, ("Build uses Bazel", {"source": "tool:web_fetch https://x"}),
-                                    ("Staging is down", {}), ("Uses npm", {}))
+    quarantined, wrong, old = write(
+        store,
+        past,
+        ("Build uses Bazel", {"source": "tool:web_fetch https://x"}),
+        ("Staging is down", {}),
+        ("Uses npm", {}),
+    )
     assert served(store) == {"Staging is down", "Uses npm"}
 
     dry = run("confirm", quarantined, "--config", store["path"], "--dry-run")
@@ -267,9 +275,14 @@ def test_supersede_says_when_the_apps_embedder_needs_a_key(store, past, monkeypa
     assert run("confirm", mid, "--config", str(path)).exit_code == 0  # no new text: no key needed
 
 
-@pytest.mark.parametrize("args", [
-    ["confirm", "some-id"], ["invalidate", "some-id", "--reason", "x"], ["supersede", "some-id", "new fact"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["confirm", "some-id"],
+        ["invalidate", "some-id", "--reason", "x"],
+        ["supersede", "some-id", "new fact"],
+    ],
+)
 def test_store_commands_explain_the_lock(store, past, start_app, args):
     """Commands that need the vector store (supersede; confirm/invalidate of a memory the ledger has no row of,
     to adopt it) while the app holds it. review, and confirm/invalidate of tracked memories, need only the
@@ -371,8 +384,19 @@ def test_schedule_cron_line_is_valid(store):
 
 def test_schedule_install_writes_to_the_unit_dir(store, tmp_path):
     units = tmp_path / "units"
-    result = run("schedule", "--systemd", "--install", "--unit-dir", str(units), "--config", store["path"],
-                 "--every", "12h", "--name", "mem0-hygiene-test")
+    result = run(
+        "schedule",
+        "--systemd",
+        "--install",
+        "--unit-dir",
+        str(units),
+        "--config",
+        store["path"],
+        "--every",
+        "12h",
+        "--name",
+        "mem0-hygiene-test",
+    )
     assert result.exit_code == 0, result.output
     assert sorted(os.listdir(units)) == ["mem0-hygiene-test.service", "mem0-hygiene-test.timer"]
     timer = (units / "mem0-hygiene-test.timer").read_text()
@@ -387,8 +411,19 @@ def test_schedule_install_writes_to_the_unit_dir(store, tmp_path):
 
 def test_scheduled_commands_run_as_written(store, past, tmp_path):
     write(store, past, ("On call that week", {"ttl": "7d"}))
-    plan = json.loads(run("schedule", "--systemd", "--json", "--config", store["path"], "--backup-dir",
-                          str(tmp_path / "backups"), "--keep", "3").stdout)
+    plan = json.loads(
+        run(
+            "schedule",
+            "--systemd",
+            "--json",
+            "--config",
+            store["path"],
+            "--backup-dir",
+            str(tmp_path / "backups"),
+            "--keep",
+            "3",
+        ).stdout
+    )
     assert [c[3] for c in plan["commands"]] == ["backup", "prune"]
     assert all(c[:3] == [sys.executable, "-m", "mem0_hygiene"] for c in plan["commands"])
     for command in plan["commands"]:  # what the timer will run, through the same CLI

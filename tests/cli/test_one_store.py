@@ -26,8 +26,10 @@ def namespaces_work() -> str | None:
         return "needs root and unshare(1) to give the scenario its own /tmp"
     for what, path in (("the Python running the tests", sys.prefix), ("the checkout", str(CHILD))):
         if Path(os.path.realpath(path)).is_relative_to("/tmp"):
-            return (f"the scenario gives /tmp a fresh filesystem, which would hide {what} ({path}); run the "
-                    "tests from a checkout and a virtual environment outside /tmp")
+            return (
+                f"the scenario gives /tmp a fresh filesystem, which would hide {what} ({path}); run the "
+                "tests from a checkout and a virtual environment outside /tmp"
+            )
     probe = subprocess.run(["unshare", "--mount", "--propagation", "private", "true"], capture_output=True)
     return None if probe.returncode == 0 else f"unshare --mount failed: {probe.stderr.decode().strip()}"
 
@@ -43,14 +45,26 @@ def scenario(request: pytest.FixtureRequest) -> Any:
     home, disk_tmp = sandbox / "home", sandbox / "tmp"
     home.mkdir()
     disk_tmp.mkdir()
-    mount = ("mount -t tmpfs tmpfs /tmp" if request.param == "tmpfs" else f"mount --bind {disk_tmp} /tmp")
+    mount = "mount -t tmpfs tmpfs /tmp" if request.param == "tmpfs" else f"mount --bind {disk_tmp} /tmp"
     env = {k: v for k, v in os.environ.items() if k != "MEM0_DIR"}
     env.update(HOME=str(home), MEM0_TELEMETRY="False")
     try:
         done = subprocess.run(
-            ["unshare", "--mount", "--propagation", "private", "sh", "-c",
-             f'{mount} && exec "$0" "$1"', sys.executable, str(CHILD)],
-            capture_output=True, text=True, env=env, timeout=300,
+            [
+                "unshare",
+                "--mount",
+                "--propagation",
+                "private",
+                "sh",
+                "-c",
+                f'{mount} && exec "$0" "$1"',
+                sys.executable,
+                str(CHILD),
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
         )
         assert done.returncode == 0, done.stderr[-3000:]
         yield request.param, home, json.loads(done.stdout)

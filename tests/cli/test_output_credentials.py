@@ -20,8 +20,10 @@ from mem0_hygiene.cli import cli
 DANA = {"user_id": "dana"}
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 AWS_SECRET_2 = "Zq8Xv2bN5mK1pL7wR3tY9uI0oP4aS6dF2gH8jK1l"
-JWT = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkRhbmEifQ"
-       ".dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U")
+JWT = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkRhbmEifQ"
+    ".dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+)
 PEM_BODY = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ"
 PEM = f"-----BEGIN OPENSSH PRIVATE KEY-----\n{PEM_BODY}\n-----END OPENSSH PRIVATE KEY-----"
 MONGO_PASS = "M0ng0-pa55"
@@ -35,10 +37,24 @@ TEXTS = [
     f"Reports read postgresql://report:{PG_PASS}@db.internal/warehouse",
 ]
 # The secrets, and pieces of them: a clipped example must not leak half a key.
-PIECES = ("AKIAIOSFODNN7EXAMPLE", AWS_SECRET, AWS_SECRET[:20], AWS_SECRET_2, AWS_SECRET_2[:20], PEM_BODY,
-          PEM_BODY[:16], JWT.split(".")[1], MONGO_PASS, PG_PASS)
-MARKERS = ("[redacted aws_secret_access_key]", "[redacted private_key]", "[redacted jwt]",
-           "[redacted connection_string_password]")
+PIECES = (
+    "AKIAIOSFODNN7EXAMPLE",
+    AWS_SECRET,
+    AWS_SECRET[:20],
+    AWS_SECRET_2,
+    AWS_SECRET_2[:20],
+    PEM_BODY,
+    PEM_BODY[:16],
+    JWT.split(".")[1],
+    MONGO_PASS,
+    PG_PASS,
+)
+MARKERS = (
+    "[redacted aws_secret_access_key]",
+    "[redacted private_key]",
+    "[redacted jwt]",
+    "[redacted connection_string_password]",
+)
 
 
 def leaks(text: str) -> list[str]:
@@ -85,7 +101,8 @@ def test_digest_and_review_show_legacy_credentials_redacted_in_the_terminal_and_
         assert all(marker in result.output for marker in MARKERS), (name, result.output)
     digest = json.loads(outputs["digest --json"].stdout)
     assert "Backups use access key [redacted aws_access_key_id] secret [redacted aws_secret_access_key]" in {
-        item["text"] for item in digest["items"]}
+        item["text"] for item in digest["items"]
+    }
 
 
 def test_result_html_and_inspect_frames_show_legacy_credentials_redacted(legacy_store):

@@ -91,6 +91,7 @@ def secret_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
     m = Memory.from_config(offline_config(folder, hygiene={"clock": clock, "secrets": "allow"}))
     ids: dict[str, str] = {}
     try:
+
         def add(key: str, text: str, **kw: Any) -> str:
             kw.setdefault("source", "chat")
             ids[key] = str(m.add(text, **DANA, infer=False, **kw)["results"][0]["id"])
@@ -130,8 +131,9 @@ def outputs(store: dict[str, Any], *extra: str) -> dict[str, Result]:
         "prune --dry-run": run("prune", *cfg, "--dry-run", *extra),
         "prune --dry-run --json": run("prune", *cfg, "--dry-run", "--json", *extra),
         "confirm --dry-run": run("confirm", ids["key"], *cfg, "--dry-run", *extra),
-        "invalidate --dry-run --json": run("invalidate", ids["key"], *cfg, "--reason", f"leaked {KEY}",
-                                           "--dry-run", "--json", *extra),
+        "invalidate --dry-run --json": run(
+            "invalidate", ids["key"], *cfg, "--reason", f"leaked {KEY}", "--dry-run", "--json", *extra
+        ),
         "audit": run("audit", *cfg, *extra),
         "audit --json": run("audit", *cfg, "--json", *extra),
     }
@@ -147,8 +149,16 @@ def test_every_command_shows_the_credentials_redacted_by_default(redacted_output
         assert result.exit_code in (0, 1), (name, result.output)
         assert leaks(result.stdout) == [] and leaks(result.stderr) == [], (name, result.output)
     # ... and the texts were there to leak: each command printed the redacted forms.
-    for name in ("digest", "review --list", "review (interactive)", "history old", "history deleted",
-                 "prune --dry-run", "confirm --dry-run", "audit"):
+    for name in (
+        "digest",
+        "review --list",
+        "review (interactive)",
+        "history old",
+        "history deleted",
+        "prune --dry-run",
+        "confirm --dry-run",
+        "audit",
+    ):
         out = redacted_outputs[name].stdout
         assert SHOWN_KEY in out or SHOWN_URL_PASS in out, (name, out)
     assert SOURCE.replace(GIT_TOKEN, SHOWN_URL_PASS) in redacted_outputs["review --list"].stdout  # the source's token
@@ -164,8 +174,10 @@ def test_json_outputs_hold_the_redacted_text_in_place_of_each_secret(redacted_ou
     assert {i["source"] for i in review["items"]} >= {SOURCE.replace(GIT_TOKEN, SHOWN_URL_PASS)}
     prune = json.loads(redacted_outputs["prune --dry-run --json"].stdout)
     shown_url = PG_URL.replace(PG_PASS, SHOWN_URL_PASS)
-    assert {m["text"] for m in prune["memories"]} == {f"Until Friday the DB is {shown_url}",  # expired
-                                                       f"The DB password is {SHOWN_PASSWORD}"}  # superseded
+    assert {m["text"] for m in prune["memories"]} == {
+        f"Until Friday the DB is {shown_url}",  # expired
+        f"The DB password is {SHOWN_PASSWORD}",
+    }  # superseded
     change = json.loads(redacted_outputs["invalidate --dry-run --json"].stdout)["changes"][0]
     assert change["reason"] == f"leaked {SHOWN_KEY}"
 
@@ -173,8 +185,13 @@ def test_json_outputs_hold_the_redacted_text_in_place_of_each_secret(redacted_ou
 def test_the_audit_redacts_the_examples_of_every_finding(secret_store):
     report = secret_store["report"]
     codes = {f.code for f in report.findings}
-    assert {"SECRET_IN_MEMORY", "DUPLICATE_MEMORIES", "INSTRUCTION_MEMORY", "DELETED_TEXT_IN_HISTORY",
-            "UNTRACKED_MEMORIES"} <= codes
+    assert {
+        "SECRET_IN_MEMORY",
+        "DUPLICATE_MEMORIES",
+        "INSTRUCTION_MEMORY",
+        "DELETED_TEXT_IN_HISTORY",
+        "UNTRACKED_MEMORIES",
+    } <= codes
     for finding in report.findings:
         for example in finding.examples:
             assert leaks(example) == [], (finding.code, example)
@@ -230,8 +247,17 @@ def test_show_secrets_shows_them_in_every_command(secret_store):
     shown = outputs(secret_store, "--show-secrets")
     for name, result in shown.items():
         assert result.exit_code in (0, 1), (name, result.output)
-    for name in ("digest", "digest --json", "review --list", "review --json", "review (interactive)",
-                 "history key --json", "history deleted", "confirm --dry-run", "invalidate --dry-run --json"):
+    for name in (
+        "digest",
+        "digest --json",
+        "review --list",
+        "review --json",
+        "review (interactive)",
+        "history key --json",
+        "history deleted",
+        "confirm --dry-run",
+        "invalidate --dry-run --json",
+    ):
         assert KEY in shown[name].stdout, name
     for name in ("history old", "history old --json", "prune --dry-run", "prune --dry-run --json", "audit --json"):
         assert PG_PASS in shown[name].stdout, name

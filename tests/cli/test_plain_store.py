@@ -27,8 +27,12 @@ def plain_store(folder: Path, *, collection: str = "memories", expired: int = 3,
         for i in range(live):
             m.add(f"Dana likes board game number {i}", user_id="dana", infer=False)
         for i in range(expired):
-            m.add(f"Dana is travelling to city {i} this week", user_id="dana", infer=False,
-                  expiration_date="2026-01-0" + str(i + 1))
+            m.add(
+                f"Dana is travelling to city {i} this week",
+                user_id="dana",
+                infer=False,
+                expiration_date="2026-01-0" + str(i + 1),
+            )
     finally:
         m.close()
         m.vector_store.client.close()
@@ -45,14 +49,17 @@ def invoke(*args: str) -> Any:
 
 
 def fingerprint(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file() and p.name != ".lock"}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != ".lock"
+    }
 
 
-@pytest.mark.parametrize("command", [["audit"], ["prune"], ["prune", "--dry-run"], ["digest"], ["review", "--list"],
-                                     ["adopt"], ["where"]])
-def test_a_wrong_collection_name_is_named_with_the_ones_the_store_holds_not_read_as_lost_memories(
-        tmp_path, command):
+@pytest.mark.parametrize(
+    "command", [["audit"], ["prune"], ["prune", "--dry-run"], ["digest"], ["review", "--list"], ["adopt"], ["where"]]
+)
+def test_a_wrong_collection_name_is_named_with_the_ones_the_store_holds_not_read_as_lost_memories(tmp_path, command):
     plain_store(tmp_path)
     before = fingerprint(tmp_path)
     result = invoke(*command, *store_args(tmp_path))  # the collection left at its default, "mem0"
@@ -126,10 +133,12 @@ def test_fix_lines_name_the_real_ids_never_a_placeholder(tmp_path):
     config = plain_store(tmp_path, expired=1, live=1)
     m = Mem0Memory(build_mem0_config(split_config(config)[0]))
     try:
-        key = m.add("The deploy token is ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", user_id="dana",
-                    infer=False)["results"][0]["id"]
-        tool = m.add([{"role": "tool", "content": "Always deploy on Fridays"}], user_id="dana",
-                     infer=False)["results"][0]["id"]
+        key = m.add("The deploy token is ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", user_id="dana", infer=False)[
+            "results"
+        ][0]["id"]
+        tool = m.add([{"role": "tool", "content": "Always deploy on Fridays"}], user_id="dana", infer=False)["results"][
+            0
+        ]["id"]
     finally:
         m.close()
         m.vector_store.client.close()

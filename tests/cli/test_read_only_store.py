@@ -33,8 +33,11 @@ def snapshot(folder: Path) -> dict[str, tuple[str, int, int]]:
     for path in sorted(folder.rglob("*")):
         if path.is_file():
             st = path.stat()
-            out[str(path.relative_to(folder))] = (hashlib.sha256(path.read_bytes()).hexdigest(), st.st_size,
-                                                  st.st_mtime_ns)
+            out[str(path.relative_to(folder))] = (
+                hashlib.sha256(path.read_bytes()).hexdigest(),
+                st.st_size,
+                st.st_mtime_ns,
+            )
     return out
 
 
@@ -67,8 +70,12 @@ def dropin_store(folder: Path, make_deployment: Any, clock: Any) -> list[str]:
     ids: list[str] = []
 
     def plant(m: Any) -> None:
-        for text, extra in (("Prefers pnpm", {}), ("Prefers pnpm", {}), ("Lives in Leeds", {}),
-                            ("Travelling this week", {"ttl": "1h"})):
+        for text, extra in (
+            ("Prefers pnpm", {}),
+            ("Prefers pnpm", {}),
+            ("Lives in Leeds", {}),
+            ("Travelling this week", {"ttl": "1h"}),
+        ):
             ids.append(m.add(text, user_id="dana", infer=False, source="chat 2026-08-01", **extra)["results"][0]["id"])
         clock.advance(days=2)  # the trip is over
 
@@ -80,17 +87,20 @@ def plain_store(folder: Path, plain_mem0: Callable[[Path], Any], close_plain: Ca
     """A store plain mem0 wrote (no ledger): one memory past mem0's own expiration_date."""
     m = plain_mem0(folder)
     try:
-        ids = [m.add("Prefers pnpm", user_id="dana", infer=False)["results"][0]["id"],
-               m.add("Lives in Leeds", user_id="dana", infer=False)["results"][0]["id"],
-               m.add("Staging is down", user_id="dana", infer=False, expiration_date="2026-01-01")["results"][0]["id"]]
+        ids = [
+            m.add("Prefers pnpm", user_id="dana", infer=False)["results"][0]["id"],
+            m.add("Lives in Leeds", user_id="dana", infer=False)["results"][0]["id"],
+            m.add("Staging is down", user_id="dana", infer=False, expiration_date="2026-01-01")["results"][0]["id"],
+        ]
     finally:
         close_plain(m)
     return ids
 
 
 @pytest.fixture(params=["drop-in", "plain mem0"])
-def store(request: Any, tmp_path: Path, make_deployment: Any, clock: Any, plain_mem0: Any,
-          close_plain: Any) -> tuple[Path, list[str], str]:
+def store(
+    request: Any, tmp_path: Path, make_deployment: Any, clock: Any, plain_mem0: Any, close_plain: Any
+) -> tuple[Path, list[str], str]:
     """(folder, memory ids, kind): a store written by the drop-in or by plain mem0."""
     folder = tmp_path / "store"
     if request.param == "drop-in":
@@ -108,13 +118,23 @@ def config_file(folder: Path, where: Path) -> Path:
 
 
 def read_only_commands(memory_id: str) -> list[list[str]]:
-    return [["audit", "--json"], ["where"], ["digest", "--since", "3650d"], ["history", memory_id],
-            ["review", "--list", "--older-than", "1s"], ["prune", "--dry-run"], ["consolidate", "--dry-run"]]
+    return [
+        ["audit", "--json"],
+        ["where"],
+        ["digest", "--since", "3650d"],
+        ["history", memory_id],
+        ["review", "--list", "--older-than", "1s"],
+        ["prune", "--dry-run"],
+        ["consolidate", "--dry-run"],
+    ]
 
 
 def test_every_read_only_command_reads_a_read_only_mount_and_changes_no_byte(
-        store: tuple[Path, list[str], str], read_only_mount: Callable[[Path], Path], tmp_path: Path,
-        caplog: pytest.LogCaptureFixture):
+    store: tuple[Path, list[str], str],
+    read_only_mount: Callable[[Path], Path],
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+):
     folder, ids, kind = store
     view = read_only_mount(folder)
     cfg = config_file(view, tmp_path)
@@ -145,7 +165,8 @@ def test_every_read_only_command_reads_a_read_only_mount_and_changes_no_byte(
 
 
 def test_the_audit_of_a_read_only_mount_finds_what_the_audit_of_the_store_itself_finds(
-        store: tuple[Path, list[str], str], read_only_mount: Callable[[Path], Path], tmp_path: Path):
+    store: tuple[Path, list[str], str], read_only_mount: Callable[[Path], Path], tmp_path: Path
+):
     folder, _ids, _kind = store
     view = read_only_mount(folder)
 
@@ -159,7 +180,8 @@ def test_the_audit_of_a_read_only_mount_finds_what_the_audit_of_the_store_itself
 
 
 def test_a_command_that_writes_is_refused_on_a_read_only_mount_naming_why(
-        store: tuple[Path, list[str], str], read_only_mount: Callable[[Path], Path], tmp_path: Path):
+    store: tuple[Path, list[str], str], read_only_mount: Callable[[Path], Path], tmp_path: Path
+):
     folder, _ids, _kind = store
     view = read_only_mount(folder)
     before = snapshot(folder)
@@ -171,11 +193,22 @@ def test_a_command_that_writes_is_refused_on_a_read_only_mount_naming_why(
 
 # ------------------------------------------------------------------------------------------ another account
 
+
 def run_as_nobody(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HOME": str(home), "MEM0_DIR": str(home / "mem0"), "TMPDIR": str(home),
-           "MEM0_TELEMETRY": "False"}
-    return subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", sys.executable,
-                           *args], capture_output=True, text=True, env=env, cwd=home)
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "MEM0_DIR": str(home / "mem0"),
+        "TMPDIR": str(home),
+        "MEM0_TELEMETRY": "False",
+    }
+    return subprocess.run(
+        ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", sys.executable, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=home,
+    )
 
 
 def searchable_by_all(path: Path) -> bool:
@@ -217,7 +250,8 @@ def shared_copy(folder: Path, shared_dir: Path) -> Path:
 
 
 def test_another_account_audits_and_reads_a_store_it_may_only_read(
-        store: tuple[Path, list[str], str], nobody_home: Path, shared_dir: Path):
+    store: tuple[Path, list[str], str], nobody_home: Path, shared_dir: Path
+):
     folder, ids, _kind = store
     folder = shared_copy(folder, shared_dir)
     cfg = config_file(folder, shared_dir)
@@ -235,7 +269,8 @@ def test_another_account_audits_and_reads_a_store_it_may_only_read(
 
 
 def test_another_account_audits_a_store_while_the_app_holds_it_reading_only_committed_points(
-        store: tuple[Path, list[str], str], nobody_home: Path, shared_dir: Path, hold_qdrant_lock: Any):
+    store: tuple[Path, list[str], str], nobody_home: Path, shared_dir: Path, hold_qdrant_lock: Any
+):
     folder, ids, _kind = store
     folder = shared_copy(folder, shared_dir)
     cfg = config_file(folder, shared_dir)

@@ -72,11 +72,29 @@ def test_where_json_with_defaults(mem0_home: Path):
 
 
 def test_where_table_with_shortcuts(tmp_path: Path):
-    result = run("where", "--qdrant-path", str(tmp_path / "q"), "--history-db", str(tmp_path / "h.db"),
-                 "--ledger", str(tmp_path / "l.db"), "--collection", "agent")
+    result = run(
+        "where",
+        "--qdrant-path",
+        str(tmp_path / "q"),
+        "--history-db",
+        str(tmp_path / "h.db"),
+        "--ledger",
+        str(tmp_path / "l.db"),
+        "--collection",
+        "agent",
+    )
     assert result.exit_code == 0, result.output
-    for text in ("vector_store", "history_db", "ledger", "mem0_dir", str(tmp_path / "q"), "collection agent",
-                 str(tmp_path / "h.db"), str(tmp_path / "l.db"), "under /tmp"):
+    for text in (
+        "vector_store",
+        "history_db",
+        "ledger",
+        "mem0_dir",
+        str(tmp_path / "q"),
+        "collection agent",
+        str(tmp_path / "h.db"),
+        str(tmp_path / "l.db"),
+        "under /tmp",
+    ):
         assert text in result.output
 
 
@@ -126,8 +144,9 @@ def test_relocate_cli(tmp_path: Path):
     assert "counts match (mem0=6)" in result.output
     assert "integrity_check ok" in result.output
     assert f"{tmp_path / 'old' / 'qdrant'} is now a link to {tmp_path / 'new' / 'qdrant'}" in " ".join(
-        result.output.split())
-    snippet = json.loads(result.output[result.output.index("{"):])
+        result.output.split()
+    )
+    snippet = json.loads(result.output[result.output.index("{") :])
     assert snippet["vector_store"]["config"]["path"] == str(tmp_path / "new" / "qdrant")
     assert snippet["history_db_path"] == str(tmp_path / "new" / "history.db")
     assert qdrant_local.collection_counts(tmp_path / "new" / "qdrant") == {"mem0": 6}
@@ -147,8 +166,15 @@ def test_relocate_cli(tmp_path: Path):
 
 def test_relocate_cli_json_and_remove_source(tmp_path: Path):
     build_store(tmp_path / "old", 3)
-    result = run("relocate", "--qdrant-path", str(tmp_path / "old" / "qdrant"), "--to", str(tmp_path / "new"),
-                 "--remove-source", "--json")
+    result = run(
+        "relocate",
+        "--qdrant-path",
+        str(tmp_path / "old" / "qdrant"),
+        "--to",
+        str(tmp_path / "new"),
+        "--remove-source",
+        "--json",
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["source_removed"] is True
@@ -156,8 +182,14 @@ def test_relocate_cli_json_and_remove_source(tmp_path: Path):
     assert data["moves"][0]["destination"] == str(tmp_path / "new" / "qdrant")
     assert not os.path.lexists(tmp_path / "old" / "qdrant")  # no link left either: readers find nothing
 
-    text = run("relocate", "--qdrant-path", str(tmp_path / "new" / "qdrant"), "--to", str(tmp_path / "third"),
-               "--remove-source")
+    text = run(
+        "relocate",
+        "--qdrant-path",
+        str(tmp_path / "new" / "qdrant"),
+        "--to",
+        str(tmp_path / "third"),
+        "--remove-source",
+    )
     assert text.exit_code == 0, text.output
     said = " ".join(text.output.split())
     assert f"removed {tmp_path / 'new' / 'qdrant'} (and its link)" in said
@@ -169,8 +201,7 @@ def test_relocate_cli_update_config_rewrites_the_file_instead_of_printing_a_snip
     config = build_store(tmp_path / "old", 2)
     cfg_file = tmp_path / "app.yaml"
     cfg_file.write_text("# the app's settings\n" + __import__("yaml").safe_dump(config))
-    result = run("relocate", "--config", str(cfg_file), "--to", str(tmp_path / "new"), "--update-config",
-                 str(cfg_file))
+    result = run("relocate", "--config", str(cfg_file), "--to", str(tmp_path / "new"), "--update-config", str(cfg_file))
     assert result.exit_code == 0, result.output
     said = " ".join(result.output.split())
     assert f"config: rewrote {cfg_file} (vector_store.config.path)" in said
@@ -178,8 +209,15 @@ def test_relocate_cli_update_config_rewrites_the_file_instead_of_printing_a_snip
     assert cfg_file.read_text().startswith("# the app's settings\n")
     assert load_config(str(cfg_file))["vector_store"]["config"]["path"] == str(tmp_path / "new" / "qdrant")
 
-    refused = run("relocate", "--config", str(cfg_file), "--to", str(tmp_path / "third"), "--update-config",
-                  "myapp.settings:MEM0_CONFIG")
+    refused = run(
+        "relocate",
+        "--config",
+        str(cfg_file),
+        "--to",
+        str(tmp_path / "third"),
+        "--update-config",
+        "myapp.settings:MEM0_CONFIG",
+    )
     assert refused.exit_code == 2 and "module:ATTRIBUTE" in refused.output and "Traceback" not in refused.output
     assert not (tmp_path / "third").exists()
 
@@ -245,14 +283,16 @@ def test_load_config_nothing_is_mem0_defaults():
 def test_load_config_module_attribute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     pkg = tmp_path / "appdir"
     pkg.mkdir()
-    (pkg / "my_app_settings.py").write_text(textwrap.dedent(f"""
+    (pkg / "my_app_settings.py").write_text(
+        textwrap.dedent(f"""
         MEM0_CONFIG = {{"vector_store": {{"provider": "qdrant", "config": {{"path": {str(tmp_path / "q")!r}}}}}}}
 
         def make_config():
             return {{"history_db_path": {str(tmp_path / "h.db")!r}}}
 
         NOT_A_DICT = [1, 2]
-    """))
+    """)
+    )
     monkeypatch.chdir(pkg)
     monkeypatch.delitem(sys.modules, "my_app_settings", raising=False)
     cfg = load_config("my_app_settings:MEM0_CONFIG", collection="c")
@@ -304,8 +344,10 @@ def test_for_maintenance_needs_no_api_key(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     build_store(tmp_path / "s", 2)
     app_config = {
-        "vector_store": {"provider": "qdrant", "config": {"path": str(tmp_path / "s" / "qdrant"),
-                                                          "embedding_model_dims": 256}},
+        "vector_store": {
+            "provider": "qdrant",
+            "config": {"path": str(tmp_path / "s" / "qdrant"), "embedding_model_dims": 256},
+        },
         "history_db_path": str(tmp_path / "s" / "history.db"),
         "embedder": {"provider": "openai", "config": {"model": "text-embedding-3-small"}},
         "llm": {"provider": "openai", "config": {"model": "gpt-4.1-nano"}},

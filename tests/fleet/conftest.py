@@ -30,8 +30,10 @@ def pg_url() -> Iterator[str]:
     try:
         admin = psycopg.connect(base, autocommit=True, connect_timeout=3)
     except psycopg.Error as exc:
-        pytest.skip(f"PostgreSQL cannot be reached at {URL_ENV} (default {DEFAULT_URL.split('@')[-1]}): "
-                    f"{str(exc).splitlines()[0] if str(exc) else exc}; .ci/run starts it")
+        pytest.skip(
+            f"PostgreSQL cannot be reached at {URL_ENV} (default {DEFAULT_URL.split('@')[-1]}): "
+            f"{str(exc).splitlines()[0] if str(exc) else exc}; .ci/run starts it"
+        )
     schema = "t_" + uuid.uuid4().hex[:12]
     admin.execute(f"CREATE SCHEMA {schema}")
     sep = "&" if "?" in base else "?"
@@ -57,8 +59,11 @@ def replicas(tmp_path: Path, pg_url: str, clock: Any) -> Iterator[Callable[..., 
         for i in range(1, n):
             (tmp_path / f"host{i}").mkdir(exist_ok=True)
             cfg = offline_config(tmp_path / f"host{i}", hygiene=hygiene)
-            cfg["vector_store"]["config"] = {"client": first.vector_store.client, "collection_name": "mem0",
-                                             "embedding_model_dims": 256}
+            cfg["vector_store"]["config"] = {
+                "client": first.vector_store.client,
+                "collection_name": "mem0",
+                "embedding_model_dims": 256,
+            }
             out.append(Memory.from_config(cfg))
         opened.extend(out)
         return out

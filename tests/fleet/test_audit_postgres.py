@@ -28,8 +28,9 @@ def _troubled_ledger(folder: Path, clock: Any, plain_mem0: Callable[[Path], Any]
     m = Memory.from_config(cfg)
     ids: dict[str, str] = {}
     for i in range(7):
-        ids[f"fact{i}"] = m.add(f"Dana's fact number {i} is about service {i}", **U, infer=False,
-                                source="chat 2026-08-01")["results"][0]["id"]
+        ids[f"fact{i}"] = m.add(
+            f"Dana's fact number {i} is about service {i}", **U, infer=False, source="chat 2026-08-01"
+        )["results"][0]["id"]
     for i in range(3):
         m.add(f"Dana is away on trip {i} this week", **U, infer=False, ttl="7d", source="chat")
         m.add(f"Nobody knows where fact {i} came from", **U, infer=False)
@@ -68,13 +69,16 @@ def _troubled_ledger(folder: Path, clock: Any, plain_mem0: Callable[[Path], Any]
 def _findings(report: Report) -> list[tuple[Any, ...]]:
     """Every finding whole; only where the backup record is kept differs (beside the ledger file, or beside
     history.db when the ledger is on a server)."""
-    return [(f.code, f.severity, f.title, f.count, f.examples, {k: v for k, v in f.details.items() if k != "record"})
-            for f in report.findings]
+    return [
+        (f.code, f.severity, f.title, f.count, f.examples, {k: v for k, v in f.details.items() if k != "record"})
+        for f in report.findings
+    ]
 
 
 @pytest.fixture
-def two_ledgers(persistent_dir: Path, pg_url: str, clock: Any, plain_mem0: Any,
-                close_plain: Any) -> tuple[dict[str, Any], dict[str, Any], dict[str, str]]:
+def two_ledgers(
+    persistent_dir: Path, pg_url: str, clock: Any, plain_mem0: Any, close_plain: Any
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, str]]:
     """(config over the SQLite ledger, config over its copy on PostgreSQL, planted ids): the same stores."""
     ids = _troubled_ledger(persistent_dir, clock, plain_mem0, close_plain)
     sqlite_cfg = offline_config(persistent_dir, hygiene={"clock": clock})
@@ -86,9 +90,21 @@ def test_the_audit_finds_the_same_on_a_ledger_in_sqlite_and_its_copy_on_postgres
     sqlite_cfg, pg_cfg, ids = two_ledgers
     on_sqlite, on_pg = audit(sqlite_cfg), audit(pg_cfg)
     found = {f.code: f for f in on_sqlite.findings}
-    assert {"LEDGER_BACKLOG", "EXPIRED_NOT_PRUNED", "CHAIN_CYCLE", "REVIEW_BACKLOG", "UNSOURCED", "TOOL_SOURCED",
-            "UNTRACKED_MEMORIES", "LEDGER_ORPHANS", "TOMBSTONED_PRESENT", "UNFINISHED_OPERATIONS",
-            "DUPLICATE_MEMORIES", "INSTRUCTION_MEMORY", "MEMORIES_RESURRECTED"} <= set(found)
+    assert {
+        "LEDGER_BACKLOG",
+        "EXPIRED_NOT_PRUNED",
+        "CHAIN_CYCLE",
+        "REVIEW_BACKLOG",
+        "UNSOURCED",
+        "TOOL_SOURCED",
+        "UNTRACKED_MEMORIES",
+        "LEDGER_ORPHANS",
+        "TOMBSTONED_PRESENT",
+        "UNFINISHED_OPERATIONS",
+        "DUPLICATE_MEMORIES",
+        "INSTRUCTION_MEMORY",
+        "MEMORIES_RESURRECTED",
+    } <= set(found)
     assert found["REVIEW_BACKLOG"].count > 5 and len(found["UNSOURCED"].examples) == 3  # several ids: ordered
     assert sorted(found["CHAIN_CYCLE"].examples) == sorted([ids["cycle_a"], ids["cycle_b"]])
     assert found["TOMBSTONED_PRESENT"].examples[0].startswith(ids["victim"])
@@ -121,10 +137,13 @@ def test_the_audit_sees_one_state_of_the_ledger_while_a_replica_writes(two_ledge
     def midway(phase: str, done: int, total: int | None) -> None:
         if phase == "running the checks" and done == 3 and not wrote:
             with replica.transaction() as conn:
-                conn.execute("UPDATE memories SET source = NULL WHERE memory_id IN (?, ?)",
-                             (ids["fact4"], ids["fact5"]))
-                conn.execute("UPDATE memories SET invalid_at = ? WHERE memory_id = ?",
-                             ("2026-01-01T00:00:00.000000+00:00", ids["fact3"]))
+                conn.execute(
+                    "UPDATE memories SET source = NULL WHERE memory_id IN (?, ?)", (ids["fact4"], ids["fact5"])
+                )
+                conn.execute(
+                    "UPDATE memories SET invalid_at = ? WHERE memory_id = ?",
+                    ("2026-01-01T00:00:00.000000+00:00", ids["fact3"]),
+                )
             wrote.append(phase)
 
     try:
@@ -140,7 +159,8 @@ def test_the_audit_sees_one_state_of_the_ledger_while_a_replica_writes(two_ledge
 
 
 def test_an_unreachable_postgresql_ledger_skips_the_ledger_checks_saying_why(
-        persistent_dir: Path, clock: Any, plain_mem0: Any, close_plain: Any) -> None:
+    persistent_dir: Path, clock: Any, plain_mem0: Any, close_plain: Any
+) -> None:
     pytest.importorskip("psycopg", reason="psycopg 3 is not installed (pip install -e '.[postgres]')")
     _troubled_ledger(persistent_dir, clock, plain_mem0, close_plain)
     url = "postgresql://nobody:s3cret-pw@127.0.0.1:9/nothing"

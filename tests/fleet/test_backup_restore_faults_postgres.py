@@ -42,7 +42,8 @@ def pg_crash_runner() -> Iterator[Any]:
 
 @pytest.mark.parametrize("operation", ["backup", "restore"])
 def test_killed_before_each_step_with_a_postgres_ledger_the_rerun_completes_and_nothing_is_lost(
-        operation: str, pg_url: str, pg_crash_runner: Any, tmp_path: Path) -> None:
+    operation: str, pg_url: str, pg_crash_runner: Any, tmp_path: Path
+) -> None:
     sweep_mod = sys.modules["mem0_hygiene_test_backup_sweep"]
     scenario = sweep_mod.Scenario(tmp_path / "sweep", ledger_url=pg_url)
     sweep = sweep_mod.kill_before_each(pg_crash_runner, scenario, operation, every=EVERY, also=_around_commit)

@@ -44,8 +44,9 @@ def test_digest_and_history_read_a_postgres_ledger(fleet_config: tuple[Path, dic
     assert story.exit_code == 0 and ids["new"] in story.output
 
 
-def test_confirm_invalidate_and_prune_write_a_postgres_ledger(fleet_config: tuple[Path, dict[str, str]],
-                                                              pg_url: str) -> None:
+def test_confirm_invalidate_and_prune_write_a_postgres_ledger(
+    fleet_config: tuple[Path, dict[str, str]], pg_url: str
+) -> None:
     cfg, ids = fleet_config
     assert run("confirm", ids["tool"], "--config", cfg).exit_code == 0
     assert run("invalidate", ids["new"], "--reason", "moved to 17", "--config", cfg).exit_code == 0
@@ -72,22 +73,26 @@ def test_the_audit_runs_the_ledger_checks_on_a_postgres_ledger(fleet_config: tup
     assert ledger["provider"] == "postgresql" and ledger["remote"].startswith("postgresql://127.0.0.1:5432/")
 
 
-def test_backup_dumps_a_postgres_ledger_into_the_set_without_its_password(fleet_config: tuple[Path, dict[str, str]],
-                                                                        tmp_path: Path) -> None:
+def test_backup_dumps_a_postgres_ledger_into_the_set_without_its_password(
+    fleet_config: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
     cfg, _ids = fleet_config
     out = run("backup", tmp_path / "sets", "--config", cfg)
     assert out.exit_code == 0, out.output
     assert "hygiene.db ok" in out.output and "ledger rows: confirmations=0, consolidation=0, memories=3" in out.output
-    assert "ledger: postgresql://127.0.0.1:5432/mem0_hygiene_test dumped into hygiene.db from one REPEATABLE READ" \
+    assert (
+        "ledger: postgresql://127.0.0.1:5432/mem0_hygiene_test dumped into hygiene.db from one REPEATABLE READ"
         in out.output
+    )
     assert "pg_dump" not in out.output
 
 
 def test_forget_scrub_blanks_the_text_in_postgres_ledger_rows(tmp_path: Path, pg_url: str) -> None:
     m = Memory.from_config(offline_config(tmp_path, hygiene={"ledger_url": pg_url}))
     try:
-        mid = m.add("Dana's flat is at 12 Rua Nova", user_id="dana", infer=False,
-                    source="chat: Dana's flat is at 12 Rua Nova")["results"][0]["id"]
+        mid = m.add(
+            "Dana's flat is at 12 Rua Nova", user_id="dana", infer=False, source="chat: Dana's flat is at 12 Rua Nova"
+        )["results"][0]["id"]
         m.flush()
         result = m.forget([mid], scrub=True)
         assert result.ledger_fields_blanked == 1

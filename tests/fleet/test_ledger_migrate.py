@@ -14,22 +14,30 @@ from mem0_hygiene import Memory, offline_config
 from mem0_hygiene.cli import cli
 
 
-def test_migrate_copies_every_row_verifies_it_and_prints_the_config_change(tmp_path: Path, pg_url: str,
-                                                                           clock: Any) -> None:
+def test_migrate_copies_every_row_verifies_it_and_prints_the_config_change(
+    tmp_path: Path, pg_url: str, clock: Any
+) -> None:
     m = Memory.from_config(offline_config(tmp_path, hygiene={"clock": clock}))
     old = m.add("Uses Postgres 15", user_id="dana", infer=False, source="chat")["results"][0]["id"]
     new = m.supersede(old, "Uses Postgres 16", source="chat")
     gone = m.add("Away today", user_id="dana", infer=False, source="chat")["results"][0]["id"]
     m.delete(gone)
     m.close()
-    out = CliRunner().invoke(cli, ["ledger", "migrate", "--ledger", str(tmp_path / "hygiene.db"), "--to", pg_url,
-                                   "--json"])
+    out = CliRunner().invoke(
+        cli, ["ledger", "migrate", "--ledger", str(tmp_path / "hygiene.db"), "--to", pg_url, "--json"]
+    )
     assert out.exit_code == 0, out.output
     result = json.loads(out.output)
-    assert {t["table"]: t["rows"] for t in result["tables"]} == {"memories": 3, "pending": 0, "confirmations": 0,
-                                                                 "consolidation": 0, "write_decisions": 0}
+    assert {t["table"]: t["rows"] for t in result["tables"]} == {
+        "memories": 3,
+        "pending": 0,
+        "confirmations": 0,
+        "consolidation": 0,
+        "write_decisions": 0,
+    }
     assert result["verified"] and result["config_change"]["hygiene"]["ledger_url"].startswith(
-        "postgresql://mem0_hygiene:PASSWORD@127.0.0.1:5432/")
+        "postgresql://mem0_hygiene:PASSWORD@127.0.0.1:5432/"
+    )
     assert ":mem0_hygiene@" not in out.output  # the password is never printed
     again = CliRunner().invoke(cli, ["ledger", "migrate", "--ledger", str(tmp_path / "hygiene.db"), "--to", pg_url])
     assert again.exit_code == 3 and "already holds 3 ledger row(s)" in again.output  # could not run
@@ -61,13 +69,22 @@ def test_migrate_copies_every_table_of_the_file_not_a_fixed_list(tmp_path: Path,
     conn.executemany("INSERT INTO side_notes (id, note, score) VALUES (?, ?, ?)", [(4, "a", 0.25), (9, "b", None)])
     conn.commit()
     conn.close()
-    out = CliRunner().invoke(cli, ["ledger", "migrate", "--ledger", str(tmp_path / "hygiene.db"), "--to", pg_url,
-                                   "--json"])
+    out = CliRunner().invoke(
+        cli, ["ledger", "migrate", "--ledger", str(tmp_path / "hygiene.db"), "--to", pg_url, "--json"]
+    )
     assert out.exit_code == 0, out.output
     assert {t["table"]: t["rows"] for t in json.loads(out.output)["tables"]} == {
-        "memories": 1, "pending": 0, "side_notes": 2, "confirmations": 0, "consolidation": 0, "write_decisions": 0}
+        "memories": 1,
+        "pending": 0,
+        "side_notes": 2,
+        "confirmations": 0,
+        "consolidation": 0,
+        "write_decisions": 0,
+    }
     with psycopg.connect(pg_url, autocommit=True) as pg:
-        assert pg.execute("SELECT id, note, score FROM side_notes ORDER BY id").fetchall() == [(4, "a", 0.25),
-                                                                                              (9, "b", None)]
+        assert pg.execute("SELECT id, note, score FROM side_notes ORDER BY id").fetchall() == [
+            (4, "a", 0.25),
+            (9, "b", None),
+        ]
         pg.execute("INSERT INTO side_notes (note) VALUES ('numbered by the database')")
         assert pg.execute("SELECT max(id) FROM side_notes").fetchone()[0] == 10  # numbering goes on past the rows

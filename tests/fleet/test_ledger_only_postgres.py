@@ -44,9 +44,12 @@ def fleet(tmp_path: Path, pg_url: str, clock: Any) -> dict[str, Any]:
     clock.current = datetime.now(timezone.utc) - timedelta(days=200)  # the CLI reads with the real clock
     m = Memory.from_config(offline_config(folder, hygiene={"ledger_url": pg_url, "clock": clock}))
     try:
-        ids = {"tool": m.add("Build is green", user_id="dana", infer=False,
-                             source="tool:ci https://ci")["results"][0]["id"],
-               "old": m.add("Uses Postgres 15", user_id="dana", infer=False, source="chat")["results"][0]["id"]}
+        ids = {
+            "tool": m.add("Build is green", user_id="dana", infer=False, source="tool:ci https://ci")["results"][0][
+                "id"
+            ],
+            "old": m.add("Uses Postgres 15", user_id="dana", infer=False, source="chat")["results"][0]["id"],
+        }
         ids["new"] = m.supersede(ids["old"], "Uses Postgres 16", source="chat")
     finally:
         m.close()
@@ -69,8 +72,9 @@ def row(url: str, memory_id: str) -> Any:
         ledger.close()
 
 
-def test_the_ledger_commands_work_on_postgres_while_the_store_is_held(fleet: dict[str, Any],
-                                                                     hold_qdrant_lock: Any) -> None:
+def test_the_ledger_commands_work_on_postgres_while_the_store_is_held(
+    fleet: dict[str, Any], hold_qdrant_lock: Any
+) -> None:
     ids, cfg = fleet["ids"], fleet["path"]
     hold_qdrant_lock(fleet["folder"] / "qdrant")
     queue = run("review", "--config", cfg, "--json")
@@ -79,8 +83,7 @@ def test_the_ledger_commands_work_on_postgres_while_the_store_is_held(fleet: dic
     confirmed = run("confirm", ids["tool"], "--config", cfg, "--json")
     assert confirmed.exit_code == 0, confirmed.output
     change = json.loads(confirmed.stdout)["changes"][0]
-    assert (change["text"], change["state_before"], change["state_after"]) == ("Build is green", "quarantined",
-                                                                               "live")
+    assert (change["text"], change["state_before"], change["state_after"]) == ("Build is green", "quarantined", "live")
     invalidated = run("invalidate", ids["new"], "--reason", "moved to 17", "--config", cfg)
     assert invalidated.exit_code == 0, invalidated.output
     assert not row(fleet["url"], ids["tool"]).quarantined
@@ -98,8 +101,15 @@ def test_the_ledger_commands_work_on_postgres_while_the_store_is_held(fleet: dic
 
 def test_of_three_processes_invalidating_one_memory_exactly_one_wins(fleet: dict[str, Any]) -> None:
     target = fleet["ids"]["tool"]
-    racers = [subprocess.Popen([sys.executable, "-c", RACER, str(fleet["path"]), target, f"reason {i}"],
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for i in range(3)]
+    racers = [
+        subprocess.Popen(
+            [sys.executable, "-c", RACER, str(fleet["path"]), target, f"reason {i}"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(3)
+    ]
     try:
         for p in racers:
             assert p.stdout is not None and p.stdout.readline().strip() == "ready"
@@ -124,8 +134,10 @@ def test_a_change_waiting_on_another_writers_supersede_sees_it_and_is_refused(fl
     config = json.loads(fleet["path"].read_text())
     other = psycopg.connect(url)  # another replica, in the middle of its transaction
     try:
-        other.execute("UPDATE memories SET superseded_by = %s, superseded_at = %s WHERE memory_id = %s",
-                      (ids["new"], "2026-08-01T10:00:00.000000+00:00", ids["tool"]))
+        other.execute(
+            "UPDATE memories SET superseded_by = %s, superseded_at = %s WHERE memory_id = %s",
+            (ids["new"], "2026-08-01T10:00:00.000000+00:00", ids["tool"]),
+        )
         outcome: dict[str, BaseException | None] = {}
 
         def invalidate() -> None:

@@ -9,8 +9,7 @@ from mem0_hygiene import maintenance
 from mem0_hygiene.memory.judge import judged_decisions
 
 
-def test_consolidate_records_its_run_in_the_postgres_ledger_and_history_explains_it(replicas: Any,
-                                                                                    clock: Any) -> None:
+def test_consolidate_records_its_run_in_the_postgres_ledger_and_history_explains_it(replicas: Any, clock: Any) -> None:
     a, b = replicas(2)
     old = a.add("Uses npm", user_id="dana", infer=False, source="chat")["results"][0]["id"]
     clock.advance(days=1)
@@ -25,8 +24,7 @@ def test_consolidate_records_its_run_in_the_postgres_ledger_and_history_explains
 
 def test_the_judges_decisions_are_kept_in_the_postgres_ledger(replicas: Any, mocker: Any) -> None:
     (a,) = replicas(1, write_decision={"judge": "llm"})
-    mocker.patch.object(a.llm, "generate_response",
-                        return_value='{"event": "UPDATE", "reason": "the version changed"}')
+    mocker.patch.object(a.llm, "generate_response", return_value='{"event": "UPDATE", "reason": "the version changed"}')
     a.add("Dana uses Postgres 15", user_id="dana", infer=False, source="chat")
     a.add("Dana uses Postgres 16 now", user_id="dana", infer=False, source="chat")
     decided = judged_decisions(a.ledger)

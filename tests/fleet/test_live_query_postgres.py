@@ -16,8 +16,10 @@ def test_a_mostly_stale_search_is_one_ledger_round_trip_and_sees_the_other_repli
     from mem0_hygiene.stores import ledger_postgres
 
     a, b = replicas(2)
-    live = [a.add(f"billing service uses postgres {i} for its database", **SCOPE, infer=False)["results"][0]["id"]
-            for i in range(4)]
+    live = [
+        a.add(f"billing service uses postgres {i} for its database", **SCOPE, infer=False)["results"][0]["id"]
+        for i in range(4)
+    ]
     for i in range(36):
         old = a.add(f"billing service database is mysql {i}", **SCOPE, infer=False)["results"][0]["id"]
         a.supersede(old, new_id=live[i % 4])

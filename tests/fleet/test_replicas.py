@@ -32,8 +32,9 @@ def test_a_supersede_by_one_replica_is_seen_by_every_others_next_read(replicas: 
     a.supersede(old, "Dana uses Postgres 16", source="chat")
     assert texts(b) == texts(c) == ["Dana uses Postgres 16"]
     assert b.get(old)["hygiene"]["state"] == "superseded"  # type: ignore[index]
-    assert [r["memory"] for r in c.search("postgres", filters={"user_id": "dana"})["results"]] == \
-        ["Dana uses Postgres 16"]
+    assert [r["memory"] for r in c.search("postgres", filters={"user_id": "dana"})["results"]] == [
+        "Dana uses Postgres 16"
+    ]
 
 
 def test_invalidate_and_confirm_by_one_replica_are_seen_by_the_others(replicas: Any, clock: Any) -> None:
@@ -85,8 +86,11 @@ def test_a_supersede_that_loses_the_race_after_storing_is_refused_and_its_fact_r
         b.supersede(old, "Uses Postgres 17", source="chat")
     b.ledger.add_linked = real  # type: ignore[method-assign]
     assert texts(a) == texts(b) == ["Uses Postgres 16"]
-    assert not [r for r in b.get_all(filters={"user_id": "dana"}, include_stale=True)["results"]
-                if r["memory"] == "Uses Postgres 17"]
+    assert not [
+        r
+        for r in b.get_all(filters={"user_id": "dana"}, include_stale=True)["results"]
+        if r["memory"] == "Uses Postgres 17"
+    ]
     assert b.ledger.pending("supersede") == []
 
 
@@ -118,8 +122,9 @@ def test_two_prunes_at_once_run_one_after_the_other_and_delete_each_memory_once(
     clock.advance(days=2)
     results: dict[str, Any] = {}
     with a.ledger.exclusive("prune"):  # a third party holds the lock: both prunes must wait for it
-        threads = [threading.Thread(target=lambda m=m, k=k: results.__setitem__(k, m.prune()))
-                   for k, m in (("a", a), ("b", b))]
+        threads = [
+            threading.Thread(target=lambda m=m, k=k: results.__setitem__(k, m.prune())) for k, m in (("a", a), ("b", b))
+        ]
         for t in threads:
             t.start()
         assert not results
@@ -159,8 +164,12 @@ CRASHING_APP = textwrap.dedent("""
 def test_a_replica_killed_before_its_flush_loses_nothing(tmp_path: Path, pg_url: str) -> None:
     import json
 
-    proc = subprocess.Popen([sys.executable, "-c", CRASHING_APP, str(tmp_path / "app"), pg_url],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CRASHING_APP, str(tmp_path / "app"), pg_url],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None
     said = json.loads(proc.stdout.readline())
     proc.kill()

@@ -23,7 +23,8 @@ def served(m: Memory) -> list[str]:
 
 
 def test_an_update_by_topic_key_reaches_the_other_replica_when_the_writer_thread_commits_it(
-        replicas: Any, clock: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    replicas: Any, clock: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     jobs: list[Callable[[], None]] = []
     monkeypatch.setattr(buffer, "_submit", jobs.append)  # the writer thread's writes, run by hand below
     a, b = replicas(2, flush_after=3600, use_flush_every=100_000)

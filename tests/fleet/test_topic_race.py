@@ -61,9 +61,15 @@ WRITER = textwrap.dedent("""
 def race(where: str, *, guard: str = "on") -> list[dict[str, Any]]:
     """Start WRITERS processes on the ledger at ``where``, release them at once, wait for them all."""
     Ledger(where).close()  # created (and migrated) before the race
-    procs = [subprocess.Popen([sys.executable, "-c", WRITER, where, str(i), "flush" if i % 2 else "adopt", guard],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-             for i in range(WRITERS)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, where, str(i), "flush" if i % 2 else "adopt", guard],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(WRITERS)
+    ]
     try:
         for p in procs:
             assert p.stdout is not None and p.stdout.readline().strip() == "ready"
@@ -140,8 +146,10 @@ def test_plain_adds_with_one_topic_key_leave_one_live_memory_and_a_chain(make_me
     second = add(m, "Deploys with Kubernetes")
     other = add(m, "Prefers pnpm", key="packages")
     m.flush()
-    assert sorted(r["memory"] for r in m.get_all(filters={"user_id": "dana"})["results"]) == \
-        ["Deploys with Kubernetes", "Prefers pnpm"]
+    assert sorted(r["memory"] for r in m.get_all(filters={"user_id": "dana"})["results"]) == [
+        "Deploys with Kubernetes",
+        "Prefers pnpm",
+    ]
     assert m.ledger.get(first).superseded_by == second  # type: ignore[union-attr]
     assert m.get(first)["hygiene"]["state"] == "superseded"  # type: ignore[index]
     assert m.ledger.get(other).superseded_by is None  # type: ignore[union-attr]
@@ -157,8 +165,10 @@ def test_replicas_adding_one_topic_key_at_once_end_with_one_live_memory(replicas
         ids[name] = add(m, text)
         m.flush()
 
-    threads = [threading.Thread(target=write, args=("a", a, "Deploys with Nomad")),
-               threading.Thread(target=write, args=("b", b, "Deploys with Kubernetes"))]
+    threads = [
+        threading.Thread(target=write, args=("a", a, "Deploys with Nomad")),
+        threading.Thread(target=write, args=("b", b, "Deploys with Kubernetes")),
+    ]
     for t in threads:
         t.start()
     for t in threads:

@@ -29,9 +29,17 @@ async def script(m: Any) -> list[Any]:
     out: list[Any] = []
     a = await m.add("I prefer pnpm for JavaScript", user_id="alice", infer=False)
     out.append(a)
-    out.append(await m.add([{"role": "user", "content": "My timezone is Asia/Jerusalem"},
-                            {"role": "assistant", "content": "Noted your timezone"}], user_id="alice", infer=False,
-                           metadata={"topic": "profile"}))
+    out.append(
+        await m.add(
+            [
+                {"role": "user", "content": "My timezone is Asia/Jerusalem"},
+                {"role": "assistant", "content": "Noted your timezone"},
+            ],
+            user_id="alice",
+            infer=False,
+            metadata={"topic": "profile"},
+        )
+    )
     out.append(await m.add("Staging is down", user_id="alice", infer=False, expiration_date="2099-01-01"))
     out.append(await m.add("Bob drinks tea", user_id="bob", agent_id="helper", infer=False))
     out.append(await m.search("JavaScript package manager pnpm", filters={"user_id": "alice"}, top_k=2))
@@ -132,16 +140,35 @@ def test_is_a_mem0_async_memory_built_like_one(tmp_path):
 
 
 def test_every_method_takes_the_sync_drop_ins_arguments():
-    names = ["add", "search", "get_all", "get", "update", "delete", "delete_all", "reset", "history", "confirm",
-             "supersede", "invalidate", "review_queue", "prune", "backup", "forget", "adopt", "flush"]
+    names = [
+        "add",
+        "search",
+        "get_all",
+        "get",
+        "update",
+        "delete",
+        "delete_all",
+        "reset",
+        "history",
+        "confirm",
+        "supersede",
+        "invalidate",
+        "review_queue",
+        "prune",
+        "backup",
+        "forget",
+        "adopt",
+        "flush",
+    ]
     for name in names:
         ours = getattr(AsyncMemory, name)
         assert inspect.iscoroutinefunction(ours), name
         sync_params = dict(inspect.signature(getattr(Memory, name)).parameters)
         async_params = dict(inspect.signature(ours).parameters)
         async_params.pop("llm", None)  # mem0's AsyncMemory.add takes a LangChain model; its Memory.add does not
-        assert [(p.name, p.kind, p.default) for p in async_params.values()] == \
-               [(p.name, p.kind, p.default) for p in sync_params.values()] or name == "update", name
+        assert [(p.name, p.kind, p.default) for p in async_params.values()] == [
+            (p.name, p.kind, p.default) for p in sync_params.values()
+        ] or name == "update", name
     # update's "not given" default for expiration_date is a sentinel on both sides
     assert list(inspect.signature(AsyncMemory.update).parameters) == list(inspect.signature(Memory.update).parameters)
     mem0_add = inspect.signature(mem0.AsyncMemory.add).parameters
@@ -153,8 +180,7 @@ def test_fifty_coroutines_adding_searching_and_deleting_on_one_instance_lose_not
 
     async def worker(i: int) -> tuple[str, bool]:
         user = f"user{i % 5}"
-        added = await m.add(f"fact number {i} about topic {i % 7}", user_id=user, infer=False,
-                            source=f"chat {i}")
+        added = await m.add(f"fact number {i} about topic {i % 7}", user_id=user, infer=False, source=f"chat {i}")
         mid = added["results"][0]["id"]
         found = await m.search(f"fact number {i} about topic {i % 7}", filters={"user_id": user}, top_k=50)
         assert mid in {r["id"] for r in found["results"]}
@@ -191,6 +217,7 @@ def test_threads_with_their_own_event_loops_share_one_instance(tmp_path):
     def app_thread(t: int) -> None:
         async def many() -> None:
             await asyncio.gather(*(m.add(f"thread {t} fact {i}", user_id=f"t{t}", infer=False) for i in range(15)))
+
         try:
             asyncio.run(many())
         except BaseException as exc:  # pragma: no cover - reported below
@@ -226,7 +253,10 @@ def test_a_call_waiting_for_its_llm_lets_other_calls_run(tmp_path):
         added, found = asyncio.run(run())
         assert found == {"results": []}
         assert sorted(r["results"][0]["memory"] for r in added) == [
-            "user likes colour blue", "user likes colour green", "user likes colour red"]
+            "user likes colour blue",
+            "user likes colour green",
+            "user likes colour red",
+        ]
         assert isinstance(m.llm, ScriptedLLM)  # the app sees its own LLM object
     finally:
         m.close()
@@ -246,8 +276,9 @@ def test_hygiene_verbs_work_awaited(tmp_path, clock, plain_mem0, close_plain):
             live = await m.get_all(filters={"user_id": "dana"})
             assert sorted(r["memory"] for r in live["results"]) == ["Prefers pnpm", "Written by plain mem0"]
             assert (await m.get(old["id"]))["hygiene"]["state"] == "superseded"
-            web = (await m.add("Dana is on leave", user_id="dana", infer=False,
-                               source="https://example.com/page"))["results"][0]
+            web = (await m.add("Dana is on leave", user_id="dana", infer=False, source="https://example.com/page"))[
+                "results"
+            ][0]
             assert web["hygiene"]["state"] == "quarantined"
             assert (await m.confirm(web["id"]))["hygiene"]["state"] == "live"
             await m.invalidate(web["id"], reason="she is back")
@@ -307,7 +338,8 @@ def test_close_waits_for_calls_already_made_and_works_awaited_or_not(tmp_path):
     reopened = Memory.from_config(offline_config(tmp_path))
     try:
         assert [r["memory"] for r in reopened.get_all(filters={"user_id": "u"})["results"]] == [
-            "the add that was made before close"]
+            "the add that was made before close"
+        ]
     finally:
         reopened.close()
 
@@ -335,9 +367,11 @@ def test_procedural_memory_with_a_langchain_model_as_in_mem0(tmp_path, monkeypat
     """``add(..., llm=)`` hands mem0's procedural prompt to a LangChain chat model, as mem0's AsyncMemory does."""
     utils = types.ModuleType("langchain_core.messages.utils")
     utils.convert_to_messages = lambda messages: [("converted", m["role"]) for m in messages]  # type: ignore[attr-defined]
-    for name, module in (("langchain_core", types.ModuleType("langchain_core")),
-                         ("langchain_core.messages", types.ModuleType("langchain_core.messages")),
-                         ("langchain_core.messages.utils", utils)):
+    for name, module in (
+        ("langchain_core", types.ModuleType("langchain_core")),
+        ("langchain_core.messages", types.ModuleType("langchain_core.messages")),
+        ("langchain_core.messages.utils", utils),
+    ):
         monkeypatch.setitem(sys.modules, name, module)
 
     class ChatModel:
@@ -349,8 +383,9 @@ def test_procedural_memory_with_a_langchain_model_as_in_mem0(tmp_path, monkeypat
             return types.SimpleNamespace(content="```\n1. open the repo 2. run the tests\n```")
 
     async def both(m: Any, model: ChatModel) -> Any:
-        return await m.add([{"role": "user", "content": "how do I ship?"}], agent_id="bot",
-                           memory_type="procedural_memory", llm=model)
+        return await m.add(
+            [{"role": "user", "content": "how do I ship?"}], agent_id="bot", memory_type="procedural_memory", llm=model
+        )
 
     plain, plain_model = plain_async(tmp_path / "plain"), ChatModel()
     try:

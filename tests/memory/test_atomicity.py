@@ -40,7 +40,10 @@ def test_a_crash_before_the_ledger_write_loses_no_provenance_and_serves_no_quara
         assert served == [away_id]  # the injected instruction stays quarantined
         tool = m.get(tool_id)["hygiene"]
         assert (tool["state"], tool["source"], tool["source_kind"]) == (
-            "quarantined", "tool:web_fetch https://example.com/post", "tool")
+            "quarantined",
+            "tool:web_fetch https://example.com/post",
+            "tool",
+        )
         away = m.get(away_id)
         assert away["hygiene"]["source"] == "chat 2026-08-01" and away["hygiene"]["expires_at"] is not None
         assert away["metadata"] is None  # the birth facts never show in mem0-shaped results
@@ -58,7 +61,9 @@ def test_a_ledger_that_refuses_a_batch_keeps_it_for_the_next_flush(make_memory, 
         raise LedgerError("database is locked")
 
     monkeypatch.setattr(Ledger, "insert", refuse)  # fault injection: the ledger write fails
-    mid = mem.add("Quarantine me", **SCOPE, infer=False, source="tool:web_fetch https://example.com")["results"][0]["id"]
+    mid = mem.add("Quarantine me", **SCOPE, infer=False, source="tool:web_fetch https://example.com")["results"][0][
+        "id"
+    ]
     mem.flush()
     assert "kept for the next flush" in caplog.text
     assert mem.get(mid)["hygiene"]["state"] == "quarantined"  # served from the buffer meanwhile
@@ -87,7 +92,8 @@ print(json.dumps(m.add("Likes tea", user_id="dana", infer=False, source="chat")[
 
 
 def test_a_normal_exit_without_close_still_writes_the_buffered_rows(tmp_path):
-    out = subprocess.run([sys.executable, "-c", EXITS_WITHOUT_CLOSE, str(tmp_path)], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", EXITS_WITHOUT_CLOSE, str(tmp_path)], capture_output=True, text=True, check=True
+    )
     mid = json.loads(out.stdout.strip().splitlines()[-1])
     assert Ledger(str(tmp_path / "hygiene.db")).get(mid).source == "chat"

@@ -32,13 +32,16 @@ def add(m: Memory, **kwargs):
     return m.add("Dana is travelling", user_id="dana", infer=False, source="chat", **kwargs)
 
 
-@pytest.mark.parametrize("kwargs, pattern", [
-    ({"ttl": HUGE}, rf"ttl '999999999d' is {TOO_LONG}"),
-    ({"ttl": timedelta(days=999999999)}, rf"ttl .* is {TOO_LONG}"),
-    ({"expires_at": "9999-12-31T23:00:00-05:00"}, rf"expires_at '9999-12-31T23:00:00-05:00' is outside .*{RANGE}"),
-    ({"expires_at": datetime.max}, rf"expires_at 9999-12-31T23:59:59.999999 is outside .*{RANGE}"),
-    ({"expiration_date": "9999-12-31"}, rf"expiration_date '9999-12-31' is outside .*{RANGE}"),
-])
+@pytest.mark.parametrize(
+    "kwargs, pattern",
+    [
+        ({"ttl": HUGE}, rf"ttl '999999999d' is {TOO_LONG}"),
+        ({"ttl": timedelta(days=999999999)}, rf"ttl .* is {TOO_LONG}"),
+        ({"expires_at": "9999-12-31T23:00:00-05:00"}, rf"expires_at '9999-12-31T23:00:00-05:00' is outside .*{RANGE}"),
+        ({"expires_at": datetime.max}, rf"expires_at 9999-12-31T23:59:59.999999 is outside .*{RANGE}"),
+        ({"expiration_date": "9999-12-31"}, rf"expiration_date '9999-12-31' is outside .*{RANGE}"),
+    ],
+)
 def test_add_refuses_an_expiry_out_of_range_and_stores_nothing(mem, kwargs, pattern):
     with pytest.raises(ConfigError, match=pattern):
         add(mem, **kwargs)
@@ -52,13 +55,20 @@ def test_a_ttl_ending_past_the_range_is_refused(make_memory, clock):
         add(m, ttl="365d")
 
 
-@pytest.mark.parametrize("name, value", [
-    ("as_of", "9999-12-31T23:00:00-05:00"), ("since", "0001-01-01T00:00:00+01:00"), ("until", datetime.max),
-])
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("as_of", "9999-12-31T23:00:00-05:00"),
+        ("since", "0001-01-01T00:00:00+01:00"),
+        ("until", datetime.max),
+    ],
+)
 def test_time_travel_bounds_out_of_range_are_refused(mem, name, value):
     add(mem)
-    for read in (lambda: mem.search("travel", filters={"user_id": "dana"}, **{name: value}),
-                 lambda: mem.get_all(filters={"user_id": "dana"}, **{name: value})):
+    for read in (
+        lambda: mem.search("travel", filters={"user_id": "dana"}, **{name: value}),
+        lambda: mem.get_all(filters={"user_id": "dana"}, **{name: value}),
+    ):
         with pytest.raises(ConfigError, match=rf"{name} .* is outside .*{RANGE}"):
             read()
 

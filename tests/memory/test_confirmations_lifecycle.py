@@ -45,8 +45,9 @@ def test_a_pruned_memorys_confirmations_go_with_its_row(make_memory: Any, clock:
     assert m.ledger.query("PRAGMA foreign_key_check") == []
 
 
-def test_forget_with_scrub_keeps_no_text_in_the_log_and_compaction_takes_its_lines(make_memory: Any, clock: Any
-                                                                                    ) -> None:
+def test_forget_with_scrub_keeps_no_text_in_the_log_and_compaction_takes_its_lines(
+    make_memory: Any, clock: Any
+) -> None:
     m = make_memory(retain_superseded="1d")
     mid = m.add("Dana's door code is 4411", user_id="dana", infer=False, source="chat")["results"][0]["id"]
     clock.advance(days=1)
@@ -55,7 +56,8 @@ def test_forget_with_scrub_keeps_no_text_in_the_log_and_compaction_takes_its_lin
     row = m.ledger.get(mid)
     assert row is not None and row.deleted_at  # the tombstone keeps it hidden; its lines are times only
     assert m.ledger.query("SELECT * FROM confirmations WHERE memory_id = ?", (mid,)) == [
-        (mid, lines(m, mid)[0][0], "confirm")]
+        (mid, lines(m, mid)[0][0], "confirm")
+    ]
     clock.advance(days=3)
     assert maintenance.prune(m).tombstones_purged == 1
     assert m.ledger.query("SELECT count(*) FROM confirmations") == [(0,)]

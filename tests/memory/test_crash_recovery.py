@@ -43,7 +43,8 @@ def plain_serves(crash, plain_mem0, close_plain):
 
 
 def test_a_supersede_killed_after_mem0_stored_the_new_fact_serves_only_the_new_one_and_the_retry_stores_nothing(
-        zyg, tmp_path, plain_mem0, close_plain):
+    zyg, tmp_path, plain_mem0, close_plain
+):
     # killed before the ledger transaction that records the new memory and links the two
     crash = crash_at(BY_NAME["supersede"], tmp_path, zyg, "hygiene.db", "BEGIN IMMEDIATE")
     assert plain_serves(crash, plain_mem0, close_plain).count(PNPM) == 1  # mem0 did store it
@@ -63,7 +64,8 @@ def test_a_supersede_killed_after_mem0_stored_the_new_fact_serves_only_the_new_o
 
 
 def test_a_supersede_killed_before_mem0_committed_the_new_fact_keeps_the_old_one_and_the_retry_stores_it_once(
-        zyg, tmp_path, plain_mem0, close_plain):
+    zyg, tmp_path, plain_mem0, close_plain
+):
     crash = crash_at(BY_NAME["supersede"], tmp_path, zyg, "storage.sqlite", "COMMIT")
     m = Memory.from_config(crash.config())
     try:
@@ -77,7 +79,8 @@ def test_a_supersede_killed_before_mem0_committed_the_new_fact_keeps_the_old_one
 
 
 def test_a_write_time_update_killed_before_its_link_serves_only_the_new_fact_and_the_retry_is_a_duplicate(
-        zyg, tmp_path):
+    zyg, tmp_path
+):
     crash = crash_at(BY_NAME["add_deciding"], tmp_path, zyg, "hygiene.db", "BEGIN IMMEDIATE")
     m = Memory.from_config(crash.config())
     try:
@@ -120,8 +123,7 @@ def test_an_interrupted_prune_is_finished_when_the_drop_in_next_starts(interrupt
     assert all("DELETE" in history_events(crash, mid) for mid in stale)
 
 
-def test_an_interrupted_prune_is_finished_by_the_next_delete_of_any_memory(
-        interrupted_prune, plain_mem0, close_plain):
+def test_an_interrupted_prune_is_finished_by_the_next_delete_of_any_memory(interrupted_prune, plain_mem0, close_plain):
     crash = interrupted_prune
     m = Memory.from_config(crash.config())
     try:
@@ -156,5 +158,3 @@ def test_a_delete_killed_midway_is_finished_when_the_drop_in_next_starts(zyg, tm
         m.close()
     assert plain_serves(crash, plain_mem0, close_plain) == ["Lives in Haifa"]
     assert all("DELETE" in history_events(crash, mid) for mid in chain)
-
-

@@ -186,16 +186,19 @@ def test_an_unrelated_fact_is_added_and_names_its_nearest(dm):
 
 def test_first_memory_in_a_scope_has_nothing_near(dm):
     res = add(dm, "Likes hiking on weekends")
-    assert res[0]["hygiene"]["decision"] == {"label": UNRELATED, "reason": "no live memory nearby",
-                                             "similarity": None}
+    assert res[0]["hygiene"]["decision"] == {"label": UNRELATED, "reason": "no live memory nearby", "similarity": None}
 
 
 def test_same_topic_key_supersedes_whatever_the_similarity(dm):
     old = add(dm, "The runbook lives in Notion", topic_key="ops/runbook")[0]
     res = add(dm, "Moved everything to the repository wiki", topic_key="ops/runbook")
     assert res[0]["event"] == "UPDATE"
-    assert res[0]["hygiene"]["decision"] == {"label": UPDATE, "reason": "same identity key", "similarity": None,
-                                             "supersedes": old["id"]}
+    assert res[0]["hygiene"]["decision"] == {
+        "label": UPDATE,
+        "reason": "same identity key",
+        "similarity": None,
+        "supersedes": old["id"],
+    }
     assert res[0]["hygiene"]["topic_key"] == "ops/runbook"
     assert live(dm) == ["Moved everything to the repository wiki"]
     same = add(dm, "Moved everything to the repository wiki", topic_key="ops/runbook")
@@ -236,9 +239,15 @@ def test_stale_memories_are_not_candidates(dm):
 
 
 def test_messages_of_one_call_are_decided_in_order(dm):
-    res = dm.add([{"role": "user", "content": "Standup is at 09:30 every weekday"},
-                  {"role": "user", "content": "standup is at 09:30, every weekday!"},
-                  {"role": "user", "content": "Standup is at 10:00 every weekday"}], **SCOPE, infer=False)["results"]
+    res = dm.add(
+        [
+            {"role": "user", "content": "Standup is at 09:30 every weekday"},
+            {"role": "user", "content": "standup is at 09:30, every weekday!"},
+            {"role": "user", "content": "Standup is at 10:00 every weekday"},
+        ],
+        **SCOPE,
+        infer=False,
+    )["results"]
     assert [r["event"] for r in res] == ["ADD", "NONE", "UPDATE"]
     assert res[1]["id"] == res[0]["id"]
     assert res[2]["hygiene"]["decision"]["supersedes"] == res[0]["id"]
@@ -248,8 +257,9 @@ def test_messages_of_one_call_are_decided_in_order(dm):
 def test_tool_output_may_add_but_never_replace_or_retract(make_memory):
     m = make_memory(write_decision=True, trust_tool_output=True)
     old = add(m, "The VPN is required to reach staging")[0]
-    res = add(m, "Correction: the VPN is not required to reach staging",
-              source="tool:web_fetch https://example.invalid/wiki")
+    res = add(
+        m, "Correction: the VPN is not required to reach staging", source="tool:web_fetch https://example.invalid/wiki"
+    )
     assert [r["event"] for r in res] == ["ADD"]
     assert res[0]["hygiene"]["decision"]["label"] == UNRELATED
     assert "quarantined source" in res[0]["hygiene"]["decision"]["reason"]
@@ -260,8 +270,15 @@ def test_tool_output_may_add_but_never_replace_or_retract(make_memory):
 def test_at_most_one_vector_search_per_stored_memory(dm, mocker):
     add(dm, "Prefers tabs over spaces")
     spy = mocker.spy(dm.vector_store, "search")
-    dm.add([{"role": "user", "content": "Likes tea"}, {"role": "user", "content": "Likes green tea"},
-            {"role": "user", "content": "Works from Haifa"}], **SCOPE, infer=False)
+    dm.add(
+        [
+            {"role": "user", "content": "Likes tea"},
+            {"role": "user", "content": "Likes green tea"},
+            {"role": "user", "content": "Works from Haifa"},
+        ],
+        **SCOPE,
+        infer=False,
+    )
     assert spy.call_count == 3
     spy.reset_mock()
     add(dm, "Runbook in Notion", topic_key="runbook")
@@ -299,18 +316,26 @@ def test_a_memory_written_by_plain_mem0_can_be_superseded(tmp_path, make_memory,
 
 # -- infer=True: mem0's LLM extracted the facts, the decision runs on them --------------------------------
 def extract(m, mocker, *facts):
-    return mocker.patch.object(m.llm, "generate_response",
-                               return_value=json.dumps({"memory": [{"text": f} for f in facts]}))
+    return mocker.patch.object(
+        m.llm, "generate_response", return_value=json.dumps({"memory": [{"text": f} for f in facts]})
+    )
 
 
 def test_extracted_facts_are_decided_and_a_duplicate_is_taken_back_out(dm, mocker):
     pg = add(dm, "Dana uses Postgres 15")[0]
     dc = add(dm, "Dana deploys with Docker Compose")[0]
     pn = add(dm, "Dana prefers pnpm")[0]
-    extract(dm, mocker, "Dana uses Postgres 16", "Dana no longer deploys with Docker Compose",
-            "dana prefers pnpm!", "Dana lives in Haifa")
-    res = dm.add("we upgraded the db, dropped compose; pnpm still; I moved to Haifa", **SCOPE,
-                 source="chat 2026-08-01")["results"]
+    extract(
+        dm,
+        mocker,
+        "Dana uses Postgres 16",
+        "Dana no longer deploys with Docker Compose",
+        "dana prefers pnpm!",
+        "Dana lives in Haifa",
+    )
+    res = dm.add(
+        "we upgraded the db, dropped compose; pnpm still; I moved to Haifa", **SCOPE, source="chat 2026-08-01"
+    )["results"]
     events = [(r["event"], r["memory"]) for r in res]
     assert events == [
         ("UPDATE", "Dana uses Postgres 16"),
@@ -322,13 +347,21 @@ def test_extracted_facts_are_decided_and_a_duplicate_is_taken_back_out(dm, mocke
     assert res[0]["hygiene"]["decision"]["supersedes"] == pg["id"]
     assert res[1]["hygiene"]["decision"]["invalidates"] == dc["id"]
     assert res[3]["id"] == pn["id"]
-    assert live(dm) == ["Dana lives in Haifa", "Dana no longer deploys with Docker Compose",
-                        "Dana prefers pnpm", "Dana uses Postgres 16"]
+    assert live(dm) == [
+        "Dana lives in Haifa",
+        "Dana no longer deploys with Docker Compose",
+        "Dana prefers pnpm",
+        "Dana uses Postgres 16",
+    ]
     # the duplicate mem0 had stored was deleted through mem0's API: its history says so
     assert len(stored(dm)) == 6
-    dropped = [h for h in dm.db.connection.execute(
-        "SELECT memory_id, event FROM history WHERE new_memory = ? OR old_memory = ?",
-        ("dana prefers pnpm!", "dana prefers pnpm!"))]
+    dropped = [
+        h
+        for h in dm.db.connection.execute(
+            "SELECT memory_id, event FROM history WHERE new_memory = ? OR old_memory = ?",
+            ("dana prefers pnpm!", "dana prefers pnpm!"),
+        )
+    ]
     assert sorted(e for _, e in dropped) == ["ADD", "DELETE"]
 
 

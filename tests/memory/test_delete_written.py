@@ -65,7 +65,8 @@ def test_deleting_a_written_memory_leaves_the_other_buffered_rows_to_their_batch
 
 
 def test_deleting_a_memory_adopted_on_read_writes_its_adoption_row_then_its_tombstone(
-        tmp_path, make_memory, plain_mem0, close_plain):
+    tmp_path, make_memory, plain_mem0, close_plain
+):
     plain = plain_mem0(tmp_path / "store")
     written = first_id(plain.add("Prefers light mode", **SCOPE, infer=False))
     close_plain(plain)

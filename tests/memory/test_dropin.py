@@ -18,9 +18,15 @@ def script(m: Any) -> list[Any]:
     out: list[Any] = []
     a = m.add("I prefer pnpm for JavaScript", user_id="alice", infer=False)
     out.append(a)
-    b = m.add([{"role": "user", "content": "My timezone is Asia/Jerusalem"},
-               {"role": "assistant", "content": "Noted your timezone"}], user_id="alice", infer=False,
-              metadata={"topic": "profile"})
+    b = m.add(
+        [
+            {"role": "user", "content": "My timezone is Asia/Jerusalem"},
+            {"role": "assistant", "content": "Noted your timezone"},
+        ],
+        user_id="alice",
+        infer=False,
+        metadata={"topic": "profile"},
+    )
     out.append(b)
     m.add("Staging is down", user_id="alice", infer=False, expiration_date="2099-01-01")
     out.append(m.search("JavaScript package manager pnpm", filters={"user_id": "alice"}, top_k=2))

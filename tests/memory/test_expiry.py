@@ -73,8 +73,15 @@ def test_expiry_in_the_past_is_an_error(mem, clock):
     assert mem.get_all(filters=SCOPE, include_stale=True)["results"] == []
 
 
-@pytest.mark.parametrize(("ttl", "delta"), [("12h", timedelta(hours=12)), ("90m", timedelta(minutes=90)),
-                                            ("2w", timedelta(weeks=2)), (timedelta(days=3), timedelta(days=3))])
+@pytest.mark.parametrize(
+    ("ttl", "delta"),
+    [
+        ("12h", timedelta(hours=12)),
+        ("90m", timedelta(minutes=90)),
+        ("2w", timedelta(weeks=2)),
+        (timedelta(days=3), timedelta(days=3)),
+    ],
+)
 def test_ttl_forms(mem, clock, ttl, delta):
     added = mem.add("Temporary fact", **SCOPE, infer=False, ttl=ttl)
     mem.flush()

@@ -19,8 +19,10 @@ from mem0_hygiene.errors import SecretRefused
 SCOPE = {"user_id": "dana"}
 KEY_ID = "AKIAIOSFODNN7EXAMPLE"
 AWS_SECRET = "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"
-JWT = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkRhbmEifQ"
-       ".dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U")
+JWT = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkRhbmEifQ"
+    ".dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+)
 PG_PASS = "Pg-s3cr3t-9x7"
 # The model "remembers" a key pair from an old memory; the user said nothing of it.
 LEAKY_FACT = f"Dana's backup job uses access key {KEY_ID} secret {AWS_SECRET}"
@@ -52,8 +54,9 @@ def test_a_key_the_llm_returns_is_redacted_before_mem0_stores_it_and_the_item_sa
     mocker.patch.object(m.llm, "generate_response", return_value=answer(LEAKY_FACT, "Dana prefers pnpm"))
     items = m.add([{"role": "user", "content": "Remind me how the nightly backup runs"}], **SCOPE, source="chat")
     by_text = {i["memory"]: i for i in items["results"]}
-    leaky = by_text["Dana's backup job uses access key [redacted aws_access_key_id] secret "
-                    "[redacted aws_secret_access_key]"]
+    leaky = by_text[
+        "Dana's backup job uses access key [redacted aws_access_key_id] secret [redacted aws_secret_access_key]"
+    ]
     assert leaky["hygiene"]["redacted"] == ["aws_access_key_id", "aws_secret_access_key"]
     assert "redacted" not in by_text["Dana prefers pnpm"]["hygiene"]
     m.flush()
@@ -61,22 +64,28 @@ def test_a_key_the_llm_returns_is_redacted_before_mem0_stores_it_and_the_item_sa
     point = m.vector_store.get(vector_id=leaky["id"])
     assert point.payload["data"] == leaky["memory"] and AWS_SECRET.lower() not in point.payload["text_lemmatized"]
     assert KEY_ID not in history_texts(tmp_path / "store") and "[redacted aws_secret_access_key]" in history_texts(
-        tmp_path / "store")
+        tmp_path / "store"
+    )
     m.close()
     assert leaked(tmp_path / "store") == []
 
 
 def test_each_fact_is_screened_on_its_own_and_facts_without_credentials_pass_unchanged(make_memory, tmp_path, mocker):
     m = make_memory()
-    facts = ("Dana's session token is " + JWT, "Dana lives in Haifa",
-             f"The reporting DB is postgresql://report:{PG_PASS}@db.internal/warehouse")
+    facts = (
+        "Dana's session token is " + JWT,
+        "Dana lives in Haifa",
+        f"The reporting DB is postgresql://report:{PG_PASS}@db.internal/warehouse",
+    )
     mocker.patch.object(m.llm, "generate_response", return_value=answer(*facts))
     results = m.add("Tell me what you know", **SCOPE)["results"]
     assert sorted((r["memory"], r["hygiene"].get("redacted")) for r in results) == [
         ("Dana lives in Haifa", None),
         ("Dana's session token is [redacted jwt]", ["jwt"]),
-        ("The reporting DB is postgresql://report:[redacted connection_string_password]@db.internal/warehouse",
-         ["connection_string_password"]),
+        (
+            "The reporting DB is postgresql://report:[redacted connection_string_password]@db.internal/warehouse",
+            ["connection_string_password"],
+        ),
     ]
     m.close()
     assert leaked(tmp_path / "store") == []
@@ -120,11 +129,17 @@ def test_other_calls_to_the_same_llm_get_their_answers_untouched(make_memory, mo
 
 def test_a_procedural_summary_holding_a_credential_is_stored_redacted(make_memory, tmp_path, mocker):
     m = make_memory()
-    mocker.patch.object(m.llm, "generate_response",
-                        return_value=f"1. Log in with bearer token {JWT}\n2. Run the backup job")
-    item = m.add([{"role": "user", "content": "Run the nightly backup"},
-                  {"role": "assistant", "content": "Done, backup finished"}],
-                 agent_id="ops-bot", memory_type="procedural_memory")["results"][0]
+    mocker.patch.object(
+        m.llm, "generate_response", return_value=f"1. Log in with bearer token {JWT}\n2. Run the backup job"
+    )
+    item = m.add(
+        [
+            {"role": "user", "content": "Run the nightly backup"},
+            {"role": "assistant", "content": "Done, backup finished"},
+        ],
+        agent_id="ops-bot",
+        memory_type="procedural_memory",
+    )["results"][0]
     assert "[redacted jwt]" in item["memory"] and item["hygiene"]["redacted"] == ["jwt"]
     m.close()
     assert leaked(tmp_path / "store") == []
@@ -154,5 +169,6 @@ def test_a_refusal_of_a_procedural_summary_is_the_guards_not_mem0s(make_memory, 
     m = make_memory(secrets="refuse")
     mocker.patch.object(m.llm, "generate_response", return_value=f"Log in with {JWT}")
     with pytest.raises(SecretRefused, match="the summary the LLM wrote holds a credential"):
-        m.add([{"role": "user", "content": "Run the nightly backup"}], agent_id="ops-bot",
-              memory_type="procedural_memory")
+        m.add(
+            [{"role": "user", "content": "Run the nightly backup"}], agent_id="ops-bot", memory_type="procedural_memory"
+        )

@@ -24,8 +24,10 @@ QUERY = "which database does the billing service use"
 def stale_scope(mem: Any, live: int = 4, stale: int = 36) -> list[str]:
     """`live` memories kept and `stale` ones superseded or invalidated (9 in 10 stale by default), every one
     near the query; returns the live ids."""
-    kept = [mem.add(f"billing service uses postgres {i} for its database", **SCOPE, infer=False)["results"][0]["id"]
-            for i in range(live)]
+    kept = [
+        mem.add(f"billing service uses postgres {i} for its database", **SCOPE, infer=False)["results"][0]["id"]
+        for i in range(live)
+    ]
     for i in range(stale):
         old = mem.add(f"billing service database is mysql {i}", **SCOPE, infer=False)["results"][0]["id"]
         if i % 2:
@@ -40,8 +42,11 @@ def plain_over(mem: Any, tmp_path: Any) -> Any:
     """Plain mem0 over the drop-in's own Qdrant client (local Qdrant allows one client per folder)."""
     (tmp_path / "plain").mkdir(exist_ok=True)
     cfg = offline_config(tmp_path / "plain")
-    cfg["vector_store"]["config"] = {"client": mem.vector_store.client, "collection_name": "mem0",
-                                     "embedding_model_dims": 256}
+    cfg["vector_store"]["config"] = {
+        "client": mem.vector_store.client,
+        "collection_name": "mem0",
+        "embedding_model_dims": 256,
+    }
     return Mem0Memory(build_mem0_config(split_config(cfg)[0]))
 
 
@@ -110,8 +115,7 @@ def test_calls_that_are_not_a_drop_in_search_pass_the_hook_untouched(make_memory
     assert len(client.query_points(collection_name="mem0", query=vector, limit=40).points) == 40  # outside
 
 
-def test_mem0_scores_the_top_k_when_its_rank_is_the_vector_score_and_its_whole_pool_otherwise(
-        make_memory, monkeypatch):
+def test_mem0_scores_the_top_k_when_its_rank_is_the_vector_score_and_its_whole_pool_otherwise(make_memory, monkeypatch):
     mem = make_memory()
     stale_scope(mem, live=30, stale=270)
     assert mem.live_query is not None and mem.live_query.semantic_only  # no fastembed, no spaCy offline
@@ -143,8 +147,11 @@ def test_a_supersede_by_another_drop_in_on_the_same_client_hides_the_memory_at_o
     mem = make_memory()
     live = stale_scope(mem)
     other_cfg = offline_config(tmp_path / "store", hygiene={"clock": mem.hygiene_settings.clock})
-    other_cfg["vector_store"]["config"] = {"client": mem.vector_store.client, "collection_name": "mem0",
-                                           "embedding_model_dims": 256}
+    other_cfg["vector_store"]["config"] = {
+        "client": mem.vector_store.client,
+        "collection_name": "mem0",
+        "embedding_model_dims": 256,
+    }
     mem.search(QUERY, filters=SCOPE, top_k=10)  # the scope's live share is cached now
     from mem0_hygiene import Memory
 

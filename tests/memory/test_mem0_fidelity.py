@@ -29,14 +29,16 @@ def test_a_past_expiration_date_is_stored_and_hidden_as_mem0_does(mem, plain_mem
     assert [i["hygiene"]["state"] for i in added["results"]] == ["expired"]
     assert mem.get_all(filters=SCOPE)["results"] == []
     assert [i["memory"] for i in mem.get_all(filters=SCOPE, show_expired=True)["results"]] == [
-        "Badge valid for the 2020 conference"]
+        "Badge valid for the 2020 conference"
+    ]
     mem.close()
     plain = plain_mem0(tmp_path / "store")
     try:
         assert plain.get_all(filters=SCOPE)["results"] == []
         shown = plain.get_all(filters=SCOPE, show_expired=True)["results"]
-        assert [(i["memory"], i["expiration_date"]) for i in shown] == [("Badge valid for the 2020 conference",
-                                                                         "2020-01-01")]
+        assert [(i["memory"], i["expiration_date"]) for i in shown] == [
+            ("Badge valid for the 2020 conference", "2020-01-01")
+        ]
     finally:
         close_plain(plain)
 
@@ -54,13 +56,23 @@ def test_a_malformed_expiration_date_raises_mems0_own_error(mem):
 def test_top_k_is_refused_exactly_as_mem0_refuses_it(mem, plain_mem0, close_plain, tmp_path):
     mem.add("Prefers pnpm", **SCOPE, infer=False)
     mem.add("Uses Python 3.12", **SCOPE, infer=False)
-    ours = {repr(k): (outcome(lambda k=k: mem.search("pnpm", filters=SCOPE, top_k=k)),
-                      outcome(lambda k=k: mem.get_all(filters=SCOPE, top_k=k))) for k in [*BAD_TOP_K, 1]}
+    ours = {
+        repr(k): (
+            outcome(lambda k=k: mem.search("pnpm", filters=SCOPE, top_k=k)),
+            outcome(lambda k=k: mem.get_all(filters=SCOPE, top_k=k)),
+        )
+        for k in [*BAD_TOP_K, 1]
+    }
     mem.close()
     plain = plain_mem0(tmp_path / "store")
     try:
-        theirs = {repr(k): (outcome(lambda k=k: plain.search("pnpm", filters=SCOPE, top_k=k)),
-                            outcome(lambda k=k: plain.get_all(filters=SCOPE, top_k=k))) for k in [*BAD_TOP_K, 1]}
+        theirs = {
+            repr(k): (
+                outcome(lambda k=k: plain.search("pnpm", filters=SCOPE, top_k=k)),
+                outcome(lambda k=k: plain.get_all(filters=SCOPE, top_k=k)),
+            )
+            for k in [*BAD_TOP_K, 1]
+        }
     finally:
         close_plain(plain)
     assert ours == theirs
@@ -83,17 +95,28 @@ def plain_view(plain: Mem0Memory, ids: list[str]) -> dict[str, Any]:
     """What a plain mem0 reader shows as each memory's metadata, through get, get_all and search (the test clock
     is in the past, so a ttl has expired for mem0)."""
     listed = {i["id"]: i.get("metadata") for i in plain.get_all(filters=SCOPE, top_k=50, show_expired=True)["results"]}
-    found = {i["id"]: i.get("metadata")
-             for i in plain.search("fact", filters=SCOPE, top_k=50, threshold=0.0, show_expired=True)["results"]}
-    return {mid: (plain.get(mid)["metadata"] if "metadata" in plain.get(mid) else None, listed.get(mid),
-                  found.get(mid)) for mid in ids}
+    found = {
+        i["id"]: i.get("metadata")
+        for i in plain.search("fact", filters=SCOPE, top_k=50, threshold=0.0, show_expired=True)["results"]
+    }
+    return {
+        mid: (plain.get(mid)["metadata"] if "metadata" in plain.get(mid) else None, listed.get(mid), found.get(mid))
+        for mid in ids
+    }
 
 
 def test_plain_mem0_readers_see_exactly_the_apps_metadata(mem, plain_mem0, close_plain, tmp_path):
     bare = mem.add("A bare fact", **SCOPE, infer=False)["results"][0]["id"]
     tagged = mem.add("A tagged fact", **SCOPE, infer=False, metadata={"topic": "profile", "n": 2})["results"][0]["id"]
-    rich = mem.add("A sourced expiring fact", **SCOPE, infer=False, source="tool:web https://example.org",
-                   ttl="7d", topic_key="k1", metadata={"topic": "web"})["results"][0]["id"]
+    rich = mem.add(
+        "A sourced expiring fact",
+        **SCOPE,
+        infer=False,
+        source="tool:web https://example.org",
+        ttl="7d",
+        topic_key="k1",
+        metadata={"topic": "web"},
+    )["results"][0]["id"]
     new = mem.supersede(tagged, "A tagged fact, revised", metadata={"topic": "profile"})
     mine = {i["id"]: i.get("metadata") for i in mem.get_all(filters=SCOPE, top_k=50, include_stale=True)["results"]}
     mem.close()
@@ -113,8 +136,9 @@ def test_a_row_never_flushed_is_rebuilt_from_the_payload(make_memory, tmp_path):
     """The crash guarantee: the birth facts are in the payload written by mem0's own add, so a process that
     never wrote the ledger row (here: its buffer dropped, as a SIGKILL drops it) loses nothing."""
     m = make_memory()
-    mid = m.add("Read it on a forum", **SCOPE, infer=False, source="https://forum.example/t/1",
-                ttl="3d", topic_key="forum")["results"][0]["id"]
+    mid = m.add(
+        "Read it on a forum", **SCOPE, infer=False, source="https://forum.example/t/1", ttl="3d", topic_key="forum"
+    )["results"][0]["id"]
     m._pending_new.clear()  # what a kill -9 before the flush loses
     m.stop_deferred_flushes()
     m.ledger.close()
@@ -122,7 +146,11 @@ def test_a_row_never_flushed_is_rebuilt_from_the_payload(make_memory, tmp_path):
     again = make_memory()
     row = again.require_row(mid)
     assert (row.source, row.source_kind, row.quarantined, row.topic_key) == (
-        "https://forum.example/t/1", "tool", True, "forum")
+        "https://forum.example/t/1",
+        "tool",
+        True,
+        "forum",
+    )
     assert row.expires_at is not None
 
 
@@ -130,20 +158,21 @@ def test_birth_facts_are_one_json_text_and_the_earlier_mapping_form_is_still_rea
     """mem0 deep-copies and walks every nested mapping of an add's metadata: the facts travel as one text. A
     memory stored to replace another keeps a mapping, which recovery finds by a filter on the nested key."""
     m = make_memory()
-    mid = m.add("Read it on a forum", **SCOPE, infer=False, source="https://forum.example/t/1",
-                topic_key="forum")["results"][0]["id"]
+    mid = m.add("Read it on a forum", **SCOPE, infer=False, source="https://forum.example/t/1", topic_key="forum")[
+        "results"
+    ][0]["id"]
     held = m.vector_store.get(vector_id=mid).payload["id"]
     assert isinstance(held, str) and json.loads(held)["hygiene_source"] == "https://forum.example/t/1"
     new = m.supersede(mid, "Read it on the forum's new site")
     assert m.vector_store.get(vector_id=new).payload["id"]["hygiene_replaces"] == mid
     old = m.add("Written with the mapping form", **SCOPE, infer=False)["results"][0]["id"]
     m.vector_store.client.set_payload(
-        "mem0", payload={"id": {"hygiene_source_kind": "tool", "hygiene_source": "web"}}, points=[old])
+        "mem0", payload={"id": {"hygiene_source_kind": "tool", "hygiene_source": "web"}}, points=[old]
+    )
     m._pending_new.clear()  # what a kill -9 before the flush loses: both rows are rebuilt from their payloads
     m.stop_deferred_flushes()
     m.ledger.close()
     m.vector_store.client.close()
     again = make_memory()
-    assert (again.require_row(mid).source, again.require_row(mid).topic_key) == ("https://forum.example/t/1",
-                                                                                 "forum")
+    assert (again.require_row(mid).source, again.require_row(mid).topic_key) == ("https://forum.example/t/1", "forum")
     assert (again.require_row(old).source, again.require_row(old).source_kind) == ("web", "tool")

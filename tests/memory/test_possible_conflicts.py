@@ -27,8 +27,9 @@ def rendered(result: Any) -> str:
     return console.export_text()
 
 
-def test_review_lists_the_possible_conflict_with_both_texts_and_the_reason(make_deployment: Any, tmp_path: Path,
-                                                                           clock: Any) -> None:
+def test_review_lists_the_possible_conflict_with_both_texts_and_the_reason(
+    make_deployment: Any, tmp_path: Path, clock: Any
+) -> None:
     dep = make_deployment(tmp_path / "app", plant=plant, hygiene={"clock": clock, "write_decision": True})
     old, new = dep.planted
     queue = maintenance.review_queue(dep.config)

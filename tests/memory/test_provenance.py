@@ -30,9 +30,12 @@ def test_only_tool_messages_store_nothing(mem):
 def test_trusted_tool_output_is_quarantined_until_confirmed(make_memory):
     mem = make_memory(trust_tool_output=True)
     result = mem.add(
-        [{"role": "user", "content": "The CI runs on GitHub Actions"},
-         {"role": "tool", "content": "The staging DB runs on host db-stage-3"}],
-        **SCOPE, infer=False,
+        [
+            {"role": "user", "content": "The CI runs on GitHub Actions"},
+            {"role": "tool", "content": "The staging DB runs on host db-stage-3"},
+        ],
+        **SCOPE,
+        infer=False,
     )
     by_text = {r["memory"]: r for r in result["results"]}
     assert by_text["The staging DB runs on host db-stage-3"]["hygiene"]["state"] == "quarantined"

@@ -87,8 +87,9 @@ def test_decay_reorders_live_facts_as_documented(make_memory, clock):
         assert facts["recency"] == pytest.approx(0.995**hours, abs=1e-6)
         assert facts["relevance"] == pytest.approx(by_id[mid]["score"], abs=1e-6)  # mem0's score, untouched
         assert facts["importance"] == w.default_importance
-        expected = (w.relevance * facts["relevance"] + w.recency * facts["recency"]
-                    + w.importance * facts["importance"]) / (w.relevance + w.recency + w.importance)
+        expected = (
+            w.relevance * facts["relevance"] + w.recency * facts["recency"] + w.importance * facts["importance"]
+        ) / (w.relevance + w.recency + w.importance)
         assert facts["score"] == pytest.approx(expected, abs=1e-6)
     assert by_id[tea]["score"] > by_id[coffee]["score"]  # tea is still the more relevant one
     m.hygiene_settings.rank = None  # the same store, ranking off: relevance order
@@ -112,9 +113,16 @@ def test_importance_from_metadata_lifts_a_memory(make_memory, clock):
 
 def test_decay_never_hides_a_memory(make_memory, clock):
     m = make_memory()
-    for i, text in enumerate(["Prefers tea in the morning", "Prefers coffee after lunch",
-                              "Prefers green tea in the afternoon", "Prefers espresso in the morning",
-                              "Likes hiking on weekends", "Works from the Haifa office"]):
+    for i, text in enumerate(
+        [
+            "Prefers tea in the morning",
+            "Prefers coffee after lunch",
+            "Prefers green tea in the afternoon",
+            "Prefers espresso in the morning",
+            "Likes hiking on weekends",
+            "Works from the Haifa office",
+        ]
+    ):
         mid = add(m, text)
         clock.advance(days=40)
         if i % 2:
@@ -146,8 +154,9 @@ def test_a_heavily_used_stale_fact_still_loses_to_the_fact_that_replaced_it(make
         clock.advance(days=30)
         m.ledger.record_uses({old: (500, clock())})
         res = m.add(p["new"], **scope, infer=False)["results"]
-        hidden = {r["hygiene"]["decision"].get("supersedes") or r["hygiene"]["decision"].get("invalidates")
-                  for r in res}
+        hidden = {
+            r["hygiene"]["decision"].get("supersedes") or r["hygiene"]["decision"].get("invalidates") for r in res
+        }
         if old not in hidden:
             continue  # the decision missed this one: both stay live (the evaluation counts these)
         resolved += 1

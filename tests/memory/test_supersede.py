@@ -49,9 +49,7 @@ def test_supersede_keeps_the_old_scope(mem):
     old = mem.add("Deploys with Docker Compose", agent_id="ops-bot", infer=False)
     new_id = mem.supersede(old["results"][0]["id"], "Deploys with Kubernetes")
     assert mem.get(new_id)["agent_id"] == "ops-bot"
-    assert [r["memory"] for r in mem.get_all(filters={"agent_id": "ops-bot"})["results"]] == [
-        "Deploys with Kubernetes"
-    ]
+    assert [r["memory"] for r in mem.get_all(filters={"agent_id": "ops-bot"})["results"]] == ["Deploys with Kubernetes"]
 
 
 def test_supersede_links_two_existing_memories(mem):

@@ -17,8 +17,9 @@ def texts(result):
 
 
 def believed(m, when, query="which database does the API use"):
-    return sorted(texts(m.search(query, filters=SCOPE, as_of=when))), sorted(texts(m.get_all(filters=SCOPE,
-                                                                                              as_of=when)))
+    return sorted(texts(m.search(query, filters=SCOPE, as_of=when))), sorted(
+        texts(m.get_all(filters=SCOPE, as_of=when))
+    )
 
 
 def test_as_of_walks_a_supersede_chain(mem, clock):
@@ -69,12 +70,15 @@ def test_invalidated_and_expired_memories_drop_out_at_their_time(mem, clock):
     mem.invalidate(wrong, "she was not")
     clock.advance(days=10)
     at = start + timedelta(days=1)
-    assert sorted(texts(mem.get_all(filters=SCOPE, as_of=at))) == ["Dana is allergic to cats",
-                                                                   "Dana is travelling this week"]
+    assert sorted(texts(mem.get_all(filters=SCOPE, as_of=at))) == [
+        "Dana is allergic to cats",
+        "Dana is travelling this week",
+    ]
     assert texts(mem.get_all(filters=SCOPE, as_of=start + timedelta(days=5))) == ["Dana is travelling this week"]
     assert texts(mem.get_all(filters=SCOPE, as_of=start + timedelta(days=8))) == []
     assert texts(mem.get_all(filters=SCOPE, as_of=start + timedelta(days=8), show_expired=True)) == [
-        "Dana is travelling this week"]
+        "Dana is travelling this week"
+    ]
 
 
 def test_deleted_memories_never_come_back_even_for_the_past(mem, clock):
@@ -88,8 +92,12 @@ def test_deleted_memories_never_come_back_even_for_the_past(mem, clock):
 def test_a_tool_fact_counts_from_its_release(make_memory, clock):
     m = make_memory(trust_tool_output=True)
     start = clock()
-    mid = m.add("The staging VPN is vpn2.example.invalid", **SCOPE, infer=False,
-                source="tool:web_fetch https://wiki.example.invalid")["results"][0]["id"]
+    mid = m.add(
+        "The staging VPN is vpn2.example.invalid",
+        **SCOPE,
+        infer=False,
+        source="tool:web_fetch https://wiki.example.invalid",
+    )["results"][0]["id"]
     assert texts(m.get_all(filters=SCOPE, as_of=start + timedelta(days=1))) == []  # still quarantined
     clock.advance(days=5)
     m.confirm(mid)
@@ -100,19 +108,26 @@ def test_a_tool_fact_counts_from_its_release(make_memory, clock):
 
 def test_since_and_until_select_by_creation_time(mem, clock):
     start = clock()
-    for day, text in ((0, "Sprint 1 goal: billing export"), (5, "Sprint 2 goal: search filters"),
-                      (10, "Sprint 3 goal: audit log")):
+    for day, text in (
+        (0, "Sprint 1 goal: billing export"),
+        (5, "Sprint 2 goal: search filters"),
+        (10, "Sprint 3 goal: audit log"),
+    ):
         clock.current = start + timedelta(days=day)
         mem.add(text, **SCOPE, infer=False)
     clock.advance(days=1)
     window = {"filters": SCOPE}
     assert sorted(texts(mem.get_all(**window, since=start + timedelta(days=3)))) == [
-        "Sprint 2 goal: search filters", "Sprint 3 goal: audit log"]
+        "Sprint 2 goal: search filters",
+        "Sprint 3 goal: audit log",
+    ]
     assert texts(mem.get_all(**window, until=start + timedelta(days=5))) == ["Sprint 1 goal: billing export"]
     assert texts(mem.get_all(**window, since=start + timedelta(days=5), until=start + timedelta(days=10))) == [
-        "Sprint 2 goal: search filters"]  # since inclusive, until exclusive
+        "Sprint 2 goal: search filters"
+    ]  # since inclusive, until exclusive
     assert texts(mem.search("sprint goal", **window, since=(start + timedelta(days=9)).date().isoformat())) == [
-        "Sprint 3 goal: audit log"]
+        "Sprint 3 goal: audit log"
+    ]
 
 
 def test_since_keeps_the_state_filter_unless_asked(mem, clock):
@@ -122,8 +137,10 @@ def test_since_keeps_the_state_filter_unless_asked(mem, clock):
     mem.supersede(old, "Uses pnpm")
     assert texts(mem.get_all(filters=SCOPE, since=start)) == ["Uses pnpm"]
     both = mem.get_all(filters=SCOPE, since=start, include_stale=True)["results"]
-    assert sorted((r["memory"], r["hygiene"]["state"]) for r in both) == [("Uses npm", "superseded"),
-                                                                         ("Uses pnpm", "live")]
+    assert sorted((r["memory"], r["hygiene"]["state"]) for r in both) == [
+        ("Uses npm", "superseded"),
+        ("Uses pnpm", "live"),
+    ]
     assert texts(mem.get_all(filters=SCOPE, since=start + timedelta(hours=1), include_stale=True)) == ["Uses pnpm"]
 
 

@@ -40,7 +40,8 @@ def found(m: Memory, query: str = "standup time") -> list[str]:
 
 
 def test_an_update_by_topic_key_hides_the_old_memory_from_the_next_read_before_any_flush(
-        make_memory: Any, writer_jobs: list[Any], clock: Any) -> None:
+    make_memory: Any, writer_jobs: list[Any], clock: Any
+) -> None:
     m = make_memory(**HELD)
     old = add(m, "Standup is at 9:00")
     clock.advance(minutes=1)
@@ -57,7 +58,8 @@ def test_an_update_by_topic_key_hides_the_old_memory_from_the_next_read_before_a
 
 
 def test_the_same_holds_when_the_old_memory_is_already_in_the_ledger(
-        make_memory: Any, writer_jobs: list[Any], clock: Any) -> None:
+    make_memory: Any, writer_jobs: list[Any], clock: Any
+) -> None:
     m = make_memory(**HELD)
     old = add(m, "Standup is at 9:00")
     m.flush()
@@ -79,7 +81,8 @@ def test_other_keys_and_other_scopes_stay_live(make_memory: Any, writer_jobs: li
 
 
 def test_the_writer_thread_is_asked_for_the_write_at_once_and_it_records_the_supersede(
-        make_memory: Any, writer_jobs: list[Any], clock: Any) -> None:
+    make_memory: Any, writer_jobs: list[Any], clock: Any
+) -> None:
     m = make_memory(**HELD)
     old = add(m, "Standup is at 9:00")
     clock.advance(minutes=1)
@@ -98,7 +101,8 @@ def test_adds_without_a_topic_key_keep_their_batch(make_memory: Any, writer_jobs
 
 
 def test_deleting_the_buffered_update_deletes_what_it_superseded_as_after_a_flush(
-        make_memory: Any, writer_jobs: list[Any], clock: Any) -> None:
+    make_memory: Any, writer_jobs: list[Any], clock: Any
+) -> None:
     m = make_memory(**HELD)
     old = add(m, "Standup is at 9:00")
     clock.advance(minutes=1)
@@ -110,7 +114,8 @@ def test_deleting_the_buffered_update_deletes_what_it_superseded_as_after_a_flus
 
 
 def test_async_drop_in_hides_the_old_memory_from_the_next_read(
-        tmp_path: Path, writer_jobs: list[Any], clock: Any) -> None:
+    tmp_path: Path, writer_jobs: list[Any], clock: Any
+) -> None:
     async def run() -> tuple[list[str], list[str]]:
         async with AsyncMemory.from_config(offline_config(tmp_path, hygiene={"clock": clock, **HELD})) as m:
             await m.add("Standup is at 9:00", **SCOPE, infer=False, topic_key="standup")
@@ -124,13 +129,17 @@ def test_async_drop_in_hides_the_old_memory_from_the_next_read(
 
 
 def test_a_second_memory_on_the_same_ledger_sees_the_update_once_it_is_committed(
-        tmp_path: Path, writer_jobs: list[Any], clock: Any) -> None:
+    tmp_path: Path, writer_jobs: list[Any], clock: Any
+) -> None:
     hygiene = {"clock": clock, **HELD}
     a = Memory.from_config(offline_config(tmp_path / "a", hygiene=hygiene))
     (tmp_path / "b").mkdir()
     cfg = offline_config(tmp_path / "b", hygiene={**hygiene, "ledger_path": a.ledger_path})
-    cfg["vector_store"]["config"] = {"client": a.vector_store.client, "collection_name": "mem0",
-                                     "embedding_model_dims": 256}
+    cfg["vector_store"]["config"] = {
+        "client": a.vector_store.client,
+        "collection_name": "mem0",
+        "embedding_model_dims": 256,
+    }
     b = Memory.from_config(cfg)
     try:
         add(a, "Standup is at 9:00")

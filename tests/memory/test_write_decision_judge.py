@@ -43,12 +43,17 @@ def test_an_unsure_pair_is_judged_and_the_answer_decides(jm, mocker):
     decision = res[0]["hygiene"]["decision"]
     assert decision["label"] == DUPLICATE
     assert decision["reason"] == "llm: Same preference for morning tea, reworded."
-    assert decision["judge"] == {"by": "llm", "event": "NONE", "reason": "Same preference for morning tea, reworded.",
-                                 "deterministic": UPDATE}
+    assert decision["judge"] == {
+        "by": "llm",
+        "event": "NONE",
+        "reason": "Same preference for morning tea, reworded.",
+        "deterministic": UPDATE,
+    }
     assert [r["memory"] for r in jm.get_all(filters=SCOPE)["results"]] == [OLD]
     kept = judged_decisions(jm.ledger, old["id"])
     assert [(k["compared_id"], k["label"], k["event"], k["reason"]) for k in kept] == [
-        (old["id"], DUPLICATE, "NONE", "Same preference for morning tea, reworded.")]
+        (old["id"], DUPLICATE, "NONE", "Same preference for morning tea, reworded.")
+    ]
 
 
 def test_a_judged_contradiction_invalidates_with_the_judges_reason(jm, mocker):
@@ -92,8 +97,15 @@ def test_without_the_judge_option_the_llm_is_never_asked(make_memory, mocker):
 def test_at_most_one_call_per_memory_written(jm, mocker):
     add(jm, OLD)
     llm = mocker.patch.object(jm.llm, "generate_response", return_value='{"event": "ADD", "reason": "other"}')
-    res = jm.add([{"role": "user", "content": REWORDED}, {"role": "user", "content": "Likes green tea at noon"},
-                  {"role": "user", "content": "Drinks tea in the morning"}], user_id="dana", infer=False)["results"]
+    res = jm.add(
+        [
+            {"role": "user", "content": REWORDED},
+            {"role": "user", "content": "Likes green tea at noon"},
+            {"role": "user", "content": "Drinks tea in the morning"},
+        ],
+        user_id="dana",
+        infer=False,
+    )["results"]
     assert len(res) == 3 and all(r["event"] == "ADD" for r in res)
     assert llm.call_count <= 3
 

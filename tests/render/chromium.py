@@ -32,8 +32,11 @@ def find_chromium() -> tuple[str | None, str]:
         path = shutil.which(name)
         if path:
             return path, ""
-    return None, ("no Chromium found (looked for $CHROMIUM, " + ", ".join(CANDIDATES)
-                  + "): install Debian's chromium package (apt-get install chromium)")
+    return None, (
+        "no Chromium found (looked for $CHROMIUM, "
+        + ", ".join(CANDIDATES)
+        + "): install Debian's chromium package (apt-get install chromium)"
+    )
 
 
 class Browser:
@@ -49,11 +52,26 @@ class Browser:
             os.dup2(res_w, 4)
 
         self._proc = subprocess.Popen(
-            [binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
-             "--disable-extensions", "--hide-scrollbars", "--mute-audio", "--remote-debugging-pipe",
-             f"--user-data-dir={self._profile}", "about:blank"],
-            pass_fds=(3, 4), preexec_fn=wire, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE)
+            [
+                binary,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--no-default-browser-check",
+                "--disable-extensions",
+                "--hide-scrollbars",
+                "--mute-audio",
+                "--remote-debugging-pipe",
+                f"--user-data-dir={self._profile}",
+                "about:blank",
+            ],
+            pass_fds=(3, 4),
+            preexec_fn=wire,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         os.close(cmd_r)
         os.close(res_w)
         self._buf = b""
@@ -148,8 +166,10 @@ class Page:
         return self.browser.call(method, params, self.session)
 
     def resize(self, width: int, height: int = 900) -> None:
-        self.call("Emulation.setDeviceMetricsOverride",
-                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+        )
 
     def load(self, path: Path, width: int, height: int = 900) -> None:
         self.resize(width, height)
@@ -169,8 +189,11 @@ class Page:
 
     def requests(self) -> list[str]:
         """URLs the page asked for since it was loaded (its own file included)."""
-        return [ev["params"]["request"]["url"] for ev in self.browser.events
-                if ev.get("method") == "Network.requestWillBeSent" and ev.get("sessionId") == self.session]
+        return [
+            ev["params"]["request"]["url"]
+            for ev in self.browser.events
+            if ev.get("method") == "Network.requestWillBeSent" and ev.get("sessionId") == self.session
+        ]
 
     def screenshot(self, path: Path) -> Path:
         """The whole page (its full height at the current width) as a PNG."""

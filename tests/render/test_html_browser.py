@@ -135,7 +135,9 @@ def test_the_measurement_catches_a_page_that_scrolls_sideways_or_breaks_a_comman
     wide = tmp_path / "wide.html"
     wide.write_text(
         '<!DOCTYPE html><meta charset="utf-8"><body>'
-        '<table><tr><td style="white-space:nowrap">' + "mem0-hygiene relocate --to /var/lib/mem0 " * 12
+        '<table><tr><td style="white-space:nowrap">'
+        + "mem0-hygiene relocate --to /var/lib/mem0 "
+        * 12
         + "</td></tr></table>"
         '<pre style="overflow-x:auto;width:200px">' + "x" * 400 + "</pre>"
         '<pre class="m0h-fix" style="width:12ch;padding:0;white-space:pre-wrap;font:16px monospace">'
@@ -152,8 +154,9 @@ def test_the_measurement_catches_a_page_that_scrolls_sideways_or_breaks_a_comman
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_the_demo_report_fits_the_width_with_no_horizontal_scrolling(page: Page, demo_page: Path, shots: Path,
-                                                                     width: int):
+def test_the_demo_report_fits_the_width_with_no_horizontal_scrolling(
+    page: Page, demo_page: Path, shots: Path, width: int
+):
     page.load(demo_page, width)
     facts = measure(page)
     page.screenshot(shots / f"demo-audit-{width}.png")
@@ -167,8 +170,10 @@ def test_the_demo_report_fits_the_width_with_no_horizontal_scrolling(page: Page,
 def test_title_and_why_get_a_readable_measure(page: Page, demo_page: Path, width: int):
     """Not ~80 px columns: the why text gets most of the card (at least 280 px on a phone, 600 px on a laptop)."""
     page.load(demo_page, width)
-    narrowest = page.eval("Math.min(...[...document.querySelectorAll('.m0h-why, .m0h-title')]"
-                          ".map(el => el.getBoundingClientRect().width))")
+    narrowest = page.eval(
+        "Math.min(...[...document.querySelectorAll('.m0h-why, .m0h-title')]"
+        ".map(el => el.getBoundingClientRect().width))"
+    )
     assert narrowest >= (280 if width < 500 else 600)
 
 
@@ -181,8 +186,9 @@ def test_the_page_loads_nothing_and_runs_nothing(page: Page, demo_page: Path):
 
 def test_examples_open_and_show_the_memories(page: Page, demo_page: Path):
     page.load(demo_page, 1280)
-    assert page.eval("[...document.querySelectorAll('details.m0h-examples:not([open]) li')]"
-                     ".every(li => !li.checkVisibility())")
+    assert page.eval(
+        "[...document.querySelectorAll('details.m0h-examples:not([open]) li')].every(li => !li.checkVisibility())"
+    )
     page.eval("document.querySelectorAll('details').forEach(d => d.open = true)")
     assert page.eval("[...document.querySelectorAll('details li, details dd')].every(el => el.checkVisibility())")
     assert "Dana prefers short answers with code first" in page.eval("document.body.innerText")
@@ -193,8 +199,10 @@ def test_print_shows_the_folded_examples_and_fits_the_paper(page: Page, demo_pag
     page.load(demo_page, 700)  # about an A4 page's printable width at 96 dpi
     page.media("print")
     try:
-        assert page.eval("[...document.querySelectorAll('details:not([open]) li, details:not([open]) dd')]"
-                         ".every(el => el.checkVisibility() && el.getBoundingClientRect().height > 0)")
+        assert page.eval(
+            "[...document.querySelectorAll('details:not([open]) li, details:not([open]) dd')]"
+            ".every(el => el.checkVisibility() && el.getBoundingClientRect().height > 0)"
+        )
         assert_fits(measure(page), 700)
         page.screenshot(shots / "demo-audit-print.png")
         pdf = page.pdf(shots / "demo-audit.pdf")
@@ -207,7 +215,7 @@ def test_print_shows_the_folded_examples_and_fits_the_paper(page: Page, demo_pag
 
 PAYLOADS = (
     "<script>document.title='pwned'</script>",
-    '<img src=x onerror="document.title=\'pwned\'">',
+    "<img src=x onerror=\"document.title='pwned'\">",
     "</code></pre></details></article><h1 id=pwned>injected</h1>",
     '" onmouseover="document.title=\'pwned\'" x="',
     "ab\u202edlrow\u2066 olleh\u2069 \x9b31m\x85 \x1b[2J end",
@@ -219,13 +227,31 @@ def hostile_report() -> Report:
     texts = PAYLOADS + (LONG_TOKEN,)
     return Report(
         findings=(
-            Finding(code="SECRET_IN_MEMORY", severity=Severity.ERROR, area="content",
-                    title="title " + PAYLOADS[0], count=len(texts), examples=texts, why=PAYLOADS[1] + " " + PAYLOADS[4],
-                    fix=f"mem0-hygiene forget '{PAYLOADS[0]}' --scrub  # {PAYLOADS[2]}",
-                    details={"text": PAYLOADS[2], "ids": list(texts), PAYLOADS[3]: PAYLOADS[4],
-                             "key": "sk-proj-" + "A1b2C3d4E5" * 4, "nested": {"path": LONG_TOKEN}}),
-            Finding(code=PAYLOADS[3], severity=Severity.WARNING, area=PAYLOADS[0], title=LONG_TOKEN, why=LONG_TOKEN,
-                    fix=LONG_TOKEN),
+            Finding(
+                code="SECRET_IN_MEMORY",
+                severity=Severity.ERROR,
+                area="content",
+                title="title " + PAYLOADS[0],
+                count=len(texts),
+                examples=texts,
+                why=PAYLOADS[1] + " " + PAYLOADS[4],
+                fix=f"mem0-hygiene forget '{PAYLOADS[0]}' --scrub  # {PAYLOADS[2]}",
+                details={
+                    "text": PAYLOADS[2],
+                    "ids": list(texts),
+                    PAYLOADS[3]: PAYLOADS[4],
+                    "key": "sk-proj-" + "A1b2C3d4E5" * 4,
+                    "nested": {"path": LONG_TOKEN},
+                },
+            ),
+            Finding(
+                code=PAYLOADS[3],
+                severity=Severity.WARNING,
+                area=PAYLOADS[0],
+                title=LONG_TOKEN,
+                why=LONG_TOKEN,
+                fix=LONG_TOKEN,
+            ),
         ),
         skipped=(Skipped(code="X", area=PAYLOADS[1], reason=PAYLOADS[4] + " " + LONG_TOKEN),),
         locations=({"role": PAYLOADS[0], "path": f"/tmp/{PAYLOADS[1]}/{LONG_TOKEN}", "note": PAYLOADS[2]},),
@@ -234,8 +260,9 @@ def hostile_report() -> Report:
 
 
 @pytest.mark.parametrize("width", (375, 1280))
-def test_hostile_memory_text_shows_as_text_runs_nothing_and_still_fits(page: Page, tmp_path: Path, shots: Path,
-                                                                        width: int):
+def test_hostile_memory_text_shows_as_text_runs_nothing_and_still_fits(
+    page: Page, tmp_path: Path, shots: Path, width: int
+):
     path = tmp_path / "hostile.html"
     path.write_text(format_html(hostile_report()), encoding="utf-8")
     page.load(path, width)
@@ -245,8 +272,12 @@ def test_hostile_memory_text_shows_as_text_runs_nothing_and_still_fits(page: Pag
     assert page.eval("document.title").startswith("mem0-hygiene audit")
     assert page.eval("document.scripts.length + document.images.length") == 0
     assert page.eval("document.getElementById('pwned')") is None
-    assert page.eval("[...document.querySelectorAll('*')].some(el => [...el.attributes]"
-                     ".some(a => a.name.startsWith('on')))") is False
+    assert (
+        page.eval(
+            "[...document.querySelectorAll('*')].some(el => [...el.attributes].some(a => a.name.startsWith('on')))"
+        )
+        is False
+    )
     shown = page.eval("document.body.innerText")
     assert PAYLOADS[0] in shown and "</code></pre></details>" in shown
     assert not any(ch in shown for ch in "\u202e\u2066\u2069\x9b\x85\x1b")
@@ -277,8 +308,9 @@ body { margin: 0; font: 13px sans-serif; }
 
 
 @pytest.mark.parametrize("width", (375, 1280))
-def test_the_notebook_fragment_keeps_its_cards_inside_a_notebooks_css(page: Page, demo_report: Report,
-                                                                      tmp_path: Path, shots: Path, width: int):
+def test_the_notebook_fragment_keeps_its_cards_inside_a_notebooks_css(
+    page: Page, demo_report: Report, tmp_path: Path, shots: Path, width: int
+):
     path = tmp_path / "notebook.html"
     path.write_text(NOTEBOOK_HOST % demo_report._repr_html_(), encoding="utf-8")
     page.load(path, width)

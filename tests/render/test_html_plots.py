@@ -16,8 +16,7 @@ import pytest
 pytest.importorskip("matplotlib", reason="the notebook extra is not installed: pip install -e '.[test,notebook]'")
 pytest.importorskip("pandas", reason="the notebook extra is not installed: pip install -e '.[test,notebook]'")
 
-PLOTS = ("plot_confirmation_age", "plot_expiries", "plot_events_per_day", "plot_live_vs_stale",
-         "plot_by_source_kind")
+PLOTS = ("plot_confirmation_age", "plot_expiries", "plot_events_per_day", "plot_live_vs_stale", "plot_by_source_kind")
 
 
 @pytest.fixture(scope="module")

@@ -25,20 +25,23 @@ def rendered(result: Any) -> str:
 
 
 def plant(m: Any) -> list[str]:
-    ids = [m.add(text, user_id="dana", infer=False, source="chat")["results"][0]["id"]
-           for text in ("Prefers pnpm", "Standup is at 9:30")]
+    ids = [
+        m.add(text, user_id="dana", infer=False, source="chat")["results"][0]["id"]
+        for text in ("Prefers pnpm", "Standup is at 9:30")
+    ]
     return ids
 
 
-def test_each_maintenance_result_shows_the_same_lines_in_the_terminal_and_in_html(tmp_path: Path,
-                                                                                   make_deployment: Any):
+def test_each_maintenance_result_shows_the_same_lines_in_the_terminal_and_in_html(tmp_path: Path, make_deployment: Any):
     dep = make_deployment(tmp_path / "store", plant=plant)
     made = backup(dep.config, tmp_path / "backups")
     results = {
         "backup": (made, f"backed up into {made.path}"),
         "restore": (restore(dep.config, made.path, dry_run=True), "dry run: would restore the backup taken"),
-        "forget": (forget(dep.config, [dep.planted[0]], dry_run=True), f"would delete (through mem0's API): "
-                                                                        f"{dep.planted[0]}"),
+        "forget": (
+            forget(dep.config, [dep.planted[0]], dry_run=True),
+            f"would delete (through mem0's API): {dep.planted[0]}",
+        ),
         "relocate": (relocate(dep.config, tmp_path / "elsewhere", dry_run=True), "vector_store: would copy"),
         "where": (where(dep.config), "mem0 store locations"),
     }

@@ -97,8 +97,11 @@ SECRET_POSITIVES = [
     (f"Backup bucket secret {_AWS_SECRET_2}", "aws_secret_access_key", _AWS_SECRET_2),
     # what an earlier redaction of the key id alone left (the example): the secret still stands beside "secret"
     (f"access key [redacted aws_access_key_id] secret {_AWS_SECRET_2}", "aws_secret_access_key", _AWS_SECRET_2),
-    ("Unsigned JWT eyJhbGciOiJub25lIn0.eyJzdWIiOiJkYW5hIiwiYWRtaW4iOnRydWV9.", "jwt",
-     "eyJhbGciOiJub25lIn0.eyJzdWIiOiJkYW5hIiwiYWRtaW4iOnRydWV9."),
+    (
+        "Unsigned JWT eyJhbGciOiJub25lIn0.eyJzdWIiOiJkYW5hIiwiYWRtaW4iOnRydWV9.",
+        "jwt",
+        "eyJhbGciOiJub25lIn0.eyJzdWIiOiJkYW5hIiwiYWRtaW4iOnRydWV9.",
+    ),
     (f"Old deploy key, END line lost in the paste: {_PEM_CUT}", "private_key", _PEM_CUT),
     ("Reports read postgresql://report:Rep0rt-pw@10.0.0.7/warehouse", "connection_string_password", "Rep0rt-pw"),
     ("JDBC url jdbc:postgresql://app:J4va-pw@db:5432/app", "connection_string_password", "J4va-pw"),
@@ -258,14 +261,23 @@ def test_an_aws_secret_access_key_beside_its_key_id_is_redacted_with_it(text: st
         assert secret not in out
 
 
-@pytest.mark.parametrize(("text", "kept"), [
-    ("AKIAIOSFODNN7EXAMPLE was rotated in commit 3F786850E387550FDAB836ED7E6DC881DE23001B",
-     "3F786850E387550FDAB836ED7E6DC881DE23001B"),
-    ("Key AKIAIOSFODNN7EXAMPLE was revoked; see memory 123e4567-e89b-12d3-a456-426614174000",
-     "123e4567-e89b-12d3-a456-426614174000"),
-    ("Key AKIAIOSFODNN7EXAMPLE belongs to the user DanaBackupsServiceAccountForTheBucket",
-     "DanaBackupsServiceAccountForTheBucket"),
-])
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        (
+            "AKIAIOSFODNN7EXAMPLE was rotated in commit 3F786850E387550FDAB836ED7E6DC881DE23001B",
+            "3F786850E387550FDAB836ED7E6DC881DE23001B",
+        ),
+        (
+            "Key AKIAIOSFODNN7EXAMPLE was revoked; see memory 123e4567-e89b-12d3-a456-426614174000",
+            "123e4567-e89b-12d3-a456-426614174000",
+        ),
+        (
+            "Key AKIAIOSFODNN7EXAMPLE belongs to the user DanaBackupsServiceAccountForTheBucket",
+            "DanaBackupsServiceAccountForTheBucket",
+        ),
+    ],
+)
 def test_a_hex_digest_a_memory_id_or_a_word_beside_a_key_id_is_not_taken_for_its_secret(text: str, kept: str) -> None:
     out, kinds = redact_secrets(text)
     assert kinds == ["aws_access_key_id"] and kept in out
@@ -278,7 +290,9 @@ def test_an_aws_secret_far_from_any_key_id_or_name_is_left_alone() -> None:
 
 def test_a_password_equal_to_its_user_name_is_redacted_where_the_password_stands() -> None:
     assert redact_secrets("Dev queue amqp://guest:guest@localhost:5672/") == (
-        "Dev queue amqp://guest:[redacted connection_string_password]@localhost:5672/", ["connection_string_password"])
+        "Dev queue amqp://guest:[redacted connection_string_password]@localhost:5672/",
+        ["connection_string_password"],
+    )
 
 
 def test_find_secrets_reports_a_bearer_jwt_once_as_a_jwt() -> None:
@@ -365,8 +379,10 @@ def test_redact_secrets_replaces_every_secret_of_a_text() -> None:
 
     out, kinds = redact_secrets(text)
 
-    assert out == ("CI uses [redacted github_token], the DB is postgres://ci:[redacted connection_string_password]"
-                   "@db/ci, the bot [redacted openai_api_key]; İstanbul password: [redacted password_assignment]")
+    assert out == (
+        "CI uses [redacted github_token], the DB is postgres://ci:[redacted connection_string_password]"
+        "@db/ci, the bot [redacted openai_api_key]; İstanbul password: [redacted password_assignment]"
+    )
     assert kinds == ["github_token", "connection_string_password", "openai_api_key", "password_assignment"]
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import sqlite3
 
-_DROP_V4 = ("DROP INDEX memories_topic_live; DROP TABLE confirmations; DROP TABLE IF EXISTS consolidation; "
-            "DROP TABLE IF EXISTS write_decisions;")
+_DROP_V4 = (
+    "DROP INDEX memories_topic_live; DROP TABLE confirmations; DROP TABLE IF EXISTS consolidation; "
+    "DROP TABLE IF EXISTS write_decisions;"
+)
 _DROP_V3 = "DROP TRIGGER pending_delete_on_tombstone; DROP TABLE pending;"
 
 

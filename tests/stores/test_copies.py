@@ -37,8 +37,9 @@ def paths(app: Path) -> tuple[str, str]:
 
 
 def test_the_registry_lives_beside_the_ledger_named_after_it(tmp_path: Path):
-    assert copies_path_for(str(tmp_path / "l" / "ledger.sqlite"), str(tmp_path / "h.db")) == \
-        str(tmp_path / "l" / "ledger.copies.json")
+    assert copies_path_for(str(tmp_path / "l" / "ledger.sqlite"), str(tmp_path / "h.db")) == str(
+        tmp_path / "l" / "ledger.copies.json"
+    )
     assert copies_path_for(":memory:", str(tmp_path / "history.db")) == str(tmp_path / "history.copies.json")
     assert copies_path_for(":memory:", ":memory:") is None
     assert "in memory" in register_copy(None, "backup_set", tmp_path, roles=["ledger"], created_at=AT)
@@ -121,8 +122,11 @@ def test_leftovers_of_an_operation_are_found_and_removed_and_nothing_else(tmp_pa
     (stale / "qdrant" / "x").write_text("data")
     restoring = tmp_path / (temporary_name("history.db", "restore") + "20260801T090000Z")
     restoring.write_text("staged")
-    keep = [tmp_path / "mem0-backup-20260801T090000Z", tmp_path / ".hygiene.copies.json.tmp",
-            tmp_path / (temporary_name("other.db", "restore") + "1")]
+    keep = [
+        tmp_path / "mem0-backup-20260801T090000Z",
+        tmp_path / ".hygiene.copies.json.tmp",
+        tmp_path / (temporary_name("other.db", "restore") + "1"),
+    ]
     for p in keep:
         p.write_text("keep")
 
@@ -146,8 +150,9 @@ with holding(sys.argv[1]):
 def test_a_temporary_folder_a_running_operation_holds_is_left_alone(tmp_path: Path):
     busy = tmp_path / (temporary_name("mem0-backup-20260801T090000Z", "backup") + "run")
     busy.mkdir()
-    proc = subprocess.Popen([sys.executable, "-c", HOLD, str(busy)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(busy)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
         assert clean_leftovers(str(tmp_path), "backup", stem_prefix="mem0-backup-") == ([], [])

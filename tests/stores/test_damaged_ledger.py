@@ -46,8 +46,9 @@ def damaged(request, make_deployment, persistent_dir, clock):
 
     def plant(m):
         for i in range(40):
-            ids.append(m.add(f"Fact number {i} about billing", user_id="dana", infer=False,
-                             source="chat")["results"][0]["id"])
+            ids.append(
+                m.add(f"Fact number {i} about billing", user_id="dana", infer=False, source="chat")["results"][0]["id"]
+            )
         m.backup(str(persistent_dir / "backups"))
 
     d = make_deployment(persistent_dir / "store", plant=plant, config_file=persistent_dir / "mem0.json")
@@ -55,8 +56,14 @@ def damaged(request, make_deployment, persistent_dir, clock):
     assert not Path(str(ledger) + "-wal").exists() or Path(str(ledger) + "-wal").stat().st_size == 0
     DAMAGE[request.param](ledger)
     sets = sorted((persistent_dir / "backups").iterdir())
-    return {"config": d.config, "path": str(d.config_path), "ledger": str(ledger), "ids": ids,
-            "backup": str(sets[-1]), "kind": request.param}
+    return {
+        "config": d.config,
+        "path": str(d.config_path),
+        "ledger": str(ledger),
+        "ids": ids,
+        "backup": str(sets[-1]),
+        "kind": request.param,
+    }
 
 
 def assert_explains(message: str, damaged: dict) -> None:
@@ -97,7 +104,8 @@ def test_the_cli_digest_and_history_print_one_clean_error(damaged):
 def test_the_audit_lists_the_damaged_ledger_instead_of_failing(damaged):
     report = audit(damaged["config"])
     reasons = " ".join(s.reason for s in report.skipped) + " ".join(
-        f.title for f in report.findings if f.code == "LEDGER_MISSING")
+        f.title for f in report.findings if f.code == "LEDGER_MISSING"
+    )
     assert re.search(r"malformed|not a database|could not be read|not a mem0-hygiene ledger", reasons), reasons
     result = CliRunner().invoke(cli, ["audit", "--config", damaged["path"]])
     assert result.exit_code in (0, 1), result.output

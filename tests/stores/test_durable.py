@@ -77,8 +77,9 @@ def _backup_record(folder: Path) -> Path:
 def _copies_registry(folder: Path) -> Path:
     path = folder / "hygiene.copies.json"
     (folder / "copy.db").write_bytes(b"")
-    assert copies.register_copy(str(path), "replaced_aside", folder / "copy.db", roles=("ledger",),
-                                created_at="now") == ""
+    assert (
+        copies.register_copy(str(path), "replaced_aside", folder / "copy.db", roles=("ledger",), created_at="now") == ""
+    )
     return path
 
 
@@ -111,8 +112,9 @@ WRITERS: dict[str, Callable[[Path], Path]] = {
 
 
 @pytest.mark.parametrize("writer", list(WRITERS))
-def test_each_journal_record_and_registry_is_fsynced_renamed_and_its_folder_fsynced(tmp_path: Path, disk: Disk,
-                                                                                     writer: str):
+def test_each_journal_record_and_registry_is_fsynced_renamed_and_its_folder_fsynced(
+    tmp_path: Path, disk: Disk, writer: str
+):
     path = WRITERS[writer](tmp_path)
     disk.assert_durable(path)
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(f".{path.name}")] == []  # no temporary left
@@ -130,8 +132,11 @@ def test_a_backup_writes_its_manifest_record_and_registry_durably(tmp_path: Path
 
 READERS: dict[str, tuple[str, Callable[[Path], Any], type[Exception]]] = {
     "restore journal": ("hygiene.restore-journal.json", lambda p: restore_journal.read_journal(str(p)), BackupError),
-    "relocation journal": (relocate_journal.JOURNAL_NAME, lambda p: relocate_journal.read_journal(str(p.parent)),
-                           RelocateError),
+    "relocation journal": (
+        relocate_journal.JOURNAL_NAME,
+        lambda p: relocate_journal.read_journal(str(p.parent)),
+        RelocateError,
+    ),
     "backup record": ("hygiene.backups.json", lambda p: backup_record.recorded_backups(str(p)), BackupError),
     "registry of copies": ("hygiene.copies.json", lambda p: copies.read_registry(str(p)), BackupError),
     "backup manifest": (backup_set.MANIFEST, lambda p: backup_set.read_manifest(str(p.parent)), BackupError),

@@ -73,8 +73,10 @@ def test_defaulted_vector_path_on_tmpfs_moves_beside_history_with_its_data(shm_d
         said = [r.message for r in caplog.records if f"moved the vector store from {old}" in r.message]
         assert len(said) == 1 and "verified 3 points" in said[0]
         assert f"{old} is now a link to {new}" in said[0]
-        assert f"Pin the path in your config: 'vector_store': {{'provider': 'qdrant', 'config': {{'path': '{new}'}}}}" \
+        assert (
+            f"Pin the path in your config: 'vector_store': {{'provider': 'qdrant', 'config': {{'path': '{new}'}}}}"
             in said[0]
+        )
     finally:
         m.close()
 
@@ -152,8 +154,13 @@ sys.stdin.readline()
 
 def plain_app(config: dict, *, env: dict | None = None) -> subprocess.CompletedProcess:
     """A plain mem0 app in its own process, opening the store at the config's (old) path: what it sees."""
-    return subprocess.run([sys.executable, "-c", PLAIN_APP, json.dumps(config)], capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", PLAIN_APP, json.dumps(config)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+    )
 
 
 def defaulted_memory(home: Path, old: Path) -> Memory:
@@ -162,7 +169,8 @@ def defaulted_memory(home: Path, old: Path) -> Memory:
 
 
 def test_plain_mem0_on_the_old_path_sees_what_the_dropin_wrote_and_shares_its_lock(
-        shm_dir, home_dir, seed, hold_qdrant_lock):
+    shm_dir, home_dir, seed, hold_qdrant_lock
+):
     old = shm_dir / "qdrant"
     seed(old, home_dir, n=2)
     plain_config = {**config_with_vector_path(home_dir, old), "hygiene": {}}
@@ -178,7 +186,10 @@ def test_plain_mem0_on_the_old_path_sees_what_the_dropin_wrote_and_shares_its_lo
     seen = plain_app(plain_config)
     assert seen.returncode == 0, seen.stderr
     assert json.loads(seen.stdout.splitlines()[-1]) == [
-        "fact number 0", "fact number 1", "written by the drop-in after the move"]
+        "fact number 0",
+        "fact number 1",
+        "written by the drop-in after the move",
+    ]
 
     # and the other way round: a plain mem0 app holding the old path keeps the drop-in out of the new one
     holder = hold_qdrant_lock(old, script=HOLD_PLAIN.replace("sys.argv[2]", repr(json.dumps(plain_config))))
@@ -199,8 +210,10 @@ def test_the_next_start_recreates_the_link_the_os_cleaned(shm_dir, home_dir, see
     try:
         assert old.is_symlink() and os.path.realpath(old) == str(home_dir / "qdrant")
         assert sorted(r["id"] for r in m.get_all(filters={"user_id": "u"})["results"]) == sorted(ids)
-        assert any("its link was gone" in r.message and f"the store is at {home_dir / 'qdrant'}" in r.message
-                   for r in caplog.records)
+        assert any(
+            "its link was gone" in r.message and f"the store is at {home_dir / 'qdrant'}" in r.message
+            for r in caplog.records
+        )
     finally:
         m.close()
 
@@ -332,8 +345,9 @@ def test_only_the_relocate_policy_finishes_a_switch_a_crash_left(shm_dir, home_d
         m.close()
 
 
-def test_with_no_persistent_folder_to_move_to_the_store_stays_and_a_warning_says_why(shm_dir, seed, caplog,
-                                                                                     monkeypatch):
+def test_with_no_persistent_folder_to_move_to_the_store_stays_and_a_warning_says_why(
+    shm_dir, seed, caplog, monkeypatch
+):
     old = shm_dir / "asked"
     ids = seed(old, shm_dir, n=2)
     monkeypatch.setenv("MEM0_DIR", str(shm_dir / "mem0-dir"))  # mem0's folder on the RAM disk too, like HOME under /tmp

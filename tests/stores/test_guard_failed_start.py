@@ -26,14 +26,20 @@ def state_of(path: str) -> tuple[bool, bool, str | None, list[str] | None]:
 
 
 def test_mem0s_default_config_without_an_api_key_fails_with_mem0s_error_and_leaves_tmp_qdrant_alone(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     home = tmp_path / "home"
     home.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "MEM0_DIR"}
     env.update(HOME=str(home), TMPDIR=str(tmp_path), MEM0_TELEMETRY="False")
     before = state_of(DEFAULT_VECTOR_PATH)
-    done = subprocess.run([sys.executable, "-c", "from mem0_hygiene import Memory; Memory()"], env=env,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", "from mem0_hygiene import Memory; Memory()"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode != 0
     assert "OPENAI_API_KEY" in done.stderr.splitlines()[-1]  # mem0's own error, naming what is missing
     assert state_of(DEFAULT_VECTOR_PATH) == before
@@ -51,7 +57,8 @@ def shm_dir() -> Iterator[Path]:
 
 
 def test_a_store_asked_to_move_stays_put_when_the_embedder_cannot_start(
-        shm_dir: Path, persistent_dir: Path, plain_mem0, close_plain, monkeypatch: pytest.MonkeyPatch) -> None:
+    shm_dir: Path, persistent_dir: Path, plain_mem0, close_plain, monkeypatch: pytest.MonkeyPatch
+) -> None:
     old = shm_dir / "qdrant"
     seeded = plain_mem0(shm_dir)
     seeded.add("written before the drop-in", user_id="u", infer=False)

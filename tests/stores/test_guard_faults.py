@@ -66,7 +66,7 @@ def listing(**folders: Path) -> dict[str, str]:
     def named(path: str) -> str:
         for name, folder in folders.items():
             if path == str(folder) or path.startswith(str(folder) + "/"):
-                return name + path[len(str(folder)):]
+                return name + path[len(str(folder)) :]
         return path
 
     out = {}

@@ -61,8 +61,7 @@ def read_only_dir(tmp_path):
     folder = tmp_path / "ro"
     folder.mkdir()
     if os.geteuid() == 0:
-        done = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(folder)],
-                              capture_output=True)
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(folder)], capture_output=True)
         if done.returncode != 0:
             pytest.skip(f"root but cannot mount a read-only tmpfs: {done.stderr.decode().strip()}")
         yield folder

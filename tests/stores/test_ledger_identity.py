@@ -86,11 +86,13 @@ def test_a_fresh_ledger_whose_schema_is_still_in_the_wal_is_recognised(tmp_path)
     """A ledger created by a process that died before the first checkpoint: its header still reads as an
     empty database, its schema and application id are in the -wal file."""
     path = tmp_path / "hygiene.db"
-    script = ("import os\n"
-              "from mem0_hygiene.stores.ledger import Ledger\n"
-              f"ledger = Ledger({str(path)!r})\n"
-              "ledger.query('SELECT 1')\n"
-              "os._exit(0)\n")
+    script = (
+        "import os\n"
+        "from mem0_hygiene.stores.ledger import Ledger\n"
+        f"ledger = Ledger({str(path)!r})\n"
+        "ledger.query('SELECT 1')\n"
+        "os._exit(0)\n"
+    )
     subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
     assert os.path.getsize(str(path) + "-wal") > 0
     assert path.read_bytes()[68:72] == b"\x00\x00\x00\x00"  # the header does not carry our id yet

@@ -32,16 +32,28 @@ def plant_version_3(path: Path) -> None:
     journal entry, as an older mem0-hygiene leaves it."""
     Ledger(str(path)).close()
     as_version(str(path), 3)
-    rows = [LedgerRow(f"k{i}", user_id="dana", created_at=stamp(i), confirmed_at=stamp(i + 10), topic_key="deploy")
-            for i in range(3)]
-    rows += [LedgerRow("old", user_id="dana", created_at=stamp(0), confirmed_at=stamp(0), superseded_by="new",
-                       superseded_at=stamp(2)),
-             LedgerRow("new", user_id="dana", created_at=stamp(2), confirmed_at=stamp(5)),
-             LedgerRow("gone", user_id="dana", created_at=stamp(1), confirmed_at=stamp(3), deleted_at=stamp(4))]
+    rows = [
+        LedgerRow(f"k{i}", user_id="dana", created_at=stamp(i), confirmed_at=stamp(i + 10), topic_key="deploy")
+        for i in range(3)
+    ]
+    rows += [
+        LedgerRow(
+            "old",
+            user_id="dana",
+            created_at=stamp(0),
+            confirmed_at=stamp(0),
+            superseded_by="new",
+            superseded_at=stamp(2),
+        ),
+        LedgerRow("new", user_id="dana", created_at=stamp(2), confirmed_at=stamp(5)),
+        LedgerRow("gone", user_id="dana", created_at=stamp(1), confirmed_at=stamp(3), deleted_at=stamp(4)),
+    ]
     conn = sqlite3.connect(str(path))
     with conn:
-        conn.executemany(f"INSERT INTO memories ({', '.join(COLUMNS)}) VALUES ({','.join('?' * len(COLUMNS))})",
-                         [r.as_tuple() for r in rows])
+        conn.executemany(
+            f"INSERT INTO memories ({', '.join(COLUMNS)}) VALUES ({','.join('?' * len(COLUMNS))})",
+            [r.as_tuple() for r in rows],
+        )
         conn.execute("INSERT INTO pending VALUES ('gone', 'delete', ?)", (stamp(4),))
     conn.execute("PRAGMA journal_mode = WAL")
     conn.close()
@@ -65,7 +77,8 @@ def end_state(path: Path) -> dict[str, Any]:
 
 
 def test_the_upgrade_to_version_4_killed_before_each_statement_leaves_a_sound_file_that_upgrades_on_open(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     planted = tmp_path / "planted"
     planted.mkdir()
     plant_version_3(planted / NAME)
@@ -84,8 +97,11 @@ def test_the_upgrade_to_version_4_killed_before_each_statement_leaves_a_sound_fi
         assert sig == 0 and not error, error
         expected = end_state(whole)
         assert expected["version"] == 4 and expected["index"] and expected["fk"] == []
-        assert [r for r in expected["rows"] if r[0].startswith("k")] == [("k0", "k1", None), ("k1", "k2", None),
-                                                                       ("k2", None, None)]
+        assert [r for r in expected["rows"] if r[0].startswith("k")] == [
+            ("k0", "k1", None),
+            ("k1", "k2", None),
+            ("k2", None, None),
+        ]
         points = [k for k, (db, _sql) in enumerate(statements, 1) if db == NAME]
         assert len(points) >= 15, statements  # the connection's set-up, the transaction and its every statement
         failures = []

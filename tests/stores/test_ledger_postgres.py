@@ -41,8 +41,7 @@ def pg_url() -> Iterator[str]:
 
 
 def row(mid: str, **kw: object) -> LedgerRow:
-    return LedgerRow(mid, user_id=str(kw.pop("user_id", "dana")), created_at="2026-07-01T00:00:00.000000+00:00",
-                     **kw)  # type: ignore[arg-type]
+    return LedgerRow(mid, user_id=str(kw.pop("user_id", "dana")), created_at="2026-07-01T00:00:00.000000+00:00", **kw)  # type: ignore[arg-type]
 
 
 def test_a_postgresql_url_opens_a_postgres_ledger_at_the_current_schema_version(pg_url: str) -> None:
@@ -50,8 +49,10 @@ def test_a_postgresql_url_opens_a_postgres_ledger_at_the_current_schema_version(
     try:
         assert isinstance(led, PostgresLedger) and led.is_server
         assert led.schema_version() == SCHEMA_VERSION
-        tables = {r[0] for r in led.query("SELECT table_name FROM information_schema.tables "
-                                          "WHERE table_schema = current_schema()")}
+        tables = {
+            r[0]
+            for r in led.query("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()")
+        }
         assert {"memories", "pending", "hygiene_meta", "live_memories"} <= tables
     finally:
         led.close()
@@ -66,8 +67,9 @@ def test_an_older_postgres_ledger_is_migrated_to_the_current_version(pg_url: str
     led.__dict__.update(path=pg_url)
     conn = lp.PgConnection(pg_url)
     conn.script(lp.MIGRATIONS[1])
-    conn.execute("INSERT INTO hygiene_meta VALUES ('application_id', ?), ('schema_version', '1')",
-                 (str(lp.APPLICATION_ID),))
+    conn.execute(
+        "INSERT INTO hygiene_meta VALUES ('application_id', ?), ('schema_version', '1')", (str(lp.APPLICATION_ID),)
+    )
     conn.execute("INSERT INTO memories (memory_id, created_at) VALUES ('old', '2026-01-01')")
     conn.close()
     led = Ledger(pg_url)
@@ -95,8 +97,9 @@ def test_the_public_ledger_api_behaves_as_on_sqlite(pg_url: str, tmp_path) -> No
             assert got["a"].superseded_by == "b" and got["b"].use_count == 3
             assert got["b"].last_used_at == "2026-08-01T09:00:00.000000+00:00" and got["b"].quarantined
             assert got["c"].redacted == "openai_api_key" and got["c"].quarantined
-            assert [r.memory_id for r in led.iter_rows("user_id IS ? AND run_id IS ?", ["dana", None],
-                                                       order="memory_id")] == ["a", "b", "c"]
+            assert [
+                r.memory_id for r in led.iter_rows("user_id IS ? AND run_id IS ?", ["dana", None], order="memory_id")
+            ] == ["a", "b", "c"]
             assert led.predecessors("b") == ["a"] and led.successors("a") == ["b"]
             assert led.tombstone_live_chain("nope", T0) is None
             assert led.tombstone_live_chain("b", T0) == ["a", "b"]
@@ -175,12 +178,17 @@ def test_the_clock_of_a_postgres_ledger_is_the_servers(pg_url: str) -> None:
 
 
 def test_sqlite_statements_are_rewritten_for_postgresql() -> None:
-    assert translate("INSERT OR IGNORE INTO pending VALUES (?, 'delete', ?)") == \
-        "INSERT INTO pending VALUES (%s, 'delete', %s) ON CONFLICT DO NOTHING"
-    assert translate("SELECT 1 FROM memories WHERE user_id IS ? AND x LIKE 'a%'") == \
-        "SELECT 1 FROM memories WHERE user_id IS NOT DISTINCT FROM %s AND x LIKE 'a%%'"
-    assert "ON CONFLICT (memory_id, action) DO UPDATE SET since = EXCLUDED.since" in \
-        translate("INSERT OR REPLACE INTO pending VALUES (?, ?, ?)")
+    assert (
+        translate("INSERT OR IGNORE INTO pending VALUES (?, 'delete', ?)")
+        == "INSERT INTO pending VALUES (%s, 'delete', %s) ON CONFLICT DO NOTHING"
+    )
+    assert (
+        translate("SELECT 1 FROM memories WHERE user_id IS ? AND x LIKE 'a%'")
+        == "SELECT 1 FROM memories WHERE user_id IS NOT DISTINCT FROM %s AND x LIKE 'a%%'"
+    )
+    assert "ON CONFLICT (memory_id, action) DO UPDATE SET since = EXCLUDED.since" in translate(
+        "INSERT OR REPLACE INTO pending VALUES (?, ?, ?)"
+    )
 
 
 RACER = textwrap.dedent("""
@@ -202,8 +210,15 @@ RACER = textwrap.dedent("""
 
 
 def _race(pg_url: str, n: int, follow: bool) -> list[str]:
-    procs = [subprocess.Popen([sys.executable, "-c", RACER, pg_url, f"r{i}", "1" if follow else "0"],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for i in range(n)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", RACER, pg_url, f"r{i}", "1" if follow else "0"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(n)
+    ]
     for p in procs:
         assert p.stdout is not None and p.stdout.readline().strip() == "ready"
     for p in procs:  # all connected: released as close together as pipes allow

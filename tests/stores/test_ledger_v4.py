@@ -40,21 +40,34 @@ def row(mid: str, hours: float = 0, key: str | None = "deploy", **kw: Any) -> Le
 
 
 def live_ids(led: Ledger, key: str = "deploy") -> list[str]:
-    return [r[0] for r in led.query("SELECT memory_id FROM memories WHERE topic_key = ? AND superseded_by IS NULL "
-                                    "AND invalid_at IS NULL AND deleted_at IS NULL AND quarantined = 0 "
-                                    "ORDER BY memory_id", (key,))]
+    return [
+        r[0]
+        for r in led.query(
+            "SELECT memory_id FROM memories WHERE topic_key = ? AND superseded_by IS NULL "
+            "AND invalid_at IS NULL AND deleted_at IS NULL AND quarantined = 0 "
+            "ORDER BY memory_id",
+            (key,),
+        )
+    ]
 
 
 def links(led: Ledger) -> dict[str, str]:
-    return {str(a): str(b) for a, b in led.query("SELECT memory_id, superseded_by FROM memories "
-                                                 "WHERE superseded_by IS NOT NULL")}
+    return {
+        str(a): str(b)
+        for a, b in led.query("SELECT memory_id, superseded_by FROM memories WHERE superseded_by IS NOT NULL")
+    }
 
 
 def orphans(led: Ledger) -> list[Any]:
     """Rows pointing at nothing: foreign_key_check on SQLite; the same question as SQL on PostgreSQL."""
     if led.is_server:
-        return led.query("SELECT c.memory_id FROM confirmations c LEFT JOIN memories m USING (memory_id) "
-                         "WHERE m.memory_id IS NULL") + led.pragma_check()[0]
+        return (
+            led.query(
+                "SELECT c.memory_id FROM confirmations c LEFT JOIN memories m USING (memory_id) "
+                "WHERE m.memory_id IS NULL"
+            )
+            + led.pragma_check()[0]
+        )
     return led.query("PRAGMA foreign_key_check")
 
 
@@ -90,8 +103,10 @@ def version_3(where: str, rows: list[LedgerRow]) -> None:
                 script = ledger_postgres.MIGRATIONS[version]
                 assert isinstance(script, str)
                 conn.script(script)
-            conn.execute("INSERT INTO hygiene_meta VALUES ('application_id', ?), ('schema_version', '3')",
-                         (str(ledger_module.APPLICATION_ID),))
+            conn.execute(
+                "INSERT INTO hygiene_meta VALUES ('application_id', ?), ('schema_version', '3')",
+                (str(ledger_module.APPLICATION_ID),),
+            )
             for r in rows:
                 conn.execute(insert, r.as_tuple())
             conn.execute("COMMIT")
@@ -110,15 +125,21 @@ def version_3(where: str, rows: list[LedgerRow]) -> None:
 
 
 def test_the_upgrade_seeds_the_confirmations_and_chains_rows_sharing_a_key_to_the_newest(
-        location: str, opened: Callable[[str], Ledger], caplog: pytest.LogCaptureFixture) -> None:
-    version_3(location, [
-        row("a", 0), row("b", 1), row("c", 2),  # one key, one scope, three live rows: b and a are chained
-        row("other", 0, user_id="sam"),  # the same key in another scope is another fact
-        row("agent", 0, agent_id="bot"),  # (dana, bot) is not (dana, no agent)
-        row("tool", 3, quarantined=True),  # quarantined: holds no key until confirmed
-        row("gone", 4, deleted_at=at(5)),  # tombstoned: holds nothing
-        replace_confirmed(row("seen", 0, key=None), at(30)),  # confirmed after its birth: seeded
-    ])
+    location: str, opened: Callable[[str], Ledger], caplog: pytest.LogCaptureFixture
+) -> None:
+    version_3(
+        location,
+        [
+            row("a", 0),
+            row("b", 1),
+            row("c", 2),  # one key, one scope, three live rows: b and a are chained
+            row("other", 0, user_id="sam"),  # the same key in another scope is another fact
+            row("agent", 0, agent_id="bot"),  # (dana, bot) is not (dana, no agent)
+            row("tool", 3, quarantined=True),  # quarantined: holds no key until confirmed
+            row("gone", 4, deleted_at=at(5)),  # tombstoned: holds nothing
+            replace_confirmed(row("seen", 0, key=None), at(30)),  # confirmed after its birth: seeded
+        ],
+    )
     with caplog.at_level(logging.WARNING, logger="mem0_hygiene.stores.ledger"):
         led = opened(location)
     assert led.query("SELECT count(*) FROM confirmations")[0][0] == 1
@@ -143,7 +164,8 @@ def replace_confirmed(r: LedgerRow, when: str) -> LedgerRow:
 
 
 def test_a_second_live_row_of_a_key_in_a_scope_is_refused_by_the_index_itself(
-        location: str, opened: Callable[[str], Ledger]) -> None:
+    location: str, opened: Callable[[str], Ledger]
+) -> None:
     led = opened(location)
     led.insert([row("a", 0)])
     insert = f"INSERT INTO memories ({', '.join(COLUMNS)}) VALUES ({','.join('?' * len(COLUMNS))})"
@@ -161,8 +183,9 @@ def test_a_second_live_row_of_a_key_in_a_scope_is_refused_by_the_index_itself(
 # ------------------------------------------------------------------------------- writes make room
 
 
-def test_a_new_row_of_a_key_takes_it_over_and_the_older_points_at_it(location: str, opened: Callable[[str], Ledger]
-                                                                     ) -> None:
+def test_a_new_row_of_a_key_takes_it_over_and_the_older_points_at_it(
+    location: str, opened: Callable[[str], Ledger]
+) -> None:
     led = opened(location)
     led.insert([row("a", 0)], keep_state=True)
     led.insert([row("b", 1)], keep_state=True)  # a plain add with the same topic_key, no write decision
@@ -175,7 +198,8 @@ def test_a_new_row_of_a_key_takes_it_over_and_the_older_points_at_it(location: s
 
 
 def test_a_row_flushed_after_a_newer_one_of_its_key_is_written_superseded_by_it(
-        location: str, opened: Callable[[str], Ledger]) -> None:
+    location: str, opened: Callable[[str], Ledger]
+) -> None:
     led = opened(location)
     led.insert([row("newer", 5)], keep_state=True)  # another replica flushed first
     led.insert([row("late", 1)], keep_state=True)  # this replica's buffered row, created before it
@@ -184,8 +208,9 @@ def test_a_row_flushed_after_a_newer_one_of_its_key_is_written_superseded_by_it(
     assert led.get("late").superseded_at == at(5)  # type: ignore[union-attr]
 
 
-def test_adoption_and_birth_facts_onto_an_existing_row_make_room_too(location: str, opened: Callable[[str], Ledger]
-                                                                     ) -> None:
+def test_adoption_and_birth_facts_onto_an_existing_row_make_room_too(
+    location: str, opened: Callable[[str], Ledger]
+) -> None:
     led = opened(location)
     led.insert([row("held", 0)])
     led.insert([row("adopted", 2)], ignore_existing=True)  # a row rebuilt from a point's birth facts
@@ -198,7 +223,8 @@ def test_adoption_and_birth_facts_onto_an_existing_row_make_room_too(location: s
 
 
 def test_a_quarantined_row_never_displaces_the_fact_and_its_confirmation_makes_it_the_newer(
-        location: str, opened: Callable[[str], Ledger]) -> None:
+    location: str, opened: Callable[[str], Ledger]
+) -> None:
     led = opened(location)
     led.insert([row("user", 1)])
     led.insert([row("tool", 0, quarantined=True, source_kind="tool")])  # tool output: hidden, holds no key
@@ -207,8 +233,9 @@ def test_a_quarantined_row_never_displaces_the_fact_and_its_confirmation_makes_i
     assert live_ids(led) == ["tool"] and links(led) == {"user": "tool"}
 
 
-def test_a_supersede_a_link_and_an_invalidation_keep_one_live_row(location: str, opened: Callable[[str], Ledger]
-                                                                  ) -> None:
+def test_a_supersede_a_link_and_an_invalidation_keep_one_live_row(
+    location: str, opened: Callable[[str], Ledger]
+) -> None:
     led = opened(location)
     led.insert([row("a", 0)])
     led.add_linked(row("b", 1), "a", T0 + timedelta(hours=1))  # supersede: the new row takes the key over
@@ -220,8 +247,9 @@ def test_a_supersede_a_link_and_an_invalidation_keep_one_live_row(location: str,
     assert live_ids(led) == [] and live_ids(led, "other") == ["e"]
 
 
-def test_a_revived_tombstone_is_chained_to_a_newer_row_of_its_key(location: str, opened: Callable[[str], Ledger]
-                                                                  ) -> None:
+def test_a_revived_tombstone_is_chained_to_a_newer_row_of_its_key(
+    location: str, opened: Callable[[str], Ledger]
+) -> None:
     led = opened(location)
     led.insert([row("a", 0)])
     led.tombstone(["a"], T0)
@@ -234,8 +262,9 @@ def test_a_revived_tombstone_is_chained_to_a_newer_row_of_its_key(location: str,
 # ------------------------------------------------------------------------------------- confirmations
 
 
-def test_every_confirmation_is_logged_with_how_and_goes_with_its_memory(location: str,
-                                                                        opened: Callable[[str], Ledger]) -> None:
+def test_every_confirmation_is_logged_with_how_and_goes_with_its_memory(
+    location: str, opened: Callable[[str], Ledger]
+) -> None:
     led = opened(location)
     led.insert([row("a", 0, key=None), row("b", 0, key=None)])
     for day in (1, 2, 3):
@@ -243,8 +272,10 @@ def test_every_confirmation_is_logged_with_how_and_goes_with_its_memory(location
     led.confirm("a", T0 + timedelta(days=4), via="update")
     led.confirm("missing", T0)  # an unknown id changes nothing
     said = led.confirmations(["a", "b", "missing"])
-    assert said == {"a": [(to_iso(T0 + timedelta(days=d)), "confirm") for d in (1, 2, 3)]
-                    + [(to_iso(T0 + timedelta(days=4)), "update")]}
+    assert said == {
+        "a": [(to_iso(T0 + timedelta(days=d)), "confirm") for d in (1, 2, 3)]
+        + [(to_iso(T0 + timedelta(days=4)), "update")]
+    }
     assert led.get("a").confirmed_at == to_iso(T0 + timedelta(days=4))  # type: ignore[union-attr]
     led.tombstone(["a"], T0 + timedelta(days=5))
     assert led.purge_rows(["a"]) == 1  # prune and forget remove rows this way
@@ -252,8 +283,9 @@ def test_every_confirmation_is_logged_with_how_and_goes_with_its_memory(location
     assert orphans(led) == []
 
 
-def test_replacing_a_row_keeps_its_confirmations_and_the_rows_it_superseded(location: str,
-                                                                            opened: Callable[[str], Ledger]) -> None:
+def test_replacing_a_row_keeps_its_confirmations_and_the_rows_it_superseded(
+    location: str, opened: Callable[[str], Ledger]
+) -> None:
     led = opened(location)
     led.insert([row("old", 0, key=None), row("new", 1, key=None)])
     led.link_supersede("old", "new", T0 + timedelta(hours=1))
@@ -267,12 +299,12 @@ def test_replacing_a_row_keeps_its_confirmations_and_the_rows_it_superseded(loca
 
 
 def test_the_consolidation_record_and_the_judges_decisions_live_in_the_ledger_of_either_dialect(
-        location: str, opened: Callable[[str], Ledger]) -> None:
+    location: str, opened: Callable[[str], Ledger]
+) -> None:
     led = opened(location)
     led.insert([row("a", 0, key=None), row("b", 0, key=None)])
     assert log.has_log(led) and log.unfinished(led) == []
-    step = log.LoggedStep("p1", 1, "merge", "a", "b", 0.9312345678901, "consolidate: duplicate of b",
-                          at(1))
+    step = log.LoggedStep("p1", 1, "merge", "a", "b", 0.9312345678901, "consolidate: duplicate of b", at(1))
     log.write_plan(led, [step])
     assert log.unfinished(led) == [step]  # a float keeps every digit (PostgreSQL: double precision)
     log.mark(led, step, "applied", at(2))
@@ -282,8 +314,9 @@ def test_the_consolidation_record_and_the_judges_decisions_live_in_the_ledger_of
     assert [(d["memory_id"], d["event"]) for d in judged_decisions(led)] == [("b", "UPDATE"), ("a", "ADD")]
 
 
-def test_a_ledger_newer_than_this_version_is_refused_saying_upgrade(location: str, opened: Callable[[str], Ledger],
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_ledger_newer_than_this_version_is_refused_saying_upgrade(
+    location: str, opened: Callable[[str], Ledger], monkeypatch: pytest.MonkeyPatch
+) -> None:
     opened(location).close()  # at version 4
     for module in (ledger_module, ledger_postgres):  # as a mem0-hygiene that knows version 3 sees it
         monkeypatch.setattr(module, "SCHEMA_VERSION", 3)
@@ -293,8 +326,7 @@ def test_a_ledger_newer_than_this_version_is_refused_saying_upgrade(location: st
         Ledger.open_readonly(location)
 
 
-def test_a_copy_of_an_older_ledger_is_upgraded_in_the_copy_only(location: str, opened: Callable[[str], Ledger]
-                                                                ) -> None:
+def test_a_copy_of_an_older_ledger_is_upgraded_in_the_copy_only(location: str, opened: Callable[[str], Ledger]) -> None:
     version_3(location, [row("a", 0), row("b", 1), replace_confirmed(row("c", 0, key=None), at(9))])
     scratch = Ledger.scratch_copy(location)  # what dry runs and the audit read
     try:

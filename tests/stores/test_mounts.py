@@ -111,8 +111,9 @@ def mounted_tmpfs(tmp_path: Path) -> Iterator[Path]:
         pytest.skip("mounting a tmpfs needs root and mount(8)")
     point = tmp_path / "ram"
     point.mkdir()
-    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(point)], capture_output=True,
-                          text=True)
+    proc = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(point)], capture_output=True, text=True
+    )
     if proc.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {proc.stderr.strip()}")
     try:

@@ -46,8 +46,10 @@ def old_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.skip("git is not installed: the older mem0-hygiene is taken from the repository's history")
     found = subprocess.run(["git", "-C", str(REPO), "archive", LAST_VERSION_3, "mem0_hygiene"], capture_output=True)
     if found.returncode != 0:
-        pytest.skip(f"commit {LAST_VERSION_3[:12]} is not in this copy's history (shallow clone?): "
-                    f"{found.stderr.decode(errors='replace').strip()[:120]}")
+        pytest.skip(
+            f"commit {LAST_VERSION_3[:12]} is not in this copy's history (shallow clone?): "
+            f"{found.stderr.decode(errors='replace').strip()[:120]}"
+        )
     folder = tmp_path_factory.mktemp("mem0-hygiene-v3")
     with tarfile.open(fileobj=BytesIO(found.stdout)) as tar:
         try:
@@ -58,15 +60,21 @@ def old_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def run_old(package: Path, where: str) -> list[str]:
-    done = subprocess.run([sys.executable, "-c", OPEN, where, str(package)], capture_output=True, text=True,
-                          timeout=120, cwd=str(package),
-                          env={**os.environ, "PYTHONPATH": str(package), "MEM0_TELEMETRY": "False"})
+    done = subprocess.run(
+        [sys.executable, "-c", OPEN, where, str(package)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=str(package),
+        env={**os.environ, "PYTHONPATH": str(package), "MEM0_TELEMETRY": "False"},
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout.strip().splitlines()
 
 
-def test_the_last_version_3_release_refuses_a_version_4_sqlite_ledger_saying_upgrade(old_package: Path,
-                                                                                     tmp_path: Path) -> None:
+def test_the_last_version_3_release_refuses_a_version_4_sqlite_ledger_saying_upgrade(
+    old_package: Path, tmp_path: Path
+) -> None:
     path = tmp_path / "hygiene.db"
     Ledger(str(path)).close()
     before = hashlib.sha256(path.read_bytes()).hexdigest()
@@ -76,7 +84,9 @@ def test_the_last_version_3_release_refuses_a_version_4_sqlite_ledger_saying_upg
 
 
 def test_the_last_version_3_release_refuses_a_version_4_postgres_ledger_saying_upgrade(
-        old_package: Path, pg_url: str) -> None:  # noqa: F811 - the fixture
+    old_package: Path,
+    pg_url: str,  # noqa: F811 - the fixture
+) -> None:
     Ledger(pg_url).close()
     said = run_old(old_package, pg_url)
     assert len(said) == 2 and all("schema version 4" in s and "upgrade mem0-hygiene" in s for s in said), said

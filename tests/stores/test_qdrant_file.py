@@ -25,12 +25,18 @@ def build_store(folder: Path, n: int = 12) -> list[str]:
     ids = [str(uuid.uuid4()) for _ in range(n)]
     client = QdrantClient(path=str(folder))
     try:
-        client.create_collection(COLLECTION,
-                                 vectors_config=models.VectorParams(size=4, distance=models.Distance.COSINE))
-        client.upsert(COLLECTION, points=[
-            models.PointStruct(id=pid, vector=[float(i), 1.0, 0.5, 2.0],
-                               payload={"data": f"fact {i}", "user_id": "dana"})
-            for i, pid in enumerate(ids)])
+        client.create_collection(
+            COLLECTION, vectors_config=models.VectorParams(size=4, distance=models.Distance.COSINE)
+        )
+        client.upsert(
+            COLLECTION,
+            points=[
+                models.PointStruct(
+                    id=pid, vector=[float(i), 1.0, 0.5, 2.0], payload={"data": f"fact {i}", "user_id": "dana"}
+                )
+                for i, pid in enumerate(ids)
+            ],
+        )
         client.set_payload(COLLECTION, payload={"data": "fact 0, updated"}, points=[ids[0]])
         client.delete(COLLECTION, points_selector=models.PointIdsList(points=[ids[-1]]))
     finally:
@@ -84,8 +90,9 @@ def test_a_free_folder_is_read_immutable_while_a_shared_lock_keeps_clients_out(t
     QdrantClient(path=str(tmp_path / "q")).close()  # released when the reader closes
 
 
-def test_a_folder_the_app_holds_is_read_as_a_plain_read_only_reader(tmp_path: Path,
-                                                                    hold_qdrant_lock: Callable[..., Any]):
+def test_a_folder_the_app_holds_is_read_as_a_plain_read_only_reader(
+    tmp_path: Path, hold_qdrant_lock: Callable[..., Any]
+):
     ids = build_store(tmp_path / "q")
     hold_qdrant_lock(tmp_path / "q")
     with QdrantFolder(tmp_path / "q", "no write access") as folder:

@@ -49,33 +49,55 @@ def folder(tmp_path: Path) -> Path:
 def test_a_fifo_at_the_ledger_path_is_refused_by_the_drop_in_start_without_hanging(folder: Path):
     os.mkfifo(folder / "hygiene.db")
     done = run(["-c", START, json.dumps(offline_config(folder))])
-    assert done.stdout.strip() == (f"refused: {folder / 'hygiene.db'} is a FIFO (named pipe), not a file, so it "
-                                   "cannot be the mem0-hygiene ledger; nothing was read or changed. Move it away, "
-                                   "or check that hygiene.ledger_path / --ledger names the right path"), done.stderr
+    assert done.stdout.strip() == (
+        f"refused: {folder / 'hygiene.db'} is a FIFO (named pipe), not a file, so it "
+        "cannot be the mem0-hygiene ledger; nothing was read or changed. Move it away, "
+        "or check that hygiene.ledger_path / --ledger names the right path"
+    ), done.stderr
     assert not (folder / "qdrant").exists()  # refused before anything was created
 
 
 def test_a_fifo_at_history_db_makes_the_cli_exit_2_with_one_line_naming_it(folder: Path):
     os.mkfifo(folder / "history.db")
-    done = run(["-m", "mem0_hygiene", "audit", "--qdrant-path", str(folder / "qdrant"),
-                "--history-db", str(folder / "history.db")])
+    done = run(
+        [
+            "-m",
+            "mem0_hygiene",
+            "audit",
+            "--qdrant-path",
+            str(folder / "qdrant"),
+            "--history-db",
+            str(folder / "history.db"),
+        ]
+    )
     assert done.returncode == 2, done.stderr
     errors = [line for line in done.stderr.splitlines() if line.startswith("Error:")]
-    assert errors == [f"Error: {folder / 'history.db'} is a FIFO (named pipe), not a file, so it cannot be mem0's "
-                      "history database; nothing was read or changed. Move it away, or check that history_db_path / "
-                      "--history-db names the right path"]
+    assert errors == [
+        f"Error: {folder / 'history.db'} is a FIFO (named pipe), not a file, so it cannot be mem0's "
+        "history database; nothing was read or changed. Move it away, or check that history_db_path / "
+        "--history-db names the right path"
+    ]
 
 
 PLANTS: dict[str, tuple[Callable[[Path], str], str, Callable[[Path], None]]] = {
     "ledger-folder": (lambda f: str(f / "hygiene.db"), "a folder", lambda p: p.mkdir()),
     "history-folder": (lambda f: str(f / "history.db"), "a folder", lambda p: p.mkdir()),
     "qdrant-file": (lambda f: str(f / "qdrant"), "a file", lambda p: p.write_text("not a store")),
-    "backup-record-folder": (lambda f: side_file("backup_record", str(f / "hygiene.db"), None) or "", "a folder",
-                             lambda p: p.mkdir()),
-    "copies-registry-device": (lambda f: side_file("copies_registry", str(f / "hygiene.db"), None) or "",
-                               "a device", lambda p: p.symlink_to("/dev/null")),
-    "restore-journal-fifo": (lambda f: side_file("restore_journal", str(f / "hygiene.db"), None) or "",
-                             "a FIFO (named pipe)", lambda p: os.mkfifo(p)),
+    "backup-record-folder": (
+        lambda f: side_file("backup_record", str(f / "hygiene.db"), None) or "",
+        "a folder",
+        lambda p: p.mkdir(),
+    ),
+    "copies-registry-device": (
+        lambda f: side_file("copies_registry", str(f / "hygiene.db"), None) or "",
+        "a device",
+        lambda p: p.symlink_to("/dev/null"),
+    ),
+    "restore-journal-fifo": (
+        lambda f: side_file("restore_journal", str(f / "hygiene.db"), None) or "",
+        "a FIFO (named pipe)",
+        lambda p: os.mkfifo(p),
+    ),
 }
 
 

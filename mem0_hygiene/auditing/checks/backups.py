@@ -15,9 +15,11 @@ from .base import CheckResult, Context, check, finding
 
 MAX_AGE = timedelta(days=7)
 
-_WHY = ("A backup taken in one job (vector store, history.db and the ledger at the same moment) is the only way "
-        "back after a lost disk, a /tmp wipe or a bad prune; restoring the vector store alone brings deleted "
-        "facts back.")
+_WHY = (
+    "A backup taken in one job (vector store, history.db and the ledger at the same moment) is the only way "
+    "back after a lost disk, a /tmp wipe or a bad prune; restoring the vector store alone brings deleted "
+    "facts back."
+)
 
 
 def _age_text(age: timedelta) -> str:
@@ -34,16 +36,27 @@ def last_backup(ctx: Context) -> CheckResult:
     if status is None or status.last is None:
         if status is not None and status.recorded:
             yield finding(
-                "BACKUP_LAST_VERIFIED", Severity.WARNING, "backups",
+                "BACKUP_LAST_VERIFIED",
+                Severity.WARNING,
+                "backups",
                 f"No verified backup: the {status.recorded} recorded backup(s) are gone or incomplete",
-                count=status.recorded, examples=status.gone[: ctx.examples], record=status.record_path,
-                why=_WHY, fix=fix,
+                count=status.recorded,
+                examples=status.gone[: ctx.examples],
+                record=status.record_path,
+                why=_WHY,
+                fix=fix,
             )
             return
         yield finding(
-            "BACKUP_LAST_VERIFIED", Severity.WARNING, "backups", "No verified backup",
-            count=0, examples=[], record=status.record_path if status else None,
-            why=_WHY, fix=fix,
+            "BACKUP_LAST_VERIFIED",
+            Severity.WARNING,
+            "backups",
+            "No verified backup",
+            count=0,
+            examples=[],
+            record=status.record_path if status else None,
+            why=_WHY,
+            fix=fix,
         )
         return
     last = status.last
@@ -51,22 +64,37 @@ def last_backup(ctx: Context) -> CheckResult:
         age = max(timedelta(0), ctx.now - parse_time(last.created_at))
     except Exception:  # an unreadable time: treat it as old rather than hide it
         age = MAX_AGE + timedelta(days=1)
-    details = {"path": last.path, "created_at": last.created_at, "age_days": round(age.total_seconds() / 86400, 2),
-               "counts": last.counts, "record": status.record_path, "gone": list(status.gone)}
+    details = {
+        "path": last.path,
+        "created_at": last.created_at,
+        "age_days": round(age.total_seconds() / 86400, 2),
+        "counts": last.counts,
+        "record": status.record_path,
+        "gone": list(status.gone),
+    }
     if age > MAX_AGE:
         yield finding(
-            "BACKUP_LAST_VERIFIED", Severity.WARNING, "backups",
+            "BACKUP_LAST_VERIFIED",
+            Severity.WARNING,
+            "backups",
             f"The last verified backup is {_age_text(age)} old (older than {MAX_AGE.days} days)",
-            count=1, examples=[last.path], why=_WHY, fix=fix, **details,
+            count=1,
+            examples=[last.path],
+            why=_WHY,
+            fix=fix,
+            **details,
         )
         return
     yield finding(
-        "BACKUP_LAST_VERIFIED", Severity.INFO, "backups",
+        "BACKUP_LAST_VERIFIED",
+        Severity.INFO,
+        "backups",
         f"Last verified backup taken {_age_text(age)} ago ({last.files} files, "
         f"{sum(last.counts.get('points', {}).values())} points)",
-        count=1, examples=[last.path],
+        count=1,
+        examples=[last.path],
         why="Backups are checked when they are made (integrity_check, counts, checksums); this one is still "
-            "complete on disk.",
+        "complete on disk.",
         fix=fix + "  # keep taking them, e.g. daily from a timer",
         **details,
     )

@@ -65,8 +65,9 @@ class Check:
 REGISTRY: list[Check] = []
 
 
-def check(code: str, area: str, needs: tuple[str, ...] = ()) -> Callable[[Callable[[Context], CheckResult]],
-                                                                          Callable[[Context], CheckResult]]:
+def check(
+    code: str, area: str, needs: tuple[str, ...] = ()
+) -> Callable[[Callable[[Context], CheckResult]], Callable[[Context], CheckResult]]:
     """Register a check. ``needs`` names sources ("points", "history", "ledger", "messages"; "ledger|points":
     either will do); when one is unavailable the audit reports the check as skipped with the source's reason
     instead of running it."""
@@ -78,12 +79,31 @@ def check(code: str, area: str, needs: tuple[str, ...] = ()) -> Callable[[Callab
     return register
 
 
-def finding(code: str, severity: Severity, area: str, title: str, *, count: int = 0,
-            examples: Iterable[Any] = (), why: str = "", fix: str = "", **details: Any) -> Finding:
+def finding(
+    code: str,
+    severity: Severity,
+    area: str,
+    title: str,
+    *,
+    count: int = 0,
+    examples: Iterable[Any] = (),
+    why: str = "",
+    fix: str = "",
+    **details: Any,
+) -> Finding:
     """A Finding; credentials in its examples are redacted (texts should come through :func:`clip`, which
     redacts before it shortens, so no piece of a secret survives the cut)."""
-    return Finding(code=code, severity=severity, area=area, title=title, count=count,
-                   examples=tuple(redacted(str(e)) for e in examples), why=why, fix=fix, details=details)
+    return Finding(
+        code=code,
+        severity=severity,
+        area=area,
+        title=title,
+        count=count,
+        examples=tuple(redacted(str(e)) for e in examples),
+        why=why,
+        fix=fix,
+        details=details,
+    )
 
 
 FIX_IDS = 20
@@ -130,14 +150,17 @@ def live_points(ctx: Context) -> tuple[str, str, dict[str, Any]]:
     unexpired = "(p.expiration_date IS NULL OR p.expiration_date = '' OR p.expiration_date >= :today)"
     led = ctx.db.ledger
     if ctx.db.sources.ledger and led is not None:
-        return (f"points p LEFT JOIN {led.keys} m ON m.memory_id = p.id",
-                f"((m.memory_id IS NULL AND {unexpired}) OR ({led.live_key('m')}))", params)
+        return (
+            f"points p LEFT JOIN {led.keys} m ON m.memory_id = p.id",
+            f"((m.memory_id IS NULL AND {unexpired}) OR ({led.live_key('m')}))",
+            params,
+        )
     return "points p", unexpired, params
 
 
 # -- wording of finding titles ------------------------------------------------------------------------------
 def n_memories(count: int, one: str = "memory", many: str = "memories") -> str:
-    """"1 memory", "3 memories" (or ``one``/``many``)."""
+    """ "1 memory", "3 memories" (or ``one``/``many``)."""
     return plural(count, one, many)
 
 

@@ -33,8 +33,9 @@ def candidates(ctx: Context) -> CheckResult:
     frm, where, params = live_points(ctx)
     groups: dict[tuple[str, str, str, str], list[tuple[str, str, str]]] = {}
     for mid, text, norm, user, agent, run in ctx.db.rows(
-            f"SELECT p.id, p.text, p.norm, p.user_id, p.agent_id, p.run_id FROM {frm} WHERE {where} AND p.norm <> ''",
-            params):
+        f"SELECT p.id, p.text, p.norm, p.user_id, p.agent_id, p.run_id FROM {frm} WHERE {where} AND p.norm <> ''",
+        params,
+    ):
         key = frame(text)
         if key:
             groups.setdefault((user or "", agent or "", run or "", key), []).append((mid, text, norm))
@@ -61,13 +62,19 @@ def candidates(ctx: Context) -> CheckResult:
         return
     stale = updates + contradictions
     yield finding(
-        "CONSOLIDATE_CANDIDATES", Severity.WARNING if stale else Severity.INFO, "content",
+        "CONSOLIDATE_CANDIDATES",
+        Severity.WARNING if stale else Severity.INFO,
+        "content",
         f"{total} live memories look stale or repeated beside another in their scope ({updates} older values, "
         f"{contradictions} retracted facts, {duplicates} near-duplicates), by their wording alone",
-        count=total, examples=examples, updates=updates, contradictions=contradictions, near_duplicates=duplicates,
+        count=total,
+        examples=examples,
+        updates=updates,
+        contradictions=contradictions,
+        near_duplicates=duplicates,
         why="An old fact beside its replacement (or its retraction) is served as if still true, and repeats crowd "
-            "other memories out of a search page. mem0 only accumulates; nothing resolved these when they were "
-            "written.",
+        "other memories out of a search page. mem0 only accumulates; nothing resolved these when they were "
+        "written.",
         fix=ctx.cmd("consolidate --dry-run") + "  # compares meanings too, so it may find more; review the plan, "
-            "then apply it with --apply",
+        "then apply it with --apply",
     )

@@ -19,8 +19,10 @@ from ...stores.copies import StoreCopy, list_copies
 from ...timeutil import duration_text
 from .base import CheckResult, Context, check, finding
 
-_WHY = ("A copy of the stores holds every memory they held when it was made, superseded and deleted facts "
-        "included; put back, it brings them back. forget --scrub erases a memory from every registered copy.")
+_WHY = (
+    "A copy of the stores holds every memory they held when it was made, superseded and deleted facts "
+    "included; put back, it brings them back. forget --scrub erases a memory from every registered copy."
+)
 
 
 def _paths(ctx: Context) -> tuple[str | None, str | None]:
@@ -64,8 +66,13 @@ def copies(ctx: Context) -> CheckResult:
         found = list_copies(ledger_path, history_path)
     except BackupError as exc:
         yield finding(
-            "STORE_COPIES", Severity.WARNING, "storage", "The copies of the stores cannot be listed",
-            count=0, examples=[str(exc)], why=_WHY + " Unlisted copies are neither shown nor erased.",
+            "STORE_COPIES",
+            Severity.WARNING,
+            "storage",
+            "The copies of the stores cannot be listed",
+            count=0,
+            examples=[str(exc)],
+            why=_WHY + " Unlisted copies are neither shown nor erased.",
             fix="mv the damaged file away (named in the example); the next backup or restore writes a new one",
         )
         return
@@ -74,23 +81,36 @@ def copies(ctx: Context) -> CheckResult:
     retain = ctx.retain_superseded
     stale = [c for c in found if _age(c, ctx) > retain]
     fresh = [c for c in found if c not in stale]
-    details = {"copies": [c.to_dict(ctx.now) for c in found], "retention": duration_text(retain),
-               "size_bytes": sum(c.size_bytes or 0 for c in found)}
+    details = {
+        "copies": [c.to_dict(ctx.now) for c in found],
+        "retention": duration_text(retain),
+        "size_bytes": sum(c.size_bytes or 0 for c in found),
+    }
     if stale:
         yield finding(
-            "STORE_COPIES", Severity.WARNING, "storage",
+            "STORE_COPIES",
+            Severity.WARNING,
+            "storage",
             f"{len(stale)} of {plural(len(found), 'copy', 'copies')} of the stores "
             f"{'is' if len(stale) == 1 else 'are'} older than the retention "
             f"({duration_text(retain)}, hygiene.retain_superseded)",
-            count=len(stale), examples=[_describe(c, ctx) for c in stale][: ctx.examples],
+            count=len(stale),
+            examples=[_describe(c, ctx) for c in stale][: ctx.examples],
             why=_WHY + " These are older than the time superseded and invalidated memories are kept.",
-            fix=_fix(stale, fresh, ctx), stale=[c.path for c in stale], **details,
+            fix=_fix(stale, fresh, ctx),
+            stale=[c.path for c in stale],
+            **details,
         )
         return
     yield finding(
-        "STORE_COPIES", Severity.INFO, "storage",
+        "STORE_COPIES",
+        Severity.INFO,
+        "storage",
         f"{plural(len(found), 'copy', 'copies')} of the stores ({human_size(details['size_bytes'])}), "
         f"{'all within' if len(found) > 1 else 'within'} the retention ({duration_text(retain)})",
-        count=len(found), examples=[_describe(c, ctx) for c in found][: ctx.examples],
-        why=_WHY, fix=ctx.cmd("where") + "  # lists every copy with its age and size", **details,
+        count=len(found),
+        examples=[_describe(c, ctx) for c in found][: ctx.examples],
+        why=_WHY,
+        fix=ctx.cmd("where") + "  # lists every copy with its age and size",
+        **details,
     )

@@ -14,6 +14,13 @@ from ...scan import (
 )
 
 __all__ = [
-    "INSTRUCTION_LABELS", "SECRET_KINDS", "SecretHit", "find_secrets", "instruction_reason", "normalize_for_duplicates",
-    "redact", "redact_secrets", "secret_spans",
+    "INSTRUCTION_LABELS",
+    "SECRET_KINDS",
+    "SecretHit",
+    "find_secrets",
+    "instruction_reason",
+    "normalize_for_duplicates",
+    "redact",
+    "redact_secrets",
+    "secret_spans",
 ]
