@@ -24,6 +24,8 @@ again: the rerun reads the journal and resumes (a copy already verified is switc
 changed since is made again) instead of refusing because the destination exists. An exception (not a
 crash) during the copies removes this run's copies again, so the destination is left as it was found.
 The old path is never without a store: it holds the old store until the instant it becomes the link.
+The order, the journal and the rule that a store journaled as switched is never copied again are the swap
+engine's (:mod:`mem0_hygiene.stores.swap`); this module holds the moves: plan, copy, switch, remove the links.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ from ..stores.qdrant import (
 from ..stores.restore_journal import refuse_while_restoring
 from ..stores.sqlite import connect, copy_database, file_signature, table_counts
 from ..stores.staging import aside_path, remove_path
+from ..stores.swap import Swap, SwapJournal, check_done
 from ..target import resolve
 from .config_file import ConfigRewrite, plan_config_rewrite, write_config_file
 from .relocate_journal import read_journal, remove_journal, signature_of, write_journal
@@ -257,8 +260,9 @@ class _Move:
     destination: str
     state: str  # COPY, RECOPY (a stale copy of ours to make again), SWITCH, DONE, REMOVED
     signature: Signature | None = None  # the store's signature when it was copied
-    switched: bool = False  # journaled: the old path became the link (its data deleted), so never copy it again
+    done: bool = False  # journaled ("switched"): the old path became the link (its data deleted): never copied again
     resumed: bool = False
+    copied: bool = False  # copied by this run (an exception before the switch removes the copy again)
     counts_before: dict[str, int] = field(default_factory=dict)
     counts_after: dict[str, int] = field(default_factory=dict)
     sampled: int = 0
@@ -277,7 +281,7 @@ class _Move:
             "store": self.store,
             "destination": self.destination,
             "signature": [list(s) for s in self.signature] if self.signature is not None else None,
-            "switched": self.switched,
+            "switched": self.done,
         }
 
 
@@ -388,7 +392,7 @@ def _plan_resumed(journal: dict[str, Any], locations: list[StoreLocation], to: s
             e["destination"],
             "",
             signature_of(e.get("signature")),
-            switched=bool(e.get("switched")),
+            done=bool(e.get("switched")),
             resumed=True,
         )
         here = configured.get(m.role, m.source)
@@ -400,7 +404,7 @@ def _plan_resumed(journal: dict[str, Any], locations: list[StoreLocation], to: s
             )
         if links_to(m.store, m.destination):
             m.state = DONE
-        elif m.switched:  # done: the destination is the store; whatever the old path holds now came after
+        elif m.done:  # done: the destination is the store; whatever the old path holds now came after
             m.state = _switched_state(m, to)
         elif not os.path.lexists(m.store):
             if not has_store(m.destination, folder=m.folder):
@@ -423,11 +427,14 @@ def _switched_state(m: _Move, to: str) -> str:
     """The state of a move the journal records as switched whose old path no longer links to the destination:
     ``remove_source`` took the link away. It is never copied again: a store at the old path now was made after
     the move (an app started with the old config creates empty stores) and is left as it is."""
-    if not has_store(m.destination, folder=m.folder):
-        raise RelocateError(
+    check_done(
+        m.done,
+        has_store(m.destination, folder=m.folder),
+        lambda: RelocateError(
             f"the journal in {to} records {m.role} as moved to {m.destination}, which no longer "
             f"holds it; nothing was changed. Restore it from a backup, then remove {to}'s journal"
-        )
+        ),
+    )
     if os.path.lexists(m.store):
         m.notes.append(
             f"{m.store} holds a store made after the move (an app started with the old config?): left "
@@ -489,37 +496,35 @@ def _counts(m: _Move, path: str, *, ours: bool = False) -> dict[str, int]:
 # ---------------------------------------------------------------------------------------------- doing
 
 
-def _copy_all(moves: list[_Move], to: str, remove_source: bool, sample_size: int, created_journal: bool) -> None:
-    placed: list[_Move] = []
-    try:
-        for m in counted("copying and verifying the stores", moves):
-            if m.state == RECOPY:
-                remove_path(m.destination)
-                if m.kind == "sqlite":
-                    remove_sidecars(m.destination)
-                m.state = COPY
-            if m.state != COPY:
-                continue
-            if m.kind == "qdrant":
-                qcopy = copy_store_verified(m.store, m.destination, sample_size)
-                m.counts_before, m.counts_after, m.sampled = qcopy.counts_before, qcopy.counts_after, qcopy.sampled
-                m.signature = qcopy.signature
-            elif m.kind == "sqlite":
-                scopy = copy_database(m.store, m.destination)
-                m.counts_before, m.counts_after, m.integrity = scopy.counts_before, scopy.counts_after, scopy.integrity
-                m.signature = scopy.signature
-            else:
-                m.signature = copy_file_verified(m.store, m.destination)
-                m.counts_before = m.counts_after = {"bytes": os.path.getsize(m.destination)}
-            placed.append(m)
-            m.state = SWITCH
-            write_journal(to, [x.entry() for x in moves], remove_source)
-    except BaseException:
-        for m in placed:  # undo this run's copies: nothing was switched yet, the old paths still hold the stores
-            remove_path(m.destination)
-        if created_journal:  # nothing was switched yet: the destination is left as it was found
-            remove_journal(to)
-        raise
+def _copy(m: _Move, sample_size: int) -> bool:
+    """Stage one move: copy its store into the destination and verify the copy (False: nothing to copy)."""
+    if m.state == RECOPY:
+        remove_path(m.destination)
+        if m.kind == "sqlite":
+            remove_sidecars(m.destination)
+        m.state = COPY
+    if m.state != COPY:
+        return False
+    if m.kind == "qdrant":
+        qcopy = copy_store_verified(m.store, m.destination, sample_size)
+        m.counts_before, m.counts_after, m.sampled = qcopy.counts_before, qcopy.counts_after, qcopy.sampled
+        m.signature = qcopy.signature
+    elif m.kind == "sqlite":
+        scopy = copy_database(m.store, m.destination)
+        m.counts_before, m.counts_after, m.integrity = scopy.counts_before, scopy.counts_after, scopy.integrity
+        m.signature = scopy.signature
+    else:
+        m.signature = copy_file_verified(m.store, m.destination)
+        m.counts_before = m.counts_after = {"bytes": os.path.getsize(m.destination)}
+    m.copied = True
+    m.state = SWITCH
+    return True
+
+
+def _uncopy(m: _Move) -> None:
+    """Undo this run's copy of a move: nothing was switched yet, the old path still holds the store."""
+    if m.copied:
+        remove_path(m.destination)
 
 
 def _switch(m: _Move) -> None:
@@ -600,20 +605,25 @@ def relocate(
         return _result(to, True, moves, skipped, snippet, rewrite, journal is not None, remove_source)
 
     work = remove_source or journal is not None or any(m.state != DONE for m in moves)
+    run = Swap(
+        moves, SwapJournal(lambda entries: write_journal(to, entries, remove_source), lambda: remove_journal(to))
+    )
     if work:
         os.makedirs(to, exist_ok=True)
         if journal is None:
-            write_journal(to, [m.entry() for m in moves], remove_source)
-        _copy_all(moves, to, remove_source, sample_size, created_journal=journal is None)
+            run.record()
+        # an exception while copying removes this run's copies (and a journal it wrote): the destination is as found
+        with run.attempt(_uncopy, drop_journal=journal is None):
+            run.stage(
+                lambda m: _copy(m, sample_size), counted("copying and verifying the stores", moves), record_each=True
+            )
     for m in moves:
         if not m.counts_after:  # not copied by this run: the earlier run verified the copy against the source
             m.counts_before = m.counts_after = _counts(m, m.destination, ours=True)
-    for m in counted("switching to the copies", moves):  # also when all were moved before: a crash's half
-        _switch(m)  # switch is finished
-    if remove_source and not all(m.switched for m in moves):
-        for m in moves:  # journaled before any link goes: a rerun then never copies an old path again
-            m.switched = True
-        write_journal(to, [m.entry() for m in moves], remove_source)
+    # also when all were moved before: a crash's half switch is finished
+    run.swap(_switch, counted("switching to the copies", moves))
+    if remove_source:
+        run.mark_done()  # journaled before any link goes: a rerun then never copies an old path again
     if rewrite is not None:
         rewrite = _plan_rewrite(rewrite.path, moves)  # read again just before writing: the file may have changed
         write_config_file(rewrite)
@@ -621,7 +631,7 @@ def relocate(
         for m in moves:
             _remove_links(m)
     if work:
-        remove_journal(to)
+        run.finish()
     return _result(to, False, moves, skipped, snippet, rewrite, journal is not None, remove_source)
 
 
