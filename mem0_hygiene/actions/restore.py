@@ -13,6 +13,10 @@ aside is registered as a copy (``hygiene.copies.json``, :mod:`mem0_hygiene.store
 moved, so ``where``, the audit and ``forget --scrub`` see it even after a crash. The staging copies
 (``.<store>.restoring-STAMP`` beside each store) are removed when the restore ends, and those a crash left
 behind are removed at the start of the next restore.
+
+The order (stage, journal, swap, roll back on failure, finish on rerun) is the swap engine's
+(:mod:`mem0_hygiene.stores.swap`); this module holds the restore's steps. Its result is data
+(:mod:`.restore_result`), its wording :mod:`.restore_text`.
 """
 
 from __future__ import annotations
@@ -20,11 +24,11 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ..display.tables import Line, LinesView, counts_text
 from ..errors import BackupError, HygieneError, StoreLocked
 from ..progress import step as progress_step
 from ..stores import ledger_postgres as pg
@@ -61,135 +65,12 @@ from ..stores.restore_journal import (
     write_journal,
 )
 from ..stores.sqlite import SIDECARS, connect, integrity_check, sidecars, table_counts
+from ..stores.staging import remove_path
+from ..stores.swap import Swap, SwapJournal
 from ..target import Target, is_memory
 from ..timeutil import as_utc, to_iso
 from .backup import backup_target
-
-
-@dataclass(frozen=True)
-class RestoredStore:
-    """One store put back by :func:`restore`.
-
-    Fields:
-        role: "vector_store", "history_db" or "ledger".
-        target: where it now lives (the config's path).
-        source: the file or folder in the backup it came from (None: the backup had none, so the
-            current one was only moved aside).
-        replaced_to: where the store it replaced was moved (None when there was nothing there).
-        counts: points per collection or rows per table, as verified after the restore (in a dry
-            run: as the manifest says).
-    """
-
-    role: str
-    target: str
-    source: str | None
-    replaced_to: str | None
-    counts: dict[str, int] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "role": self.role,
-            "target": self.target,
-            "source": self.source,
-            "replaced_to": self.replaced_to,
-            "counts": dict(self.counts),
-        }
-
-
-@dataclass(frozen=True)
-class RestoreResult(LinesView):
-    """What :func:`restore` did (or, with ``dry_run``, would do).
-
-    Fields:
-        src: the backup folder.
-        dry_run: the set was checked and the plan made; nothing was moved.
-        restored_at: when (UTC ISO).
-        backup_created_at: when the backup was taken.
-        checked_files: how many files of the set were checked against their sha256.
-        stores: each store restored (or to be restored), where it went and what it replaced.
-        leftovers: staging copies of an earlier, interrupted restore that were removed at the start (in a
-            dry run: that would be removed).
-        copies_path: the registry of copies the replaced stores are listed in.
-        notes: anything else worth saying.
-        resumed: "finished" when this run finished a restore of the same set that a crash had interrupted
-            (in a dry run: would finish), else "".
-    """
-
-    src: str
-    dry_run: bool
-    restored_at: str
-    backup_created_at: str
-    checked_files: int
-    stores: tuple[RestoredStore, ...]
-    leftovers: tuple[str, ...] = ()
-    copies_path: str | None = None
-    notes: tuple[str, ...] = ()
-    resumed: str = ""
-
-    def store(self, role: str) -> RestoredStore | None:
-        for s in self.stores:
-            if s.role == role:
-                return s
-        return None
-
-    def _lines(self) -> list[Line]:
-        head = "dry run: would restore" if self.dry_run else "restored"
-        out: list[Line] = [
-            [
-                (
-                    f"{head} the backup taken {self.backup_created_at} from {self.src} "
-                    f"({self.checked_files} files checked against their sha256)",
-                    "",
-                )
-            ]
-        ]
-        for s in self.stores:
-            line = f"  {s.role}: {s.source or '(none in the backup)'} -> {s.target} ({counts_text(s.counts)})"
-            if s.replaced_to and is_postgres_url(s.target):
-                line += (
-                    f"; {'its rows would be' if self.dry_run else 'its rows were'} replaced in one verified "
-                    f"transaction, the replaced rows {'kept' if self.dry_run else 'are kept'} in {s.replaced_to}"
-                )
-            elif s.replaced_to:
-                line += f"; the current one {'would be' if self.dry_run else 'was'} moved to {s.replaced_to}"
-            out.append([(line, "")])
-        for old in self.leftovers:
-            out.append(
-                [
-                    (
-                        f"  {'would remove' if self.dry_run else 'removed'} the staging copy of an interrupted "
-                        f"restore: {old}",
-                        "",
-                    )
-                ]
-            )
-        if self.copies_path and not self.dry_run and any(s.replaced_to for s in self.stores):
-            out.append(
-                [
-                    (
-                        f"  the replaced stores are listed as copies in {self.copies_path} (where, the audit and "
-                        "forget --scrub read it)",
-                        "",
-                    )
-                ]
-            )
-        out += [[("  ", ""), ("note", "yellow"), (f": {note}", "")] for note in self.notes]
-        return out
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "src": self.src,
-            "dry_run": self.dry_run,
-            "restored_at": self.restored_at,
-            "backup_created_at": self.backup_created_at,
-            "checked_files": self.checked_files,
-            "stores": [s.to_dict() for s in self.stores],
-            "leftovers": list(self.leftovers),
-            "copies_path": self.copies_path,
-            "notes": list(self.notes),
-            "resumed": self.resumed,
-        }
-
+from .restore_result import RestoredStore, RestoreResult
 
 # ---------------------------------------------------------------------------------------------- restore
 
@@ -207,8 +88,9 @@ class _Step:
     aside: str | None = None
     placed: bool = False
     register_note: str = ""  # why the aside copy could not be listed
+    done: bool = False  # never set: a restore's source is the backup set, which keeps its data
 
-    def to_dict(self) -> dict[str, Any]:
+    def entry(self) -> dict[str, Any]:
         return {
             "role": self.role,
             "target": self.target,
@@ -388,26 +270,34 @@ def restore(
         ),
         "steps": [],
     }
-    with contextlib.ExitStack() as held:
-        journaled = False
-        try:
-            with progress_step("copying the set beside the stores"):
-                _stage(steps, src_s, doc, stamp, held)
-            _refuse_locked(tgt)
-            journal["steps"] = [s.to_dict() for s in steps]
-            write_journal(jpath, journal)  # from here on a crash is finished or undone by the next run
-            journaled = True
-            with progress_step("swapping the stores"):
-                _swap(steps, src_s, doc, registry, to_iso(moment), held=held, stamp=stamp, ledger_url=ledger_url)
-            with progress_step("verifying the restored stores"):
-                verified = _verify_restored(steps, ledger_url)
-        except BaseException as exc:
-            if not journaled:
-                _remove_staged(steps)
-                raise
-            _fail(exc, journal, jpath, registry, stamp, ledger_url)
-            raise  # pragma: no cover - _fail always raises
+    run = Swap(steps, _journal(jpath, journal))
+    with contextlib.ExitStack() as held, run.attempt(_unstage, _failing(journal, jpath, registry, stamp, ledger_url)):
+        with progress_step("copying the set beside the stores"):
+            run.stage(lambda step: _stage_one(step, src_s, doc, stamp, held))
+        _refuse_locked(tgt)
+        run.record()  # from here on a crash is finished or undone by the next run
+        with progress_step("swapping the stores"):
+            run.swap(_swapper(src_s, doc, registry, to_iso(moment), held=held, stamp=stamp, ledger_url=ledger_url))
+        with progress_step("verifying the restored stores"):
+            verified = _verify_restored(steps, ledger_url)
     return _finish(src_s, doc, tgt, moment, steps, verified, jpath, registry, notes, tuple(leftovers))
+
+
+def _journal(jpath: str, journal: dict[str, Any]) -> SwapJournal:
+    """The restore journal as the swap engine writes it: ``journal`` with the steps' entries."""
+
+    def write(entries: list[dict[str, Any]]) -> None:
+        journal["steps"] = entries
+        write_journal(jpath, journal)
+
+    return SwapJournal(write, lambda: remove_journal(jpath))
+
+
+def _failing(
+    journal: dict[str, Any], jpath: str, registry: str | None, stamp: str, ledger_url: str | None
+) -> Callable[[BaseException], None]:
+    """The engine's roll back: :func:`_fail` (undo everything from the journal, then raise)."""
+    return lambda exc: _fail(exc, journal, jpath, registry, stamp, ledger_url)
 
 
 def _refuse_locked(tgt: Target) -> None:
@@ -585,7 +475,7 @@ def _finish(
         notes.append(note.replace("this backup", "this restore"))
     for step in steps:  # the PostgreSQL ledger's staged copy was loaded, not moved into place
         if step.kind == "postgres" and step.staged and os.path.lexists(step.staged):
-            _remove(step.staged)
+            remove_path(step.staged)
     remove_journal(jpath)
     return _result(
         src, doc, moment, steps, False, registry, notes, verified=verified, leftovers=leftovers, resumed=resumed
@@ -626,13 +516,10 @@ def _roll_forward(
     started = str(pending.get("started_at") or to_iso(moment))
     notes.append(f"finished the restore of {src} started {started}, which was interrupted")
     ledger_url = tgt.ledger_path if is_postgres_url(tgt.ledger_path) else None
-    with contextlib.ExitStack() as held:
-        try:
-            _swap(steps, src, doc, registry, started, held=held, stamp=stamp, ledger_url=ledger_url)
-            verified = _verify_restored(steps, ledger_url)
-        except BaseException as exc:
-            _fail(exc, pending, jpath, registry, stamp, ledger_url)
-            raise  # pragma: no cover - _fail always raises
+    run = Swap.resumed(steps, _journal(jpath, pending))
+    with contextlib.ExitStack() as held, run.attempt(_unstage, _failing(pending, jpath, registry, stamp, ledger_url)):
+        run.swap(_swapper(src, doc, registry, started, held=held, stamp=stamp, ledger_url=ledger_url))
+        verified = _verify_restored(steps, ledger_url)
     removed: list[str] = []
     for step in steps:  # staging copies of other interrupted runs
         removed += _leftovers(step.path, remove=True, notes=notes)
@@ -663,12 +550,12 @@ def _roll_back(pending: dict[str, Any], jpath: str, registry: str | None, ledger
             _roll_back_postgres(step, ledger_url, _mark(str(pending["src"]), str(pending.get("stamp"))))
             continue
         if step.staged and os.path.lexists(step.staged):
-            _remove(step.staged)
+            remove_path(step.staged)
         if step.aside and os.path.lexists(step.aside):
             # the store was moved aside (its sidecars first): whatever is at the target is the restored copy
             for suffix in step.originals():
                 if os.path.lexists(step.target + suffix):
-                    _remove(step.target + suffix)
+                    remove_path(step.target + suffix)
             os.rename(step.aside, step.target)
         elif (
             step.source
@@ -678,7 +565,7 @@ def _roll_back(pending: dict[str, Any], jpath: str, registry: str | None, ledger
         ):
             for suffix in step.originals():  # there was no store before: the one there is the restored copy
                 if os.path.lexists(step.target + suffix):
-                    _remove(step.target + suffix)
+                    remove_path(step.target + suffix)
         if step.aside:
             for suffix in step.originals():
                 if suffix and os.path.lexists(step.aside + suffix) and not os.path.lexists(step.target + suffix):
@@ -715,7 +602,7 @@ def _roll_back_postgres(step: _Step, url: str | None, mark: str) -> None:
             ledger.close()
     for path in (step.staged, step.aside):
         if path and os.path.lexists(path):
-            _remove(path)
+            remove_path(path)
 
 
 def _swap_postgres(
@@ -780,22 +667,14 @@ def _dump_aside(ledger: pg.PostgresLedger, step: _Step, registry: str | None, at
         os.replace(tmp, step.aside)
     finally:
         if os.path.lexists(tmp):
-            _remove(tmp)
+            remove_path(tmp)
 
 
-def _remove(path: str) -> None:
-    if os.path.isdir(path) and not os.path.islink(path):
-        shutil.rmtree(path)
-    else:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)
-
-
-def _remove_staged(steps: list[_Step]) -> None:
-    for step in steps:
-        if step.staged is not None and os.path.lexists(step.staged):
-            with contextlib.suppress(OSError):
-                _remove(step.staged)
+def _unstage(step: _Step) -> None:
+    """Remove the step's staged copy (a failure before the journal was written: nothing was swapped)."""
+    if step.staged is not None and os.path.lexists(step.staged):
+        with contextlib.suppress(OSError):
+            remove_path(step.staged)
 
 
 def _leftovers(target: str, *, remove: bool, notes: list[str] | None = None) -> list[str]:
@@ -809,15 +688,11 @@ def _leftovers(target: str, *, remove: bool, notes: list[str] | None = None) -> 
     return removed
 
 
-def _stage(steps: list[_Step], src: str, doc: dict[str, Any], stamp: str, held: contextlib.ExitStack) -> None:
-    """Copy each store of the set beside its target (same filesystem: renames are atomic) and check the copy."""
-    for step in steps:
-        if step.source is not None:
-            _stage_one(step, src, doc, stamp, held)
-
-
-def _stage_one(step: _Step, src: str, doc: dict[str, Any], stamp: str, held: contextlib.ExitStack) -> None:
-    assert step.source is not None
+def _stage_one(step: _Step, src: str, doc: dict[str, Any], stamp: str, held: contextlib.ExitStack) -> bool:
+    """Copy the step's store of the set beside its target (same filesystem: renames are atomic) and check the
+    copy; False when the set has none for it."""
+    if step.source is None:
+        return False
     parent = os.path.dirname(step.path)
     os.makedirs(parent, exist_ok=True)
     step.staged = os.path.join(
@@ -834,56 +709,69 @@ def _stage_one(step: _Step, src: str, doc: dict[str, Any], stamp: str, held: con
     if step.kind == "postgres":  # an older set's ledger gets the current schema first, as a ledger file would
         Ledger(step.staged).close()
         step.counts = table_counts(step.staged)
+    return True
 
 
-def _swap(
-    steps: list[_Step],
+def _swapper(
     src: str,
     doc: dict[str, Any],
     registry: str | None,
     at: str,
     *,
-    held: contextlib.ExitStack | None = None,
-    stamp: str = "",
-    ledger_url: str | None = None,
+    held: contextlib.ExitStack,
+    stamp: str,
+    ledger_url: str | None,
+) -> Callable[[_Step], None]:
+    """The restore's swap of one step, for the engine."""
+    return lambda step: _swap_one(step, src, doc, registry, at, held=held, stamp=stamp, ledger_url=ledger_url)
+
+
+def _swap_one(
+    step: _Step,
+    src: str,
+    doc: dict[str, Any],
+    registry: str | None,
+    at: str,
+    *,
+    held: contextlib.ExitStack,
+    stamp: str,
+    ledger_url: str | None,
 ) -> None:
-    """Move each current store aside (registered as a copy first; SQLite sidecars before their database) and
-    each staged copy in. Done from the state on disk, so it also finishes a swap a crash interrupted (a staged
-    copy that went missing is made again from the set)."""
-    for step in steps:
-        if step.kind == "postgres":
-            _swap_postgres(step, ledger_url, src, doc, registry, at, _mark(src, stamp), held, stamp)
-            step.placed = True
-            continue
-        if step.aside is not None and not os.path.lexists(step.aside):
-            if os.path.lexists(step.target) or sidecars(step.target):
-                # listed before it moves: a crash right after the rename leaves it accounted for
-                step.register_note = register_copy(
-                    registry,
-                    "replaced_aside",
-                    step.aside,
-                    roles=[step.role],
-                    created_at=at,
-                    note=f"replaced by the restore of {src}",
-                    size_bytes=size_of(step.target),
-                )
-            for suffix in step.originals():
-                if os.path.lexists(step.target + suffix) and not os.path.lexists(step.aside + suffix):
-                    os.rename(step.target + suffix, step.aside + suffix)
-        if step.source is None:
-            continue
-        if step.staged is not None and os.path.lexists(step.staged):
-            if os.path.lexists(step.target):
-                raise BackupError(
-                    f"{step.target} appeared while the restore was under way; move it away and run the restore again"
-                )
-            os.rename(step.staged, step.target)
-        elif not os.path.lexists(step.target):  # the staged copy is gone: make it again
-            assert held is not None
-            _stage_one(step, src, doc, stamp, held)
-            assert step.staged is not None
-            os.rename(step.staged, step.target)
+    """Move the current store aside (registered as a copy first; SQLite sidecars before their database) and the
+    staged copy in. Done from the state on disk, so it also finishes a swap a crash interrupted (a staged copy
+    that went missing is made again from the set)."""
+    if step.kind == "postgres":
+        _swap_postgres(step, ledger_url, src, doc, registry, at, _mark(src, stamp), held, stamp)
         step.placed = True
+        return
+    if step.aside is not None and not os.path.lexists(step.aside):
+        if os.path.lexists(step.target) or sidecars(step.target):
+            # listed before it moves: a crash right after the rename leaves it accounted for
+            step.register_note = register_copy(
+                registry,
+                "replaced_aside",
+                step.aside,
+                roles=[step.role],
+                created_at=at,
+                note=f"replaced by the restore of {src}",
+                size_bytes=size_of(step.target),
+            )
+        for suffix in step.originals():
+            if os.path.lexists(step.target + suffix) and not os.path.lexists(step.aside + suffix):
+                os.rename(step.target + suffix, step.aside + suffix)
+    if step.source is None:
+        return
+    if step.staged is not None and os.path.lexists(step.staged):
+        if os.path.lexists(step.target):
+            raise BackupError(
+                f"{step.target} appeared while the restore was under way; move it away and run the restore again"
+            )
+        os.rename(step.staged, step.target)
+    elif not os.path.lexists(step.target):  # the staged copy is gone: make it again
+        _stage_one(step, src, doc, stamp, held)
+        assert step.staged is not None
+        os.rename(step.staged, step.target)
+    step.placed = True
 
 
 def _check_staged(step: _Step, src: str, doc: dict[str, Any]) -> None:
