@@ -68,7 +68,8 @@ class WriteDecisionSettings:
             same key in the same scope always supersedes, whatever the similarity; different keys
             never merge.
         judge: None (decide by the model or the thresholds alone) or ``"llm"``: ask the app's mem0 LLM to
-            judge each candidate the deterministic decision is unsure of (one call at most per stored fact).
+            judge each candidate the deterministic decision is unsure of (one call at most per stored fact), or
+            ``"llm_batch"``: the same, asked about all the unsure candidates of one ``infer=True`` add in one call.
         Setting any threshold decides by the thresholds, not by the embedder's fitted model.
     """
 
@@ -106,8 +107,10 @@ class WriteDecisionSettings:
             if isinstance(keys, str) or not all(isinstance(k, str) and k for k in keys):
                 raise ConfigError("hygiene.write_decision.identity_keys must be a list of metadata key names")
             opts["identity_keys"] = tuple(keys)
-        if opts.get("judge") not in (None, "llm"):
-            raise ConfigError(f'hygiene.write_decision.judge is {opts["judge"]!r}; use "llm" or leave it out')
+        if opts.get("judge") not in (None, "llm", "llm_batch"):
+            raise ConfigError(
+                f'hygiene.write_decision.judge is {opts["judge"]!r}; use "llm", "llm_batch" or leave it out'
+            )
         settings = cls(**opts)
         if settings.duplicate is not None and settings.update is not None and settings.update > settings.duplicate:
             raise ConfigError(

@@ -11,11 +11,16 @@ ledger row and the link are then written in one transaction. A crash anywhere in
 fact or the new one, never both live (see :mod:`mem0_hygiene.memory.recovery`). With ``infer=True`` mem0
 stores the extracted facts before they can be decided, so a crash between mem0's write and the ledger's
 leaves both live until the decision is taken again.
+
+With ``judge: "llm_batch"`` an ``infer=True`` add is decided in two steps: every extracted fact first by the
+deterministic decision (the unsure ones kept aside, before the guards), then one LLM call over all the unsure
+pairs, then the guards and the quarantine rule on each answer, in the facts' order. A fact whose compared memory
+was taken by an earlier fact of the same add is decided again without the judge.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -30,7 +35,7 @@ from .birth import birth_metadata, replaces_facts
 from .conflicts import record_conflict
 from .decision import CONTRADICTION, DUPLICATE, UNRELATED, UPDATE, Thresholds, classify, embedder_family, normalize_text
 from .decision_guards import guard
-from .judge import JUDGE, Judgement, ask_judge, record_judgement
+from .judge import JUDGE, JUDGE_BATCH, JUDGES, Judgement, ask_judge, ask_judge_batch, record_judgement
 from .recovery import invalidation_reason
 from .scope import SCOPE_KEYS
 
@@ -68,6 +73,8 @@ class _Found:
     judged: Judgement | None = None
     deterministic: str | None = None  # the label before the judge, when one was asked
     conflict: str | None = None  # a guard took the decision back: why the pair is a possible conflict
+    unsure: bool = False  # left for a batched judge: neither judged nor guarded yet
+    batch: int | None = None  # how many pairs the batched call that judged it held
 
     def describe(self, **names: str) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -82,6 +89,8 @@ class _Found:
                 "reason": self.judged.reason,
                 "deterministic": self.deterministic,
             }
+            if self.batch is not None:
+                out["judge"]["batch"] = self.batch
         if self.old_id is not None:
             out[
                 {UPDATE: "supersedes", CONTRADICTION: "invalidates", DUPLICATE: "reinforces"}.get(self.label, "nearest")
@@ -210,6 +219,11 @@ class WriteDecisionMixin:
         extra.update({k: v for k, v in res.items() if k != "results"})
         added = [i for i in res.get("results", []) if i.get("event", "ADD") == "ADD"]
         undecided = {str(i["id"]) for i in added}
+        if settings.judge == JUDGE_BATCH:
+            self._add_judged_in_batch(
+                added, scope, template, settings, thresholds, pending, dead, now, record, reinforce
+            )
+            return
         for item in added:
             mid = str(item["id"])
             undecided.discard(mid)
@@ -226,6 +240,50 @@ class WriteDecisionMixin:
             )
             if found.label == DUPLICATE:
                 Mem0Memory.delete(self, mid)  # mem0 already stored it: take it back out through its API
+                reinforce(found)
+            else:
+                record(item, found)
+
+    def _add_judged_in_batch(
+        self,
+        added: list[dict[str, Any]],
+        scope: dict[str, str],
+        template: LedgerRow,
+        settings: WriteDecisionSettings,
+        thresholds: Thresholds,
+        pending: dict[str, LedgerRow],
+        dead: set[str],
+        now: datetime,
+        record: Callable[[dict[str, Any], _Found], None],
+        reinforce: Callable[[_Found], None],
+    ) -> None:
+        """The facts mem0 stored for one ``infer=True`` add: each decided deterministically, then one judge call
+        over all the unsure pairs, then each answer guarded and applied in the facts' order."""
+        undecided = {str(i["id"]) for i in added}
+        decided: list[tuple[dict[str, Any], str, set[str], _Found]] = []
+        for item in added:
+            mid, text = str(item["id"]), str(item.get("memory") or "")
+            undecided.discard(mid)
+            exclude = undecided | {mid}  # the add's later facts are not compared with: no cycle among them
+            found = self._decide(text, scope, template, settings, thresholds, exclude, pending, dead, now, True)
+            decided.append((item, text, exclude, found))
+        unsure = [(text, found.old_text or "") for _item, text, _exclude, found in decided if found.unsure]
+        answers = iter(ask_judge_batch(self.llm, unsure))
+        gone: set[str] = set()  # facts of this add taken back out as duplicates
+        alone = replace(settings, judge=None)
+        for item, text, exclude, found in decided:
+            mid = str(item["id"])
+            if found.unsure:
+                found = self._settle(self._apply_judgement(found, next(answers), len(unsure)), text, template)
+            if found.old_id is not None and (found.old_id in dead or found.old_id in gone):
+                # an earlier fact of this add superseded, invalidated or dropped the compared memory: decide again
+                found = self._decide(text, scope, template, alone, thresholds, exclude, pending, dead | gone, now)
+                found = replace(
+                    found, reason=f"{found.reason} (decided again without the judge: compared memory taken)"
+                )
+            if found.label == DUPLICATE:
+                Mem0Memory.delete(self, mid)  # mem0 already stored it: take it back out through its API
+                gone.add(mid)
                 reinforce(found)
             else:
                 record(item, found)
@@ -255,19 +313,38 @@ class WriteDecisionMixin:
         pending: dict[str, LedgerRow],
         dead: set[str],
         now: datetime,
+        defer: bool = False,
     ) -> _Found:
         """Compare a new memory with the live memory of the same identity key, or else with the nearest
-        live memory in exactly the same scope (one vector search), and decide."""
+        live memory in exactly the same scope (one vector search), and decide. ``defer``: an unsure decision
+        is returned as it is (``unsure``), for a batched judge and then :meth:`_settle`."""
         key = template.topic_key
         found: _Found | None = None
         if key is not None:
             found = self._identity_match(text, key, scope, exclude, pending, dead, now)
         if found is None:
-            found = self._nearest(text, scope, key, settings, thresholds, exclude, pending, dead, now)
+            found = self._nearest(text, scope, key, settings, thresholds, exclude, pending, dead, now, defer)
+        return found if found.unsure else self._quarantine(found, template)
+
+    @staticmethod
+    def _quarantine(found: _Found, template: LedgerRow) -> _Found:
         if template.quarantined and found.label in (UPDATE, CONTRADICTION):
             # tool output may add a memory, never replace or retract one (prompt injection through memory)
             return replace(found, label=UNRELATED, reason=f"{found.label} not applied: quarantined source")
         return found
+
+    def _settle(self, found: _Found, text: str, template: LedgerRow) -> _Found:
+        """A decision left unsure, once judged: the guards, then the quarantine rule."""
+        return self._quarantine(self._apply_guards(replace(found, unsure=False), text, found.old_text or ""), template)
+
+    @staticmethod
+    def _apply_guards(found: _Found, text: str, old_text: str) -> _Found:
+        guarded = guard(found.label, text, old_text)  # the judge's answer too: never on likeness alone
+        if guarded.changed is None:
+            return found
+        return replace(
+            found, label=guarded.label, reason=f"{found.reason}; {guarded.changed}", conflict=guarded.conflict
+        )
 
     def _identity_match(
         self,
@@ -315,6 +392,7 @@ class WriteDecisionMixin:
         pending: dict[str, LedgerRow],
         dead: set[str],
         now: datetime,
+        defer: bool = False,
     ) -> _Found:
         vector = self.embedding_model.embed(text, "search")
         hits = self.vector_store.search(query=text, vectors=vector, top_k=settings.candidates, filters=dict(scope))
@@ -335,24 +413,27 @@ class WriteDecisionMixin:
             old_text = str(payload.get("data") or "")
             verdict = classify(float(hit.score or 0.0), text, old_text, thresholds)
             found = _Found(verdict.label, verdict.similarity, verdict.reason, hid, old_text, row)
-            if settings.judge == JUDGE and verdict.ambiguous:
-                found = self._judge(found, text, old_text)
-            guarded = guard(found.label, text, old_text)  # the judge's answer too: never on likeness alone
-            if guarded.changed is not None:
-                found = replace(
-                    found, label=guarded.label, reason=f"{found.reason}; {guarded.changed}", conflict=guarded.conflict
-                )
-            return found
+            if settings.judge in JUDGES and verdict.ambiguous:
+                if defer:
+                    return replace(found, unsure=True)  # judged in the add's batch, then guarded (_settle)
+                found = self._judge(found, text, old_text, settings.judge)
+            return self._apply_guards(found, text, old_text)
         return _Found(UNRELATED, None, "no live memory nearby")
 
-    def _judge(self, found: _Found, text: str, old_text: str) -> _Found:
+    def _judge(self, found: _Found, text: str, old_text: str, judge: str = JUDGE) -> _Found:
         """Ask the app's mem0 LLM about one unsure decision (one call); its answer decides when usable."""
-        judged = ask_judge(self.llm, text, old_text)
+        if judge == JUDGE_BATCH:  # one pair, in the batch's format: the app's LLM sees one kind of question
+            return self._apply_judgement(found, ask_judge_batch(self.llm, [(text, old_text)])[0], 1)
+        return self._apply_judgement(found, ask_judge(self.llm, text, old_text))
+
+    @staticmethod
+    def _apply_judgement(found: _Found, judged: Judgement, batch: int | None = None) -> _Found:
+        """The judge's answer decides when usable; else the deterministic decision stands, the reason says why."""
         if judged.label is None:
-            return replace(found, judged=judged, deterministic=found.label, reason=f"{found.reason}; {judged.reason}")
-        return replace(
-            found, label=judged.label, reason=f"llm: {judged.reason}", judged=judged, deterministic=found.label
-        )
+            reason = f"{found.reason}; {judged.reason}"
+            return replace(found, judged=judged, deterministic=found.label, reason=reason, batch=batch)
+        reason = f"llm: {judged.reason}"
+        return replace(found, label=judged.label, reason=reason, judged=judged, deterministic=found.label, batch=batch)
 
     def _keep_judgement(self, memory_id: str, found: _Found, now: datetime) -> None:
         if found.judged is not None:
