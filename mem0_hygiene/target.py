@@ -28,7 +28,6 @@ from .errors import (
     ConfigError,
     EmbedderUnavailable,
     HygieneError,
-    NotADatabase,
     ReadOnlyStore,
     StoreLocked,
     StoreMissing,
@@ -476,31 +475,19 @@ def check_collection(target: Target) -> None:
         check_collection_named(path, target.collection, collection_names(path))
 
 
-SQLITE_HEADER = b"SQLite format 3\x00"
-
-
 def check_store_files(target: Target) -> None:
     """Refuse (:class:`~mem0_hygiene.errors.NotAStorePath`) a store path or side file that holds a FIFO, a
     socket, a device, or a folder where a file is expected (a file where the Qdrant folder is), before anything
-    opens it; then (:class:`~mem0_hygiene.errors.NotADatabase`, naming the file) a history.db path that holds
-    something other than a SQLite database, read from its first 16 bytes. A missing, empty or unreadable file is
-    left to the command (mem0 creates a missing one; an unreadable one is reported where it is read); a damaged
-    ledger has its own error, naming the backup to restore (:class:`~mem0_hygiene.errors.LedgerError`)."""
-    from .stores.paths import check_store_paths, deployment_paths
+    opens it; then (:class:`~mem0_hygiene.errors.NotADatabase`) a history.db that is not a SQLite database
+    (:func:`~mem0_hygiene.stores.paths.check_sqlite_file`). A damaged ledger has its own error, naming the
+    backup to restore (:class:`~mem0_hygiene.errors.LedgerError`)."""
+    from .stores.paths import check_sqlite_file, check_store_paths, deployment_paths
 
     vector = target.vector_paths[0] if target.vector_paths else None
     check_store_paths(deployment_paths(target.history_path or None, target.ledger_path, vector))
-    check_store_paths(("history_db", h.path) for h in target.history_files)
-    for role, path in (("history_db", h.path) for h in target.history_files):
-        if not path or path == ":memory:":
-            continue
-        try:
-            with open(path, "rb") as fh:
-                head = fh.read(len(SQLITE_HEADER))
-        except OSError:
-            continue
-        if head and head != SQLITE_HEADER:
-            raise NotADatabase(path, role)
+    for h in target.history_files:
+        check_store_paths([("history_db", h.path)])
+        check_sqlite_file("history_db", h.path)
 
 
 def resolve(target: Any = None, *, description: str = "", flush: bool = True) -> Target:

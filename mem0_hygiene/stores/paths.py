@@ -16,7 +16,7 @@ import os
 import stat
 from collections.abc import Iterable
 
-from ..errors import NotAStorePath
+from ..errors import NotADatabase, NotAStorePath
 
 SIDE_FILES = {
     "backup_record": ".backups.json",
@@ -91,6 +91,24 @@ def check_store_path(role: str, path: str | None) -> None:
     expected = "a folder" if role in FOLDER_ROLES else "a file"
     if found != expected:
         raise NotAStorePath(path, role, found, expected)
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def check_sqlite_file(role: str, path: str | None) -> None:
+    """Refuse (:class:`~mem0_hygiene.errors.NotADatabase`, naming the file) a file at ``path`` whose first 16
+    bytes are not SQLite's header. A missing, empty or unreadable file is left to whoever opens it (mem0 creates
+    a missing one; an unreadable one is reported where it is read)."""
+    if not path or path == ":memory:":
+        return
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(SQLITE_HEADER))
+    except OSError:
+        return
+    if head and head != SQLITE_HEADER:
+        raise NotADatabase(path, role)
 
 
 def check_store_paths(paths: Iterable[tuple[str, str | None]]) -> None:

@@ -154,7 +154,7 @@ SECRET_NEGATIVES = [
     "The fix for the secret leak is commit 3f786850e387550fdab836ed7e6dc881de23001b",
     "secret 7c0f1e2d-9a8b-4c3d-8e7f-0123456789ab is the memory id to forget",
     "The secret ingredient is cinnamon, from grandma's recipe book of 1954",
-    "Keeps her secret diary in /home/dana/Documents/PrivateNotes/Journal",
+    "Keeps her secret diary in ~/Documents/PrivateNotes/Journal",
     "Secret Santa budget is 20 EUR this year",
     "AWS secret access keys are 40 characters long",
     "The aws_secret_access_key goes in ~/.aws/credentials",
