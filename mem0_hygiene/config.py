@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import importlib
 import os
 import re
 from dataclasses import dataclass, field, fields
@@ -19,6 +20,7 @@ from mem0.configs.base import MemoryConfig
 from mem0.embeddings.configs import EmbedderConfig
 from mem0.llms.configs import LlmConfig
 from mem0.utils.factory import EmbedderFactory, LlmFactory
+from pydantic import BaseModel
 
 from .errors import ConfigError
 from .memory.decision import EMBEDDER_DEFAULTS, FALLBACK_FAMILY, Thresholds
@@ -335,6 +337,17 @@ def _register_offline_providers() -> None:
         LlmFactory.register_provider(OFFLINE_PROVIDER, "mem0_hygiene.offline.OfflineLLM")
 
 
+def _takes_dims(provider: str) -> bool:
+    """Whether mem0's config for this vector-store provider has ``embedding_model_dims`` (Chroma's has not, and
+    rejects it as an extra field); an unknown provider is left for mem0 to refuse."""
+    try:
+        module = importlib.import_module(f"mem0.configs.vector_stores.{provider}")
+    except ImportError:
+        return False
+    models = [v for v in vars(module).values() if isinstance(v, type) and issubclass(v, BaseModel)]
+    return any("embedding_model_dims" in m.model_fields for m in models if m.__module__ == module.__name__)
+
+
 def build_mem0_config(mem0_part: dict[str, Any]) -> MemoryConfig:
     """mem0's ``MemoryConfig`` for a config dict, with the offline providers allowed.
 
@@ -352,7 +365,8 @@ def build_mem0_config(mem0_part: dict[str, Any]) -> MemoryConfig:
         dims = int(emb_conf.setdefault("embedding_dims", DEFAULT_DIMS))
         vs = dict(part.get("vector_store") or {})
         vs_conf = dict(vs.get("config") or {})
-        vs_conf.setdefault("embedding_model_dims", dims)
+        if _takes_dims(str(vs.get("provider") or "qdrant")):
+            vs_conf.setdefault("embedding_model_dims", dims)
         vs["config"] = vs_conf
         part["vector_store"] = vs
     try:
