@@ -23,7 +23,6 @@ from mem0.utils.factory import EmbedderFactory, LlmFactory
 from pydantic import BaseModel
 
 from .errors import ConfigError
-from .memory.decision import EMBEDDER_DEFAULTS, FALLBACK_FAMILY, Thresholds
 from .offline import DEFAULT_DIMS, OFFLINE_PROVIDER
 from .timeutil import Clock, parse_duration, system_clock
 
@@ -61,7 +60,8 @@ class WriteDecisionSettings:
 
     Fields:
         duplicate, update, contradiction: cosine-similarity thresholds; None takes the measured default
-            for the configured embedder (:data:`mem0_hygiene.memory.decision.EMBEDDER_DEFAULTS`: the offline
+            for the configured embedder (:data:`mem0_hygiene.memory.decision.EMBEDDER_DEFAULTS`, in force through
+            :func:`mem0_hygiene.memory.decision.thresholds_for`: the offline
             embedder 0.835/0.525/0.375, all-MiniLM-L6-v2 0.845/0.565/0.515; other embedders get MiniLM's
             and should be measured with ``benchmarks/eval_staleness.py``).
         candidates: how many nearest memories the one vector search per new memory returns (stale
@@ -120,22 +120,6 @@ class WriteDecisionSettings:
                 f"({settings.duplicate}); an update must be less similar than a duplicate"
             )
         return settings
-
-    def thresholds(self, family: str | None) -> Thresholds:
-        """The thresholds in force for an embedder family (None: not measured, MiniLM's scale)."""
-        base = EMBEDDER_DEFAULTS.get(family or FALLBACK_FAMILY, EMBEDDER_DEFAULTS[FALLBACK_FAMILY])
-        found = Thresholds(
-            duplicate=base.duplicate if self.duplicate is None else self.duplicate,
-            update=base.update if self.update is None else self.update,
-            contradiction=base.contradiction if self.contradiction is None else self.contradiction,
-            model=base.model if self.duplicate is self.update is self.contradiction is None else None,
-        )
-        if found.update > found.duplicate:
-            raise ConfigError(
-                f"hygiene.write_decision: update ({found.update}) is above duplicate "
-                f"({found.duplicate}) for this embedder; set both"
-            )
-        return found
 
 
 @dataclass(frozen=True)

@@ -138,11 +138,6 @@ PENDING = {
         "mem0_hygiene.actions.forget",
     ): "Memory.forget(): the erasure (forget, scrubbing, copy_erasure) moves below memory/ with the backup",
     (
-        "mem0_hygiene.config",
-        "mem0_hygiene.memory.decision",
-    ): "WriteDecisionSettings.thresholds(): Thresholds and the per-embedder defaults move below config once the "
-    "write-decision work in memory/decision* has landed",
-    (
         "mem0_hygiene.stores.ledger",
         "mem0_hygiene.stores.ledger_postgres",
     ): "Ledger.__new__ choosing PostgresLedger: goes with the stores/ledger/ package and its one open_ledger() "

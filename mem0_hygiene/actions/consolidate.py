@@ -51,6 +51,7 @@ from ..memory.decision import (
     classify,
     embedder_family,
     normalize_text,
+    thresholds_for,
 )
 from ..memory.decision_guards import guard
 from ..memory.recovery import point_item
@@ -123,7 +124,7 @@ def consolidate(
         raise ConfigError(f"neighbours is {neighbours!r}; use a whole number from 1 to 100")
     with tgt.memory_for("consolidate", readonly=dry_run) as m:
         family = _family(tgt, m)
-        thresholds = decider.thresholds(family)
+        thresholds = thresholds_for(decider, family)
         now = m.now()
         left = log.unfinished(m.ledger)
         resumed = [_resume(m, s, now, dry_run) for s in left]

@@ -36,6 +36,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..config import WriteDecisionSettings
+from ..errors import ConfigError
 from .decision_features import NEGATION_CUES as NEGATION_CUES
 from .decision_features import PairFeatures
 from .decision_features import negates as negates
@@ -87,6 +89,26 @@ EMBEDDER_DEFAULTS: dict[str, Thresholds] = {
 # For an embedder nobody measured: a sentence model's scale (MiniLM's numbers). Measure yours with
 # `python benchmarks/eval_staleness.py` and set hygiene.write_decision's thresholds.
 FALLBACK_FAMILY = MINILM_FAMILY
+
+
+def thresholds_for(settings: WriteDecisionSettings, family: str | None) -> Thresholds:
+    """The thresholds in force for an embedder family (None: not measured, MiniLM's scale): the family's
+    defaults, each replaced by the one ``hygiene.write_decision`` sets; the fitted model decides only while
+    none is set (a hand-set threshold means the threshold rules)."""
+    base = EMBEDDER_DEFAULTS.get(family or FALLBACK_FAMILY, EMBEDDER_DEFAULTS[FALLBACK_FAMILY])
+    found = Thresholds(
+        duplicate=base.duplicate if settings.duplicate is None else settings.duplicate,
+        update=base.update if settings.update is None else settings.update,
+        contradiction=base.contradiction if settings.contradiction is None else settings.contradiction,
+        model=base.model if settings.duplicate is settings.update is settings.contradiction is None else None,
+    )
+    if found.update > found.duplicate:
+        raise ConfigError(
+            f"hygiene.write_decision: update ({found.update}) is above duplicate "
+            f"({found.duplicate}) for this embedder; set both"
+        )
+    return found
+
 
 _MINILM_RE = re.compile(r"all[-_ ]?minilm[-_ ]?l6[-_ ]?v2", re.IGNORECASE)
 

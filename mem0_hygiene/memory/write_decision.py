@@ -33,7 +33,17 @@ from ..stores.states import live_sql
 from ..timeutil import to_iso
 from .birth import birth_metadata, replaces_facts
 from .conflicts import record_conflict
-from .decision import CONTRADICTION, DUPLICATE, UNRELATED, UPDATE, Thresholds, classify, embedder_family, normalize_text
+from .decision import (
+    CONTRADICTION,
+    DUPLICATE,
+    UNRELATED,
+    UPDATE,
+    Thresholds,
+    classify,
+    embedder_family,
+    normalize_text,
+    thresholds_for,
+)
 from .decision_guards import guard
 from .judge import JUDGE, JUDGE_BATCH, JUDGES, Judgement, ask_judge, ask_judge_batch, record_judgement
 from .recovery import invalidation_reason
@@ -152,7 +162,7 @@ class WriteDecisionMixin:
         ``template`` the new rows' facts. Result items go to ``results``, new rows to ``rows``, mem0's
         other result keys to ``extra``; supersede/invalidate links are queued in ``links`` and applied
         by :meth:`apply_decisions` once the new rows are in the ledger."""
-        thresholds = settings.thresholds(self._embedder_family())
+        thresholds = thresholds_for(settings, self._embedder_family())
         pending = {r.memory_id: r for r in rows}
         dead = {link[1] for link in links}
 

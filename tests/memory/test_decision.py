@@ -27,6 +27,7 @@ from mem0_hygiene.memory.decision import (
     embedder_family,
     negates,
     normalize_text,
+    thresholds_for,
 )
 
 SCOPE = {"user_id": "dana"}
@@ -82,10 +83,10 @@ def test_embedder_families_and_their_thresholds():
     assert embedder_family("huggingface", "multi-qa-MiniLM-L6-cos-v1") is None  # another model
     assert embedder_family("openai", "text-embedding-3-small") is None
     settings = WriteDecisionSettings()
-    assert settings.thresholds(OFFLINE_FAMILY) == EMBEDDER_DEFAULTS[OFFLINE_FAMILY]
-    assert settings.thresholds(MINILM_FAMILY) == EMBEDDER_DEFAULTS[MINILM_FAMILY]
-    assert settings.thresholds(None) == EMBEDDER_DEFAULTS[MINILM_FAMILY]  # unmeasured: a sentence model's scale
-    assert WriteDecisionSettings(update=0.3).thresholds(OFFLINE_FAMILY).update == 0.3
+    assert thresholds_for(settings, OFFLINE_FAMILY) == EMBEDDER_DEFAULTS[OFFLINE_FAMILY]
+    assert thresholds_for(settings, MINILM_FAMILY) == EMBEDDER_DEFAULTS[MINILM_FAMILY]
+    assert thresholds_for(settings, None) == EMBEDDER_DEFAULTS[MINILM_FAMILY]  # unmeasured: a sentence model's scale
+    assert thresholds_for(WriteDecisionSettings(update=0.3), OFFLINE_FAMILY).update == 0.3
 
 
 def test_settings_are_validated():

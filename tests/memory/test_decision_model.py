@@ -25,6 +25,7 @@ from mem0_hygiene.memory.decision import (
     Verdict,
     ambiguous,
     classify,
+    thresholds_for,
 )
 from mem0_hygiene.memory.decision_features import (
     edit_span,
@@ -178,8 +179,8 @@ def test_facts_with_no_word_in_common_and_far_apart_are_unrelated_whatever_their
 
 
 def test_thresholds_set_by_hand_decide_by_the_rules():
-    assert WriteDecisionSettings().thresholds(MINILM_FAMILY).model is MINILM.model
-    hand = WriteDecisionSettings(duplicate=0.9).thresholds(MINILM_FAMILY)
+    assert thresholds_for(WriteDecisionSettings(), MINILM_FAMILY).model is MINILM.model
+    hand = thresholds_for(WriteDecisionSettings(duplicate=0.9), MINILM_FAMILY)
     assert hand.model is None and hand.update == MINILM.update
     assert classify(0.95, "Uses pnpm for everything", "Uses pnpm", hand).reason == "similarity"
 
