@@ -29,7 +29,14 @@ def _age_text(age: timedelta) -> str:
     return f"{age.total_seconds() / 3600:.1f} hours"
 
 
-@check("BACKUP_LAST_VERIFIED", "backups", needs=("backups",))
+@check(
+    "BACKUP_LAST_VERIFIED",
+    "backups",
+    needs=("backups",),
+    severity="info/warning",
+    means="no verified backup, or the last one is over 7 days old (info: its age)",
+    fix="`mem0-hygiene backup /var/backups/mem0 --keep 7`, daily from a timer (`mem0-hygiene schedule`)",
+)
 def last_backup(ctx: Context) -> CheckResult:
     status = ctx.db.sources.backup_status
     fix = ctx.cmd("backup /var/backups/mem0 --keep 7")

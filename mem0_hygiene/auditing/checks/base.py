@@ -52,28 +52,39 @@ class Context:
         return f"mem0-hygiene {command}{self.config_hint}"
 
 
+SEVERITIES = ("info", "warning", "error", "info/warning", "info/error")
+"""What a check's ``severity`` may say: the one severity of its findings, or the two it chooses between."""
+
+
 @dataclass(frozen=True)
 class Check:
-    """A registered check: its code, area, what sources it needs, and the function."""
+    """A registered check: its code, area, what sources it needs, the function, and its documentation (the
+    finding codes page of the docs is generated from these fields: ``severity``, what a finding ``means``, and
+    the ``fix`` in words; each finding's own fix line names the real ids and options)."""
 
     code: str
     area: str
     needs: tuple[str, ...]
     func: Callable[[Context], CheckResult]
+    severity: str = ""
+    means: str = ""
+    fix: str = ""
 
 
 REGISTRY: list[Check] = []
 
 
 def check(
-    code: str, area: str, needs: tuple[str, ...] = ()
+    code: str, area: str, needs: tuple[str, ...] = (), *, severity: str, means: str, fix: str
 ) -> Callable[[Callable[[Context], CheckResult]], Callable[[Context], CheckResult]]:
     """Register a check. ``needs`` names sources ("points", "history", "ledger", "messages"; "ledger|points":
     either will do); when one is unavailable the audit reports the check as skipped with the source's reason
-    instead of running it."""
+    instead of running it. ``severity`` (one of :data:`SEVERITIES`), ``means`` and ``fix`` document it."""
+    if severity not in SEVERITIES or not means.strip() or not fix.strip():
+        raise ValueError(f"check {code}: give a severity ({', '.join(SEVERITIES)}), what it means and its fix")
 
     def register(func: Callable[[Context], CheckResult]) -> Callable[[Context], CheckResult]:
-        REGISTRY.append(Check(code, area, needs, func))
+        REGISTRY.append(Check(code, area, needs, func, severity, means, fix))
         return func
 
     return register

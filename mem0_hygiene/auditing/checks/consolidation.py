@@ -28,7 +28,17 @@ def frame(text: str) -> str:
     return " ".join(sorted("#" if w.isdigit() else w for w in words if w not in _NEGATIONS))
 
 
-@check("CONSOLIDATE_CANDIDATES", "content", needs=("points",))
+@check(
+    "CONSOLIDATE_CANDIDATES",
+    "content",
+    needs=("points",),
+    severity="info/warning",
+    means=(
+        "live memories beside an older value of the same fact, its retraction (warning) or a near-duplicate "
+        "(info) in one scope; fix with `consolidate --dry-run`"
+    ),
+    fix="`mem0-hygiene consolidate --dry-run`, review the plan, then run it",
+)
 def candidates(ctx: Context) -> CheckResult:
     frm, where, params = live_points(ctx)
     groups: dict[tuple[str, str, str, str], list[tuple[str, str, str]]] = {}

@@ -6,7 +6,14 @@ from ...report import Severity
 from .base import CheckResult, Context, check, clip, finding, ids_cmd, live_points, n_memories
 
 
-@check("SECRET_IN_MEMORY", "content", needs=("points",))
+@check(
+    "SECRET_IN_MEMORY",
+    "content",
+    needs=("points",),
+    severity="error",
+    means="credentials in memory text (shown redacted)",
+    fix="erase them: `mem0-hygiene forget ID... --scrub` (ids in the finding); rotate the credential",
+)
 def secrets(ctx: Context) -> CheckResult:
     rows = ctx.db.rows("SELECT id, label FROM hits WHERE kind = 'secret' ORDER BY id")
     if rows:
@@ -27,7 +34,17 @@ def secrets(ctx: Context) -> CheckResult:
         )
 
 
-@check("INSTRUCTION_MEMORY", "content", needs=("points",))
+@check(
+    "INSTRUCTION_MEMORY",
+    "content",
+    needs=("points",),
+    severity="warning",
+    means="live memories that read as standing orders to the agent",
+    fix=(
+        "read each (`mem0-hygiene history ID`) and invalidate the injected ones: `invalidate ID --reason "
+        "'injected instruction'`"
+    ),
+)
 def instructions(ctx: Context) -> CheckResult:
     frm, where, params = live_points(ctx)
     rows = ctx.db.rows(
@@ -51,7 +68,14 @@ def instructions(ctx: Context) -> CheckResult:
         )
 
 
-@check("DUPLICATE_MEMORIES", "content", needs=("points",))
+@check(
+    "DUPLICATE_MEMORIES",
+    "content",
+    needs=("points",),
+    severity="info",
+    means="live memories repeating another word for word in the same scope",
+    fix="delete the extra copies: `mem0-hygiene forget ID...` (ids in the finding)",
+)
 def duplicates(ctx: Context) -> CheckResult:
     frm, where, params = live_points(ctx)
     rows = ctx.db.rows(

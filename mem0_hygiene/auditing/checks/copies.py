@@ -59,7 +59,16 @@ def _fix(stale: list[StoreCopy], fresh: list[StoreCopy], ctx: Context) -> str:
     return "; ".join(fixes)
 
 
-@check("STORE_COPIES", "storage")
+@check(
+    "STORE_COPIES",
+    "storage",
+    severity="info/warning",
+    means=(
+        "copies of the stores the tool made (backups, stores restore moved aside, relocation sources) with "
+        "age and size; warning for one older than `retain_superseded`"
+    ),
+    fix="`mem0-hygiene where` lists every copy; `backup --keep N` rotates old backup sets",
+)
 def copies(ctx: Context) -> CheckResult:
     ledger_path, history_path = _paths(ctx)
     try:

@@ -55,7 +55,14 @@ def _events(ctx: Context) -> list[tuple[ReadHistory, list[tuple[str, int, int, i
     return list(ctx.extra["_history_events"])
 
 
-@check("HISTORY_ACTIVITY", "history", needs=("history",))
+@check(
+    "HISTORY_ACTIVITY",
+    "history",
+    needs=("history",),
+    severity="info",
+    means="history.db rows by event and changes in the last 7 days",
+    fix="nothing to fix: the figures say how the store is used",
+)
 def activity(ctx: Context) -> CheckResult:
     per_file = _events(ctx)
     by_event: dict[str, int] = {}
@@ -91,7 +98,14 @@ def activity(ctx: Context) -> CheckResult:
     )
 
 
-@check("HISTORY_MISSING_TIMESTAMPS", "history", needs=("history",))
+@check(
+    "HISTORY_MISSING_TIMESTAMPS",
+    "history",
+    needs=("history",),
+    severity="warning",
+    means="history rows without a time",
+    fix="write memories only through mem0's API (it stamps every change); find what wrote these rows",
+)
 def missing_timestamps(ctx: Context) -> CheckResult:
     n = sum(m for _h, events in _events(ctx) for _, _, _, m in events)
     if n:
@@ -134,7 +148,14 @@ def _hosts(ctx: Context) -> dict[str, Any]:
     return {"hosts": [h.label for h in ctx.db.histories]} if len(ctx.db.histories) > 1 else {}
 
 
-@check("MEMORIES_LOST", "history", needs=("histories", "points"))
+@check(
+    "MEMORIES_LOST",
+    "history",
+    needs=("histories", "points"),
+    severity="error",
+    means="history says added and never deleted, but the vector store lacks them",
+    fix="restore the vector store and history.db from the same backup, together; then move the store off /tmp",
+)
 def lost(ctx: Context) -> CheckResult:
     where = _lost_where(ctx)
     n = ctx.db.one(f"SELECT COUNT(*) FROM hist WHERE {where}")
@@ -160,7 +181,14 @@ def lost(ctx: Context) -> CheckResult:
         )
 
 
-@check("POINTS_WITHOUT_HISTORY", "history", needs=("histories", "points"))
+@check(
+    "POINTS_WITHOUT_HISTORY",
+    "history",
+    needs=("histories", "points"),
+    severity="warning",
+    means="vector points with no history: written around mem0",
+    fix="review them (`mem0-hygiene review`); write only through mem0's API from now on",
+)
 def without_history(ctx: Context) -> CheckResult:
     n, examples = counted(ctx, "FROM points WHERE id NOT IN (SELECT memory_id FROM hist)", "id, text")
     if n:
@@ -178,7 +206,17 @@ def without_history(ctx: Context) -> CheckResult:
         )
 
 
-@check("MEMORIES_RESURRECTED", "history", needs=("histories", "points"))
+@check(
+    "MEMORIES_RESURRECTED",
+    "history",
+    needs=("histories", "points"),
+    severity="error",
+    means="deleted according to history, back in the vector store (mixed restore)",
+    fix=(
+        "delete them again through mem0's API (`mem0-hygiene forget ID...`, ids in the finding); back up and "
+        "restore both stores together"
+    ),
+)
 def resurrected(ctx: Context) -> CheckResult:
     back = "FROM hist JOIN points p ON p.id = hist.memory_id WHERE hist.last_event = 'DELETE'"
     n, examples = counted(ctx, back, "p.id, p.text")
@@ -204,7 +242,14 @@ _DELETED_TEXT = (
 )
 
 
-@check("DELETED_TEXT_IN_HISTORY", "history", needs=("history",))
+@check(
+    "DELETED_TEXT_IN_HISTORY",
+    "history",
+    needs=("history",),
+    severity="warning",
+    means="deleted memories' text still readable in history.db",
+    fix="erase it: `mem0-hygiene forget ID... --scrub` (ids in the finding)",
+)
 def deleted_text(ctx: Context) -> CheckResult:
     # each file's summary counts each memory's rows that still hold text and keeps the last one: no scan here.
     # A memory deleted on one host keeps its text in every host's history.db that wrote it down.
@@ -257,7 +302,14 @@ def deleted_text(ctx: Context) -> CheckResult:
         )
 
 
-@check("DELETED_TEXT_IN_MESSAGES", "history", needs=("history", "messages"))
+@check(
+    "DELETED_TEXT_IN_MESSAGES",
+    "history",
+    needs=("history", "messages"),
+    severity="warning",
+    means="deleted memories' text still in mem0's raw `messages` table",
+    fix="erase it: `mem0-hygiene forget ID... --scrub` (ids in the finding)",
+)
 def deleted_in_messages(ctx: Context) -> CheckResult:
     found = []
     checked = 0
@@ -293,7 +345,14 @@ def deleted_in_messages(ctx: Context) -> CheckResult:
         )
 
 
-@check("HISTORY_FREE_PAGES", "history", needs=("history",))
+@check(
+    "HISTORY_FREE_PAGES",
+    "history",
+    needs=("history",),
+    severity="info",
+    means="free pages in history.db that may still hold deleted text",
+    fix="with the app stopped: `sqlite3 history.db 'VACUUM'`",
+)
 def free_pages(ctx: Context) -> CheckResult:
     deletes = ctx.db.one("SELECT COUNT(*) FROM hist WHERE last_event = 'DELETE'")
     if not deletes:
@@ -319,7 +378,19 @@ def free_pages(ctx: Context) -> CheckResult:
             )
 
 
-@check("HOT_JOURNAL", "history")
+@check(
+    "HOT_JOURNAL",
+    "history",
+    severity="warning",
+    means=(
+        "history.db or the ledger was left mid-commit (the app died): audited from a rolled-back copy, the "
+        "file left for the app to recover"
+    ),
+    fix=(
+        "start the app, or run a maintenance command that writes (`mem0-hygiene prune`): the first writer "
+        "rolls the journal back"
+    ),
+)
 def hot_journal(ctx: Context) -> CheckResult:
     recovered = ctx.db.sources.recovered
     if recovered:

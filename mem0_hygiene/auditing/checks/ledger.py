@@ -30,7 +30,16 @@ def _ledger(ctx: Context) -> LedgerSQL:
     return ctx.db.ledger
 
 
-@check("LEDGER_MISSING", "ledger")
+@check(
+    "LEDGER_MISSING",
+    "ledger",
+    severity="info/error",
+    means="no ledger yet (info), or the file is not a usable ledger (error)",
+    fix=(
+        "`mem0-hygiene adopt` gives every memory a ledger row (a damaged file: move it away and adopt, or "
+        "restore a backup)"
+    ),
+)
 def ledger_missing(ctx: Context) -> CheckResult:
     reason = ctx.db.sources.missing.get("ledger")
     if reason:
@@ -55,7 +64,14 @@ def ledger_missing(ctx: Context) -> CheckResult:
         )
 
 
-@check("LEDGER_BACKLOG", "ledger", needs=("ledger",))
+@check(
+    "LEDGER_BACKLOG",
+    "ledger",
+    needs=("ledger",),
+    severity="info/warning",
+    means="ledger rows by state and how many are ready to prune",
+    fix="`mem0-hygiene prune --dry-run`, then `prune` (or `m.prune()` in the app)",
+)
 def backlog(ctx: Context) -> CheckResult:
     led = _ledger(ctx)
     by_state = dict(
@@ -93,7 +109,14 @@ def backlog(ctx: Context) -> CheckResult:
     )
 
 
-@check("EXPIRED_NOT_PRUNED", "ledger", needs=("ledger|points",))
+@check(
+    "EXPIRED_NOT_PRUNED",
+    "ledger",
+    needs=("ledger|points",),
+    severity="warning",
+    means="expired memories still stored (other readers still see them)",
+    fix="`mem0-hygiene prune`, or set `hygiene.auto_prune: 24h` in the app",
+)
 def expired(ctx: Context) -> CheckResult:
     """Expired by the ledger's ``expires_at``, and, for memories the ledger does not know (plain mem0 wrote
     them; no ledger at all), by mem0's own ``expiration_date`` in the payload, as mem0 reads it: a date before
@@ -146,7 +169,14 @@ def expired(ctx: Context) -> CheckResult:
         )
 
 
-@check("CHAIN_BROKEN", "ledger", needs=("ledger",))
+@check(
+    "CHAIN_BROKEN",
+    "ledger",
+    needs=("ledger",),
+    severity="error",
+    means="superseded memories pointing at a replacement that is gone (foreign keys were off)",
+    fix="re-link or invalidate the memories named in the finding (`mem0-hygiene invalidate ID`)",
+)
 def chain_broken(ctx: Context) -> CheckResult:
     led = _ledger(ctx)
     dangling = led.rows(
@@ -182,7 +212,14 @@ def chain_broken(ctx: Context) -> CheckResult:
         )
 
 
-@check("CHAIN_CYCLE", "ledger", needs=("ledger",))
+@check(
+    "CHAIN_CYCLE",
+    "ledger",
+    needs=("ledger",),
+    severity="error",
+    means="supersede cycles: none of the facts in them is ever served",
+    fix="invalidate one memory of each cycle: `mem0-hygiene invalidate ID --reason 'supersede cycle'`",
+)
 def chain_cycle(ctx: Context) -> CheckResult:
     led = _ledger(ctx)
     rows = led.rows(
@@ -208,7 +245,14 @@ def chain_cycle(ctx: Context) -> CheckResult:
         )
 
 
-@check("LEDGER_PRAGMAS", "ledger", needs=("ledger",))
+@check(
+    "LEDGER_PRAGMAS",
+    "ledger",
+    needs=("ledger",),
+    severity="warning",
+    means="the ledger is not in WAL mode or lacks its foreign key",
+    fix="open the ledger only through mem0_hygiene (it sets WAL, foreign keys and a busy timeout)",
+)
 def pragmas(ctx: Context) -> CheckResult:
     problems = _ledger(ctx).setup_problems(ctx.db.sources.ledger_wal)
     if problems:
@@ -224,7 +268,14 @@ def pragmas(ctx: Context) -> CheckResult:
         )
 
 
-@check("UNTRACKED_MEMORIES", "ledger", needs=("ledger", "points"))
+@check(
+    "UNTRACKED_MEMORIES",
+    "ledger",
+    needs=("ledger", "points"),
+    severity="warning",
+    means="memories with no ledger row (plain mem0 or before adoption)",
+    fix="`mem0-hygiene adopt` records them with source 'unknown' for review (in the app: `m.adopt()`)",
+)
 def untracked(ctx: Context) -> CheckResult:
     keys = _ledger(ctx).keys
     n, examples = counted(
@@ -243,7 +294,14 @@ def untracked(ctx: Context) -> CheckResult:
         )
 
 
-@check("LEDGER_ORPHANS", "ledger", needs=("ledger", "points"))
+@check(
+    "LEDGER_ORPHANS",
+    "ledger",
+    needs=("ledger", "points"),
+    severity="warning",
+    means="ledger rows whose memory is not in the vector store",
+    fix="check `MEMORIES_LOST` first; `mem0-hygiene prune` compacts rows whose memories are gone",
+)
 def orphans(ctx: Context) -> CheckResult:
     led = _ledger(ctx)
     where = (
@@ -275,7 +333,14 @@ def _pending_delete(ctx: Context) -> str:
     return f"EXISTS (SELECT 1 FROM {pending} q WHERE q.memory_id = m.memory_id AND q.action = 'delete')"
 
 
-@check("TOMBSTONED_PRESENT", "ledger", needs=("ledger", "points"))
+@check(
+    "TOMBSTONED_PRESENT",
+    "ledger",
+    needs=("ledger", "points"),
+    severity="error",
+    means="memories deleted through mem0-hygiene are back in the vector store",
+    fix="`mem0-hygiene prune` deletes their points again through mem0 (the tombstones stay)",
+)
 def tombstoned(ctx: Context) -> CheckResult:
     led = _ledger(ctx)
     where = f"FROM {led.keys} m JOIN points p ON p.id = m.memory_id WHERE {led.deleted_key('m')}"
@@ -297,7 +362,14 @@ def tombstoned(ctx: Context) -> CheckResult:
         )
 
 
-@check("UNFINISHED_OPERATIONS", "ledger", needs=("ledger",))
+@check(
+    "UNFINISHED_OPERATIONS",
+    "ledger",
+    needs=("ledger",),
+    severity="warning",
+    means="deletes or supersedes a crash interrupted (the next prune, or start, finishes them)",
+    fix="`mem0-hygiene prune` finishes the deletes; starting the app finishes them too",
+)
 def unfinished(ctx: Context) -> CheckResult:
     if not _journal(ctx):
         return
@@ -338,7 +410,14 @@ def unfinished(ctx: Context) -> CheckResult:
     )
 
 
-@check("REVIEW_BACKLOG", "ledger", needs=("ledger",))
+@check(
+    "REVIEW_BACKLOG",
+    "ledger",
+    needs=("ledger",),
+    severity="info/warning",
+    means="confirmations older than 90 days, against a reviewable 20 a week",
+    fix="`mem0-hygiene review --limit 20`, a batch a week",
+)
 def review(ctx: Context) -> CheckResult:
     cutoff = (ctx.now - ctx.review_older_than).isoformat(timespec="microseconds")
     led = _ledger(ctx)
@@ -370,7 +449,14 @@ def review(ctx: Context) -> CheckResult:
         )
 
 
-@check("UNSOURCED", "ledger", needs=("ledger",))
+@check(
+    "UNSOURCED",
+    "ledger",
+    needs=("ledger",),
+    severity="warning",
+    means="live memories with no source",
+    fix="pass `source=` to every `add`, and set `hygiene.require_source: true`",
+)
 def unsourced(ctx: Context) -> CheckResult:
     led = _ledger(ctx)
     where = f"FROM {led.memories} m WHERE {LEDGER_LIVE} AND (m.source IS NULL OR m.source IN ('', 'unknown'))"
@@ -398,7 +484,17 @@ def unsourced(ctx: Context) -> CheckResult:
 TOOL_ROLES_SQL = "('tool', 'function')"
 
 
-@check("TOOL_SOURCED", "ledger", needs=("ledger|points",))
+@check(
+    "TOOL_SOURCED",
+    "ledger",
+    needs=("ledger|points",),
+    severity="warning",
+    means=(
+        "memories from tool output or web content, listed (also untracked ones plain mem0 stored from a "
+        "`tool`/`function` message)"
+    ),
+    fix="read each (`mem0-hygiene history ID`), then `invalidate` it or `confirm` it",
+)
 def tool_sourced(ctx: Context) -> CheckResult:
     n = live = 0
     examples: list[str] = []

@@ -8,7 +8,16 @@ from .base import CheckResult, Context, check, finding
 _LABEL = {"vector_store": "vector store", "history_db": "history.db", "ledger": "ledger", "mem0_dir": "mem0's folder"}
 
 
-@check("STORE_VOLATILE", "storage")
+@check(
+    "STORE_VOLATILE",
+    "storage",
+    severity="error",
+    means="a store is on tmpfs/ramfs: lost at reboot",
+    fix=(
+        "move the store to a persistent disk: `mem0-hygiene relocate --to /var/lib/mem0` (`--with-sqlite` for "
+        "history.db and the ledger)"
+    ),
+)
 def volatile(ctx: Context) -> CheckResult:
     for loc in ctx.locations:
         if loc.is_local and loc.volatile and loc.role != "mem0_dir":
@@ -28,7 +37,13 @@ def volatile(ctx: Context) -> CheckResult:
             )
 
 
-@check("STORE_UNDER_TMP", "storage")
+@check(
+    "STORE_UNDER_TMP",
+    "storage",
+    severity="warning",
+    means="a store is under /tmp or /var/tmp: cleaned or aged out by the OS",
+    fix="move the store out of the temp folder: `mem0-hygiene relocate --to /var/lib/mem0`",
+)
 def under_tmp(ctx: Context) -> CheckResult:
     for loc in ctx.locations:
         if loc.is_local and loc.under_tmp and not loc.volatile and loc.role != "mem0_dir":
@@ -46,7 +61,13 @@ def under_tmp(ctx: Context) -> CheckResult:
             )
 
 
-@check("STORE_MISSING", "storage")
+@check(
+    "STORE_MISSING",
+    "storage",
+    severity="error",
+    means="the vector store or history.db does not exist at the configured path",
+    fix="compare `mem0-hygiene where` with the paths the app uses, and pass the app's config (`--config`)",
+)
 def missing(ctx: Context) -> CheckResult:
     for loc in ctx.locations:
         if loc.role in ("vector_store", "history_db") and loc.is_local and not loc.exists:
@@ -64,7 +85,13 @@ def missing(ctx: Context) -> CheckResult:
             )
 
 
-@check("STORE_NOT_WRITABLE", "storage")
+@check(
+    "STORE_NOT_WRITABLE",
+    "storage",
+    severity="warning",
+    means="a store exists but this user cannot write it",
+    fix="run maintenance as the app's user, or fix the ownership",
+)
 def not_writable(ctx: Context) -> CheckResult:
     for loc in ctx.locations:
         if loc.is_local and loc.exists and loc.writable is False and loc.role != "mem0_dir":
@@ -81,7 +108,13 @@ def not_writable(ctx: Context) -> CheckResult:
             )
 
 
-@check("STORE_LOCKED", "storage")
+@check(
+    "STORE_LOCKED",
+    "storage",
+    severity="warning",
+    means="a running process holds the local Qdrant folder; vector checks skipped",
+    fix="stop the app, or audit in the app: `audit(m)` with its `Memory`",
+)
 def locked(ctx: Context) -> CheckResult:
     path = ctx.extra.get("locked_path")
     if path:
