@@ -1,0 +1,98 @@
+"""The provider seam: one :class:`~.base.VectorStore` per provider mem0-hygiene reads, picked by
+:func:`open_vector_store` from a resolved target's vector-store location and config (or a mem0 vector-store
+config): a local Qdrant folder (:mod:`.qdrant_local`), a Qdrant server (:mod:`.qdrant_server`), pgvector
+(:mod:`.pgvector`), Chroma (:mod:`.chroma`) and FAISS (:mod:`.faiss`). Any other provider gets
+:class:`UnsupportedVectorStore`, whose message names the provider and what to do.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ...errors import HygieneError
+from ..locations import QDRANT_DEFAULT_PATH, redact_url
+from .base import MANIFEST, Point, Snapshot, VectorStore, payload_checksum, to_cosine
+
+SUPPORTED = ("qdrant", "pgvector", "chroma", "faiss")
+"""The providers the seam reads (Qdrant as a local folder or a server)."""
+
+
+class UnsupportedVectorStore(HygieneError):
+    """The deployment's vector-store provider has no module in the seam (or is configured in a way it cannot
+    read from outside the app); the message names it and what to do."""
+
+
+def unsupported_reason(provider: str, detail: str = "") -> str:
+    """The one line saying ``provider`` cannot be read here, and what to do."""
+    return (
+        f"mem0-hygiene cannot read a {provider!r} vector store{detail} (it reads {', '.join(SUPPORTED)}): "
+        "the checks and actions on the store's points did not run. Run the store's own export or backup tools, "
+        "or open an issue asking for the provider"
+    )
+
+
+def open_vector_store(provider: str, conf: dict[str, Any], collection: str, *, action: str = "read") -> VectorStore:
+    """The store for mem0's vector-store ``provider`` and its ``conf`` (``vector_store.config``), on
+    ``collection``; :class:`UnsupportedVectorStore` for a provider without a module (or a live client object of
+    another provider passed in the config)."""
+    if provider == "qdrant":
+        from .qdrant_local import QdrantLocalStore
+        from .qdrant_server import QdrantClientStore
+
+        if conf.get("client") is not None:
+            return QdrantClientStore(conf["client"], collection, "a client passed in the config")
+        if conf.get("url") or conf.get("api_key") or (conf.get("host") and conf.get("port")):
+            from qdrant_client import QdrantClient
+
+            where = redact_url(str(conf["url"])) if conf.get("url") else f"{conf.get('host')}:{conf.get('port')}"
+            client = QdrantClient(
+                url=conf.get("url"),
+                host=conf.get("host"),
+                port=conf.get("port"),
+                api_key=conf.get("api_key"),
+                https=conf.get("https"),
+            )
+            return QdrantClientStore(client, collection, where, owned=True)
+        path = os.path.expanduser(str(conf.get("path") or QDRANT_DEFAULT_PATH))
+        return QdrantLocalStore(path, collection, action=action)
+    if provider == "pgvector":
+        from .pgvector import PgvectorStore, connection_string
+
+        return PgvectorStore(connection_string(conf), collection)
+    if provider == "chroma":
+        if conf.get("client") is not None or conf.get("host") or conf.get("api_key"):
+            raise UnsupportedVectorStore(unsupported_reason(provider, " on a server or through a passed-in client"))
+        from .chroma import ChromaStore
+
+        return ChromaStore(os.path.expanduser(str(conf.get("path") or "db")), collection)
+    if provider == "faiss":
+        from .faiss import FaissStore
+
+        return FaissStore(os.path.expanduser(str(conf.get("path") or f"/tmp/faiss/{collection}")), collection)
+    raise UnsupportedVectorStore(unsupported_reason(provider))
+
+
+def for_target(target: Any, *, action: str = "read") -> VectorStore:
+    """The store of a resolved :class:`~mem0_hygiene.target.Target` (its path as resolved, for a local one)."""
+    conf = dict(target.vector_conf)
+    if target.vector_path and target.provider in ("qdrant", "chroma", "faiss") and not conf.get("client"):
+        conf["path"] = target.vector_path
+    if target.client is not None and target.provider == "qdrant":
+        conf["client"] = target.client
+    return open_vector_store(target.provider, conf, target.collection, action=action)
+
+
+__all__ = [
+    "MANIFEST",
+    "SUPPORTED",
+    "Point",
+    "Snapshot",
+    "UnsupportedVectorStore",
+    "VectorStore",
+    "for_target",
+    "open_vector_store",
+    "payload_checksum",
+    "to_cosine",
+    "unsupported_reason",
+]

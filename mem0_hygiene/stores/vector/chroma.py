@@ -1,0 +1,132 @@
+"""A local Chroma store (a ``PersistentClient`` folder): points read with ``collection.get(include=["metadatas"])``
+in pages by offset and limit. A snapshot is the folder copied while it is quiet (checked: every file the same
+before and after the copy) and verified by opening the copy and comparing count and checksum; a restore swaps
+the copy back in and verifies the same way. The app must not be writing meanwhile."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ...errors import BackupError
+from ..vectors import PAGE_SIZE
+from .base import Point, Snapshot, VectorStore, new_snapshot_folder
+from .files import copy_files_verified, folder_files, swap_folder_in
+
+FOLDER = "chroma"
+"""The folder copy's name inside a snapshot."""
+
+
+def _client(path: str) -> Any:
+    import chromadb
+    from chromadb.config import Settings
+
+    # the settings mem0's Chroma class opens a folder with: chromadb refuses a second client of the same folder in
+    # one process with other settings
+    return chromadb.Client(Settings(anonymized_telemetry=False, persist_directory=path, is_persistent=True))
+
+
+def _forget_clients(path: str) -> None:
+    """Drop chromadb's cached system for ``path`` in this process, so the next client reads the files afresh."""
+    from chromadb.api.client import SharedSystemClient
+
+    cache = getattr(SharedSystemClient, "_identifier_to_system", {})
+    for key in [k for k in cache if os.path.abspath(str(k)) == os.path.abspath(path)]:
+        system = cache.pop(key)
+        try:
+            system.stop()
+        except Exception:  # a system already stopped: nothing held
+            pass
+
+
+class ChromaStore(VectorStore):
+    """The collection ``collection`` of the Chroma folder ``path``."""
+
+    provider = "chroma"
+
+    def __init__(self, path: str, collection: str) -> None:
+        super().__init__(collection, path)
+        self.path = path
+        self._collection: Any = None
+
+    def _col(self) -> Any:
+        if self._collection is None:
+            self._collection = _client(self.path).get_collection(self.collection)
+        return self._collection
+
+    def exists(self) -> bool:
+        if not os.path.isfile(os.path.join(self.path, "chroma.sqlite3")):
+            return False
+        try:
+            self._col()
+        except Exception:  # chromadb raises its own NotFound (the class moved between versions)
+            return False
+        return True
+
+    def pages(self, page_size: int = PAGE_SIZE, *, with_vectors: bool = False) -> Iterator[list[Point]]:
+        if not self.exists():
+            return
+        include = ["metadatas", "embeddings"] if with_vectors else ["metadatas"]
+        offset = 0
+        while True:
+            got = self._col().get(include=include, offset=offset, limit=page_size)
+            yield from ([_points(got, with_vectors)] if got["ids"] else [])
+            if len(got["ids"]) < page_size:
+                return
+            offset += page_size
+
+    def count(self) -> int:
+        return int(self._col().count()) if self.exists() else 0
+
+    def get(self, ids: Iterable[str], *, with_vectors: bool = False) -> dict[str, Point]:
+        wanted = [str(i) for i in ids]
+        if not wanted or not self.exists():
+            return {}
+        include = ["metadatas", "embeddings"] if with_vectors else ["metadatas"]
+        return {p["id"]: p for p in _points(self._col().get(ids=wanted, include=include), with_vectors)}
+
+    def find(self, **fields: Any) -> list[Point]:
+        if not self.exists() or not fields:
+            return super().find(**fields)
+        where = [{k: {"$eq": v}} for k, v in fields.items()]
+        got = self._col().get(where=where[0] if len(where) == 1 else {"$and": where}, include=["metadatas"])
+        return _points(got, False)
+
+    def raw_files(self) -> list[str]:
+        return folder_files(self.path)
+
+    def snapshot(self, dest: str) -> Snapshot:
+        count, digest = self.checksum()
+        new_snapshot_folder(dest)
+        copy = os.path.join(dest, FOLDER)
+        copy_files_verified(folder_files(self.path), self.path, copy, f"the Chroma folder {self.path}")
+        snap = Snapshot(self.provider, self.collection, count, digest, dest)
+        with ChromaStore(copy, self.collection) as taken:
+            taken.verify_against(snap, "the copy does not hold what the store held")
+        _forget_clients(copy)
+        snap.write()
+        return snap
+
+    def restore(self, snapshot: Snapshot) -> Snapshot:
+        source = os.path.join(snapshot.path, FOLDER)
+        if not os.path.isdir(source):
+            raise BackupError(f"{source} is missing: the snapshot is incomplete; restore from another backup set")
+        self.close()
+        _forget_clients(self.path)
+        swap_folder_in(source, self.path)
+        _forget_clients(source)
+        return self.verify_against(snapshot, "the restored folder does not match its snapshot")
+
+    def close(self) -> None:
+        self._collection = None
+
+
+def _points(got: dict[str, Any], with_vectors: bool) -> list[Point]:
+    metas = got.get("metadatas") or [None] * len(got["ids"])
+    out: list[Point] = [{"id": str(i), "payload": dict(m or {})} for i, m in zip(got["ids"], metas)]
+    if with_vectors:
+        vectors: Any = got.get("embeddings")
+        for point, vector in zip(out, vectors if vectors is not None else []):
+            point["vector"] = [float(x) for x in vector]
+    return out

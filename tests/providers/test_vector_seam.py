@@ -1,0 +1,97 @@
+"""The provider seam (mem0_hygiene.stores.vector) on every provider, over a store plain mem0 filled: paging,
+counting, lookups by id and by payload field, vectors, snapshot and restore verified, the raw-data check an
+erasure uses, and one clear refusal for a provider without a module."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mem0_hygiene.errors import BackupError
+from mem0_hygiene.stores.vector import UnsupportedVectorStore, for_target, open_vector_store
+from mem0_hygiene.target import resolve
+
+from .plain_fill import AWS_KEY, MEMORIES, fill_plain
+
+
+def test_the_seam_pages_counts_and_finds_what_plain_mem0_wrote(provider_config: Any) -> None:
+    store = fill_plain(provider_config())
+    with for_target(resolve(store.config)) as vs:
+        assert vs.exists()
+        assert vs.count() == len(MEMORIES)
+        pages = list(vs.pages(page_size=2))
+        assert [len(p) for p in pages] == [2, 2, 1]
+        assert {p["id"] for page in pages for p in page} == set(store.ids.values())
+        texts = {p["payload"]["data"] for page in pages for p in page}
+        assert texts == {text for text, _ in MEMORIES}
+        one = store.ids[MEMORIES[0][0]]
+        got = vs.get([one, "00000000-0000-0000-0000-000000000000"], with_vectors=True)
+        assert list(got) == [one] and got[one]["payload"]["user_id"] == "dana"
+        assert len(got[one]["vector"] if not isinstance(got[one]["vector"], str) else got[one]["vector"].split(","))
+        assert {p["id"] for p in vs.find(user_id="dana")} == set(store.ids.values())
+        assert vs.find(user_id="nobody") == []
+        assert "password" not in vs.describe() and vs.provider in vs.describe()
+
+
+def test_a_snapshot_restores_the_store_as_it_was_verified_by_count_and_checksum(provider_config: Any, tmp_path) -> None:
+    store = fill_plain(provider_config())
+    target = resolve(store.config)
+    with for_target(target) as vs:
+        before = vs.checksum()
+        snap = vs.snapshot(str(tmp_path / "snap"))
+        assert (snap.count, snap.checksum) == before
+    fill_plain(store.config, (("Dana moved to Bergen", {}),))
+    with for_target(target) as vs:
+        assert vs.count() == len(MEMORIES) + 1
+        restored = vs.restore(snap)
+        assert (restored.count, restored.checksum) == before
+    with for_target(target) as vs:
+        assert vs.checksum() == before
+
+
+def test_a_snapshot_folder_that_exists_is_refused_and_left_alone(provider_config: Any, tmp_path) -> None:
+    store = fill_plain(provider_config())
+    (tmp_path / "snap").mkdir()
+    (tmp_path / "snap" / "mine.txt").write_text("keep")
+    with for_target(resolve(store.config)) as vs, pytest.raises(BackupError, match="already exists"):
+        vs.snapshot(str(tmp_path / "snap"))
+    assert (tmp_path / "snap" / "mine.txt").read_text() == "keep"
+
+
+def test_the_raw_data_check_finds_a_secret_until_mem0_deletes_it(provider_config: Any) -> None:
+    from mem0 import Memory as PlainMemory
+
+    from mem0_hygiene.config import build_mem0_config, split_config
+
+    from .plain_fill import close_plain
+
+    store = fill_plain(provider_config())
+    target = resolve(store.config)
+    with for_target(target) as vs:
+        assert vs.holds_text(AWS_KEY)
+    plain = PlainMemory(build_mem0_config(split_config(store.config)[0]))
+    try:
+        plain.delete(store.ids[MEMORIES[4][0]])
+    finally:
+        close_plain(plain)
+    with for_target(target) as vs:
+        assert vs.count() == len(MEMORIES) - 1
+        if vs.provider == "pgvector" or vs.provider == "faiss":  # rewritten in place: the bytes are gone
+            assert vs.holds_text(AWS_KEY) == []
+
+
+def test_a_provider_without_a_module_is_refused_naming_it_and_what_to_do() -> None:
+    with pytest.raises(UnsupportedVectorStore) as caught:
+        open_vector_store("milvus", {"url": "http://localhost:19530"}, "mem0")
+    message = str(caught.value)
+    assert "'milvus'" in message and "qdrant, pgvector, chroma, faiss" in message and "export or backup" in message
+
+
+def test_scores_read_as_cosine_on_each_providers_default_scale() -> None:
+    from mem0_hygiene.stores.vector import to_cosine
+
+    assert to_cosine("qdrant", 0.8) == 0.8 and to_cosine("pgvector", 0.8) == 0.8
+    squared = 2 - 2 * 0.8  # unit vectors with cosine 0.8
+    for provider in ("chroma", "faiss"):
+        assert to_cosine(provider, 1 / (1 + squared)) == pytest.approx(0.8)
