@@ -12,7 +12,7 @@ import difflib
 import importlib
 import os
 import re
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from datetime import timedelta
 from typing import Any
 
@@ -63,7 +63,8 @@ class WriteDecisionSettings:
             for the configured embedder (:data:`mem0_hygiene.memory.decision.EMBEDDER_DEFAULTS`, in force through
             :func:`mem0_hygiene.memory.decision.thresholds_for`: the offline
             embedder 0.835/0.525/0.375, all-MiniLM-L6-v2 0.845/0.565/0.515; other embedders get MiniLM's
-            and should be measured with ``benchmarks/eval_staleness.py``).
+            and should be measured with ``benchmarks/eval_staleness.py``). Setting any threshold decides by the
+            thresholds, not by the embedder's fitted model.
         candidates: how many nearest memories the one vector search per new memory returns (stale
             ones among them are skipped).
         identity_keys: metadata keys that name a fact's identity, besides ``add(topic_key=)``. The
@@ -72,7 +73,6 @@ class WriteDecisionSettings:
         judge: None (decide by the model or the thresholds alone) or ``"llm"``: ask the app's mem0 LLM to
             judge each candidate the deterministic decision is unsure of (one call at most per stored fact), or
             ``"llm_batch"``: the same, asked about all the unsure candidates of one ``infer=True`` add in one call.
-        Setting any threshold decides by the thresholds, not by the embedder's fitted model.
     """
 
     duplicate: float | None = None
@@ -280,6 +280,62 @@ class HygieneSettings:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
                 raise ConfigError(f"hygiene.flush_after is {value!r}; use a number of seconds >= 0 (0 writes at once)")
         return cls(**section)
+
+
+@dataclass(frozen=True)
+class SettingDoc:
+    """One key of the ``"hygiene"`` section, as its settings class defines and documents it."""
+
+    key: str
+    default: str
+    doc: str
+
+
+SETTINGS_SECTIONS: tuple[tuple[str, type], ...] = (
+    ("hygiene", HygieneSettings),
+    ("hygiene.write_decision", WriteDecisionSettings),
+    ("hygiene.rank", RankSettings),
+)
+"""Each part of the ``"hygiene"`` section and the class that defines its keys."""
+
+_FIELD_ENTRY = re.compile(r"^( {8})([a-z_]+(?:, [a-z_]+)*): (.*)$")
+
+
+def documented_fields(cls: type) -> dict[str, str]:
+    """The ``Fields:`` entries of a settings class's docstring: field name -> its description, continuation
+    lines joined (an entry naming several fields, ``a, b: ...``, documents each of them)."""
+    doc = cls.__doc__ or ""
+    if "\n    Fields:\n" not in doc:
+        return {}
+    found: dict[str, str] = {}
+    names: list[str] = []
+    for line in doc.split("\n    Fields:\n", 1)[1].splitlines():
+        entry = _FIELD_ENTRY.match(line)
+        if entry:
+            names = entry.group(2).split(", ")
+            for name in names:
+                found[name] = entry.group(3).strip()
+        elif line.strip() and names:
+            for name in names:
+                found[name] += " " + line.strip()
+    return found
+
+
+def settings_reference() -> list[SettingDoc]:
+    """Every key of the ``"hygiene"`` section with its default and its documentation, in definition order (the
+    docs' configuration page is generated from this; a key without documentation has an empty ``doc``)."""
+    out = []
+    for section, cls in SETTINGS_SECTIONS:
+        docs = documented_fields(cls)
+        for f in fields(cls):
+            factory: Any = f.default_factory
+            default = f.default if f.default is not MISSING else factory()
+            if isinstance(default, timedelta):
+                shown = f"{default.days}d" if default.days and not default.seconds else f"{default.total_seconds():g}s"
+            else:
+                shown = getattr(default, "__name__", None) or repr(default)
+            out.append(SettingDoc(f"{section}.{f.name}", str(shown), docs.get(f.name, "")))
+    return out
 
 
 @dataclass
