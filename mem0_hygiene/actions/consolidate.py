@@ -35,6 +35,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -185,23 +186,17 @@ def _family(tgt: Target, m: Any) -> str | None:
 
 
 def stored_vectors(vector_store: Any, page: int = PAGE) -> Iterator[list[Any]]:
-    """Every point of the mem0 vector store with its payload and stored vector, in pages (Qdrant only)."""
-    client = getattr(vector_store, "client", None)
-    collection = getattr(vector_store, "collection_name", None)
-    if client is None or collection is None or not hasattr(client, "scroll"):
-        raise ConfigError(
-            f"consolidate reads the embeddings stored in Qdrant, and this vector store "
-            f"({type(vector_store).__name__}) is not Qdrant; nothing was changed"
-        )
-    offset = None
-    while True:
-        points, offset = client.scroll(
-            collection_name=collection, limit=page, offset=offset, with_payload=True, with_vectors=True
-        )
-        if points:
-            yield points
-        if offset is None:
-            return
+    """Every point of the mem0 vector store with its payload and stored vector, in pages (``id``, ``payload`` and
+    ``vector`` attributes), on any provider the seam reads (:func:`~mem0_hygiene.stores.vector.from_mem0`)."""
+    from ..stores.vector import UnsupportedVectorStore, from_mem0
+
+    try:
+        store = from_mem0(vector_store)
+    except UnsupportedVectorStore as exc:
+        raise ConfigError(f"consolidate reads the stored embeddings, and {exc}; nothing was changed") from exc
+    with store:
+        for points in store.pages(page, with_vectors=True):
+            yield [SimpleNamespace(id=p["id"], payload=p["payload"], vector=p.get("vector")) for p in points]
 
 
 def _vector(point: Any) -> Any:

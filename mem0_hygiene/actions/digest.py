@@ -74,7 +74,15 @@ def _payloads(tgt: Target, ids: list[str]) -> dict[str, dict[str, Any]]:
             if point is not None:
                 out[mid] = dict(point.payload or {})
         return out
-    if tgt.provider != "qdrant" or tgt.lock_holder():
+    if tgt.provider != "qdrant":  # another provider, read through the seam (nothing of it is locked)
+        from ..stores.vector import for_target
+
+        try:
+            with for_target(tgt, action="read the birth facts of new memories") as store:
+                return {mid: dict(p.get("payload") or {}) for mid, p in store.get(ids).items()}
+        except Exception:  # not readable from here (an unsupported provider, a server down): "untracked"
+            return {}
+    if tgt.lock_holder():
         return {}  # the app runs: its buffered rows are at most hygiene.flush_after old
     folder = tgt.vector_path
     if folder and any(needs_rollback(p) for p in files_under(folder)):

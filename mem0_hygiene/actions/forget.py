@@ -335,6 +335,7 @@ def forget(
         history_path = _abs(tgt.history_path)
         ledger_path = _abs(tgt.ledger_path)
         qdrant_path = _local_qdrant_path(m)
+        raw = _raw_store(m, qdrant_path)
         copies: list[StoreCopy] = []
         unverified: list[str] = []
         if scrub:
@@ -378,11 +379,16 @@ def forget(
         ordered = sorted(texts)
         if any(len(t.encode("utf-8")) < SHORT_TEXT for t in ordered):
             notes.append(f"some texts are shorter than {SHORT_TEXT} bytes and may match unrelated bytes by chance")
-        if qdrant_path is None:
+        if qdrant_path is None and raw is None:
             unverified.append("vector_store")
             notes.append(
-                "the vector store is not a local Qdrant folder: its files cannot be read from here; the "
-                "points were deleted through mem0's API"
+                "the vector store cannot be read from here (a server, or a provider mem0-hygiene does not read): "
+                "the points were deleted through mem0's API, their erasure is not verified"
+            )
+        elif raw is not None and raw.provider == "pgvector":
+            notes.append(
+                "pgvector: the table was checked by a query; PostgreSQL keeps deleted rows' bytes until "
+                "VACUUM reclaims them: run VACUUM on the table to have them overwritten"
             )
         blanked = removed = ledger_blanked = 0
         vacuumed: list[str] = []
@@ -411,7 +417,8 @@ def forget(
                     "was half-applied to that file (one transaction). Run forget with scrub again"
                 ) from exc
             for path in counted(
-                "compacting the vector store's files", files_under(qdrant_path) if qdrant_path is not None else []
+                "compacting the vector store's files",
+                files_under(qdrant_path) if qdrant_path is not None else _sqlite_files_of(raw),
             ):
                 failed[path] = vacuum(path)
                 vacuumed.append(path)
@@ -430,6 +437,7 @@ def forget(
                 )
         with step("checking that no file still holds the text"):
             files = _verify(history_path, ledger_path, qdrant_path, affected, ordered, failed, dry_run)
+            files += _verify_raw_store(raw, ordered, failed, dry_run)
             copy_files = _verify_copies(copies, erasures, affected, ordered, failed, dry_run)
         files += copy_files
         checked = tuple(
@@ -467,6 +475,58 @@ def _local_qdrant_path(m: Any) -> str | None:
 
     vs = location_of(resolve_locations(m), "vector_store")
     return vs.path if vs.provider == "qdrant" and vs.is_local and vs.path and os.path.isdir(vs.path) else None
+
+
+def _raw_store(m: Any, qdrant_path: str | None) -> Any:
+    """The seam's view of the app's vector store when it is not a local Qdrant folder (whose files are checked
+    as before): Chroma's and FAISS's files, pgvector's table; None when it cannot be read from here."""
+    if qdrant_path is not None:
+        return None
+    from ..stores.vector import UnsupportedVectorStore, from_mem0
+
+    try:
+        store = from_mem0(m.vector_store)
+    except UnsupportedVectorStore:
+        return None
+    if store.provider == "qdrant":  # a server, or a client passed in: no files to read here
+        return None
+    return store
+
+
+def _sqlite_files_of(raw: Any) -> list[str]:
+    """The SQLite files among a store's raw files (Chroma's ``chroma.sqlite3``): compacted like Qdrant's."""
+    return [p for p in raw.raw_files() if p.endswith((".sqlite3", ".sqlite"))] if raw is not None else []
+
+
+def _verify_raw_store(raw: Any, texts: Sequence[str], failed: dict[str, str], dry_run: bool) -> list[FileCheck]:
+    """Where the store of another provider still holds the texts: each of its files' raw bytes (Chroma, FAISS),
+    or a query on the table (pgvector)."""
+    if raw is None:
+        return []
+    out: list[FileCheck] = []
+    if raw.provider == "pgvector":
+        try:
+            held = [t for t in texts if raw.holds_text(t)]
+        finally:
+            raw.close()
+        where = f"table {raw.collection} on {raw.where}"
+        reason = "not scrubbed yet (dry run)" if dry_run else "a row of the table still holds it"
+        out.append(FileCheck(where, "vector_store", not held, len(held), reason if held else ""))
+        return out
+    needles = [t.encode("utf-8") for t in texts]
+    for path in raw.raw_files():
+        hits = scan(path, needles) if needles else set()
+        if not hits:
+            out.append(FileCheck(path, "vector_store", True))
+            continue
+        reason = (
+            "not scrubbed yet (dry run)"
+            if dry_run
+            else failed.get(path)
+            or ("the bytes are still in the file although no point holds them (unused space not rewritten)")
+        )
+        out.append(FileCheck(path, "vector_store", False, len(hits), reason))
+    return out
 
 
 def _is_live(copy: StoreCopy, live: Sequence[str | None]) -> bool:

@@ -107,6 +107,8 @@ def audit(
             "memories_in_vector_store": db.sources.point_count if db.sources.points else None,
             "seconds": round(time.perf_counter() - started, 3),
         }
+        if extra.get("unsupported"):  # the vector store was not read at all: the verdict is incomplete
+            stats["vector_store_unsupported"] = extra["unsupported"]
     return Report(
         findings=tuple(sorted(findings, key=_order)),
         skipped=tuple(skips),

@@ -11,6 +11,7 @@ from .group import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
     EXIT_FINDINGS,
+    EXIT_INCOMPLETE,
     OUTPUT_KEY,
     STORE_OPTION_NAMES,
     F,
@@ -90,6 +91,11 @@ def _run_audit(
         click.echo("; ".join([f"mem0-hygiene audit: {summary_line(report)}", *wrote]), err=True)
     if report.at_or_above(Severity.parse(fail_on)):
         return EXIT_FINDINGS
+    unsupported = report.stats.get("vector_store_unsupported")
+    if unsupported:
+        if as_json or out.file or out.quiet:  # the reason is in the report; one line on stderr as well
+            click.echo(f"mem0-hygiene audit: incomplete: {unsupported}", err=True)
+        return EXIT_INCOMPLETE
     if strict and report.skipped:
         return EXIT_FAILED
     return EXIT_CLEAN
@@ -148,7 +154,8 @@ def audit(store: StoreOptions, as_json: bool, html: str | None, fail_on: str, st
 
     Only reads. Exit status: 0 nothing at or above --fail-on, 1 findings at or above it, 2 bad input
     (a bad option, or a config or setting that cannot be read or used), 3 the audit could not run (or,
-    with --strict, a check was skipped).
+    with --strict, a check was skipped), 4 incomplete: the vector store's provider cannot be read here, so
+    its checks did not run (never "clean").
     """
     config = store.load()
     code = _run_audit(

@@ -39,6 +39,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 EXIT_FINDINGS = 1  # only for what a command found: audit findings, text an erasure could not remove
 EXIT_BAD_INPUT = 2  # as click's own usage errors: a bad option, or a config, id or value the library refuses
 EXIT_FAILED = 3  # the command could not run: a locked or missing store, a damaged ledger, a file it cannot write
+EXIT_INCOMPLETE = 4  # audit only: the vector store's provider cannot be read, so its checks did not run
 EXIT_INTERRUPTED = 130  # stopped by Ctrl-C (SIGINT), as shells report it: what was done is kept
 
 DEBUG_ENV = "MEM0_HYGIENE_DEBUG"

@@ -72,6 +72,10 @@ def verdict(report: Report) -> str:
     """The overall verdict in a few words; never "clean" while a check was skipped."""
     worst = report.worst()
     skipped = len(report.skipped)
+    if report.stats.get("vector_store_unsupported"):
+        found = "errors found; " if worst is Severity.ERROR else "warnings found; " if worst is Severity.WARNING else ""
+        ran = plural(skipped, "check", "checks")
+        return f"{found}incomplete: the vector store could not be read, so {ran} did not run"
     incomplete = f"; {plural(skipped, 'check', 'checks')} could not run" if skipped else ""
     if worst is Severity.ERROR:
         return "errors found" + incomplete

@@ -17,7 +17,7 @@ AWS_KEY = "AKIAIOSFODNN7EXAMPLE"
 MEMORIES: tuple[tuple[str, dict[str, Any]], ...] = (
     ("Dana deploys with Docker Compose", {}),
     ("Dana prefers green tea in the morning", {}),
-    ("Dana is travelling to Oslo this week", {"expiration_date": "2026-01-02"}),
+    ("Dana is travelling to Oslo this week", {"expiration_date": "2020-01-02"}),
     ("The deploy tool reported build 4411 passed", {"metadata": {"source": "tool:ci"}}),
     (f"Dana's AWS key is {AWS_KEY}", {}),
 )

@@ -76,11 +76,45 @@ def open_vector_store(provider: str, conf: dict[str, Any], collection: str, *, a
 def for_target(target: Any, *, action: str = "read") -> VectorStore:
     """The store of a resolved :class:`~mem0_hygiene.target.Target` (its path as resolved, for a local one)."""
     conf = dict(target.vector_conf)
+    if target.memory is not None:  # in-process: the live Memory's own vector-store config
+        own = getattr(getattr(getattr(target.memory, "config", None), "vector_store", None), "config", None)
+        if own is not None:
+            conf = dict(own.model_dump() if hasattr(own, "model_dump") else own)
     if target.vector_path and target.provider in ("qdrant", "chroma", "faiss") and not conf.get("client"):
         conf["path"] = target.vector_path
     if target.client is not None and target.provider == "qdrant":
         conf["client"] = target.client
     return open_vector_store(target.provider, conf, target.collection, action=action)
+
+
+def from_mem0(vector_store: Any) -> VectorStore:
+    """The store behind mem0's open vector-store object (``Memory.vector_store``), read with what it already holds
+    open where it can (a Qdrant client, a Chroma collection); :class:`UnsupportedVectorStore` for another class."""
+    kind = type(vector_store).__name__
+    collection = str(getattr(vector_store, "collection_name", "") or "")
+    if kind == "Qdrant" or (hasattr(getattr(vector_store, "client", None), "scroll") and collection):
+        from .qdrant_server import QdrantClientStore
+
+        return QdrantClientStore(vector_store.client, collection, "the app's Qdrant client")
+    if kind == "PGVector":
+        from .pgvector import PgvectorStore
+
+        conninfo = getattr(getattr(vector_store, "connection_pool", None), "conninfo", None)
+        if not conninfo:
+            raise UnsupportedVectorStore(unsupported_reason("pgvector", " through a psycopg2 pool"))
+        return PgvectorStore(str(conninfo), collection)
+    if kind == "ChromaDB":
+        from .chroma import ChromaStore
+
+        path = getattr(getattr(vector_store, "settings", None), "persist_directory", None)
+        store = ChromaStore(str(path or ""), collection)
+        store.use_collection(vector_store.collection)
+        return store
+    if kind == "FAISS":
+        from .faiss import FaissStore
+
+        return FaissStore(str(vector_store.path), collection)
+    raise UnsupportedVectorStore(unsupported_reason(str(getattr(vector_store, "provider", None) or kind)))
 
 
 __all__ = [
@@ -91,6 +125,7 @@ __all__ = [
     "UnsupportedVectorStore",
     "VectorStore",
     "for_target",
+    "from_mem0",
     "open_vector_store",
     "payload_checksum",
     "to_cosine",

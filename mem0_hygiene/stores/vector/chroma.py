@@ -50,12 +50,18 @@ class ChromaStore(VectorStore):
         self.path = path
         self._collection: Any = None
 
+    def use_collection(self, collection: Any) -> None:
+        """Read through this open Chroma collection object (the app's own) instead of opening the folder."""
+        self._collection = collection
+
     def _col(self) -> Any:
         if self._collection is None:
             self._collection = _client(self.path).get_collection(self.collection)
         return self._collection
 
     def exists(self) -> bool:
+        if self._collection is not None:
+            return True
         if not os.path.isfile(os.path.join(self.path, "chroma.sqlite3")):
             return False
         try:

@@ -138,7 +138,7 @@ class PgvectorStore(VectorStore):
         from psycopg import sql
 
         pages = list(read_rows(snapshot))
-        dims = next((len(json.loads(p["vector"])) for page in pages for p in page if p.get("vector")), None)
+        dims = next((len(_vector(p["vector"])) for page in pages for p in page if p.get("vector")), None)
         with psycopg.connect(self.url) as conn, conn.transaction():
             if dims is not None:
                 conn.execute(
@@ -152,7 +152,9 @@ class PgvectorStore(VectorStore):
             )
             with conn.cursor() as cur:
                 for page in pages:
-                    cur.executemany(insert, [(p["id"], p.get("vector"), json.dumps(p.get("payload"))) for p in page])
+                    cur.executemany(
+                        insert, [(p["id"], _text(p.get("vector")), json.dumps(p.get("payload"))) for p in page]
+                    )
             now = payload_checksum(p for page in self._pages(conn, PAGE_SIZE, False) for p in page)
             if now != (snapshot.count, snapshot.checksum):
                 raise BackupError(  # leaving the block rolls the transaction back: the table is as it was
@@ -171,5 +173,14 @@ def _point(row: Any, with_vectors: bool) -> Point:
     payload = row[1] if isinstance(row[1], dict) else json.loads(row[1] or "{}")
     point: Point = {"id": str(row[0]), "payload": payload}
     if with_vectors:
-        point["vector"] = row[2]
+        point["vector"] = json.loads(row[2]) if isinstance(row[2], str) else row[2]  # pgvector's text: "[1,2]"
     return point
+
+
+def _vector(value: Any) -> list[float]:
+    return list(json.loads(value) if isinstance(value, str) else value)
+
+
+def _text(value: Any) -> str | None:
+    """A vector as pgvector's text input (``[1.0,2.0]``)."""
+    return None if value is None else json.dumps(_vector(value))
