@@ -288,12 +288,12 @@ def build_points(dep: Deployment, path: Path) -> dict[str, int]:
 
 
 def build_ledger(dep: Deployment, path: Path) -> dict[str, int]:
-    """The ledger with its real schema and pragmas (through Ledger), then bulk rows over a plain connection
+    """The ledger with its real schema and pragmas (through open_ledger), then bulk rows over a plain connection
     (foreign keys off, as a careless script would have them, so dangling pointers can exist)."""
-    from mem0_hygiene.stores.ledger import COLUMNS, Ledger
+    from mem0_hygiene.stores.ledger import COLUMNS, open_ledger
     from mem0_hygiene.timeutil import to_iso
 
-    Ledger(str(path)).close()
+    open_ledger(str(path)).close()
     rng = dep.rng
     rows: dict[int, dict[str, Any]] = {}
 

@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     import psycopg
     from bench_audit import ensure_built
 
-    from mem0_hygiene.stores.ledger_postgres import redact
+    from mem0_hygiene.stores.ledger.postgres import redact
 
     folder = ensure_built(args.dir, args.memories, args.history_rows)
     schema = "bench_" + uuid.uuid4().hex[:10]

@@ -49,7 +49,7 @@ def operation(config, src, config_source=None):
     restore(config, src, config_source=config_source)
 """
 
-POSTGRES_OPERATIONS = (("mem0_hygiene.stores.ledger_postgres", "commit_point"),)
+POSTGRES_OPERATIONS = (("mem0_hygiene.stores.ledger.postgres_copy", "commit_point"),)
 """Kill points added for a PostgreSQL ledger (with ``tests/faults.py``'s file operations): right before the
 restore's transaction on the ledger commits."""
 

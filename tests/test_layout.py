@@ -137,11 +137,6 @@ PENDING = {
         "mem0_hygiene.memory.core",
         "mem0_hygiene.actions.forget",
     ): "Memory.forget(): the erasure (forget, scrubbing, copy_erasure) moves below memory/ with the backup",
-    (
-        "mem0_hygiene.stores.ledger",
-        "mem0_hygiene.stores.ledger_postgres",
-    ): "Ledger.__new__ choosing PostgresLedger: goes with the stores/ledger/ package and its one open_ledger() "
-    "(issue 31)",
 }
 """Imports that still point up or close a circle, each with what removes it. The tests below fail on any other,
 and on an entry here that no longer exists (remove it then)."""

@@ -185,10 +185,10 @@ def file_checksums(folder: str) -> dict[str, dict[str, Any]]:
 
 
 def ledger_digests(path: str) -> dict[str, dict[str, Any]]:
-    """Rows and sha256 of every table of a ledger file in a set (:mod:`mem0_hygiene.stores.ledger_tables`): the
+    """Rows and sha256 of every table of a ledger file in a set (:mod:`mem0_hygiene.stores.ledger.tables`): the
     manifest of a dumped PostgreSQL ledger keeps them, and :func:`check_set` recomputes them. The file is opened
     read-only and immutable, so nothing is written beside it."""
-    from .ledger_tables import sqlite_tables, table_digest
+    from .ledger.tables import sqlite_tables, table_digest
 
     conn = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=ro&immutable=1", uri=True)
     try:

@@ -27,7 +27,8 @@ from datetime import datetime
 from typing import Any
 
 from ..errors import LedgerError
-from .ledger import Ledger, LedgerRow
+from .database_url import is_database_url
+from .ledger import Ledger, LedgerRow, open_ledger
 from .restore_journal import refuse_while_restoring
 from .sqlite import connect
 
@@ -208,11 +209,11 @@ class HistoryAndLedger:
                 owned.append(conn)
             elif history_path == ":memory:":
                 conn = history
-            if ledger is None and ledger_path.startswith(("postgresql://", "postgres://")):
-                ledger = Ledger.open_readonly(ledger_path)  # hygiene.ledger_url: read on the server
+            if ledger is None and is_database_url(ledger_path):
+                ledger = open_ledger(ledger_path, readonly=True)  # hygiene.ledger_url: read on the server
                 owned.append(ledger)
             elif ledger is None and ledger_path != ":memory:" and os.path.isfile(ledger_path):
-                ledger = Ledger.open_readonly(readable(ledger_path))
+                ledger = open_ledger(readable(ledger_path), readonly=True)
                 owned.append(ledger)
         except BaseException:
             cls(now, None, None, owned).close()

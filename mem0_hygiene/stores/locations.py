@@ -15,6 +15,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from ..config import ConfigFacts, HygieneSettings, default_ledger_path, split_config
+from .database_url import is_database_url
 from .mounts import MountInfo, filesystem_of, nearest_existing
 from .qdrant import folder_size
 
@@ -315,7 +316,7 @@ def _sqlite_locations(
     history = _local(
         "history_db", "sqlite", history_db_path, defaulted=history_defaulted, sqlite=True, mount_options=mount_options
     )
-    if ledger_path.startswith(("postgresql://", "postgres://")):  # hygiene.ledger_url: a database server
+    if is_database_url(ledger_path):  # hygiene.ledger_url: a database server
         return [history, _remote("ledger", "postgresql", redact_url(ledger_path), collection=None)]
     return [
         history,

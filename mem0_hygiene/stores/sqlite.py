@@ -63,19 +63,25 @@ def connect(
     readonly: bool = False,
     create: bool = False,
     check_same_thread: bool = True,
+    factory: type[sqlite3.Connection] = sqlite3.Connection,
 ) -> sqlite3.Connection:
     """An autocommit connection (``isolation_level=None``) with a busy timeout of :data:`BUSY_TIMEOUT_MS`.
 
     ``readonly`` opens with ``mode=ro`` (nothing can be written through it); otherwise ``mode=rw``,
     which fails on a missing file, unless ``create`` (``mode=rwc``). ``":memory:"`` opens a new
-    in-memory database, with ``create`` only.
+    in-memory database, with ``create`` only. ``factory``: the connection's class (a subclass of
+    ``sqlite3.Connection``).
     """
     p = os.fspath(path)
     if p == ":memory:":
         if readonly or not create:
             raise ValueError("an in-memory SQLite database can only be created (create=True), not reopened")
         return sqlite3.connect(
-            p, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=check_same_thread
+            p,
+            timeout=BUSY_TIMEOUT_MS / 1000,
+            isolation_level=None,
+            check_same_thread=check_same_thread,
+            factory=factory,
         )
     mode = "ro" if readonly else ("rwc" if create else "rw")
     return sqlite3.connect(
@@ -84,6 +90,7 @@ def connect(
         timeout=BUSY_TIMEOUT_MS / 1000,
         isolation_level=None,
         check_same_thread=check_same_thread,
+        factory=factory,
     )
 
 

@@ -20,7 +20,7 @@ from rich.console import Console
 
 from mem0_hygiene import Memory, maintenance, offline_config
 from mem0_hygiene.errors import MemoryNotFound, StateError, StoreLocked
-from mem0_hygiene.stores.ledger import COLUMNS, Ledger
+from mem0_hygiene.stores.ledger import COLUMNS, open_ledger
 
 SCOPE = {"user_id": "dana"}
 _B62 = "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0U1v2W3x4Y5z6"
@@ -181,7 +181,7 @@ def test_confirm_checks_every_id_in_one_transaction(deployment, hold_qdrant_lock
 
 def test_a_change_another_writer_made_first_is_refused_not_overwritten(deployment, clock):
     d, ids = deployment, deployment.planted
-    other = Ledger(str(d.folder / "hygiene.db"))  # another writer on the same ledger (a replica, the app)
+    other = open_ledger(str(d.folder / "hygiene.db"))  # another writer on the same ledger (a replica, the app)
     try:
         other.link_supersede(ids["live"], ids["tool"], clock())
     finally:

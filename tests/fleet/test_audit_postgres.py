@@ -16,7 +16,7 @@ from mem0_hygiene.actions.ledger_migrate import migrate_ledger
 from mem0_hygiene.auditing.runner import audit
 from mem0_hygiene.progress import reporting
 from mem0_hygiene.report import Report
-from mem0_hygiene.stores.ledger import Ledger
+from mem0_hygiene.stores.ledger import open_ledger
 
 U = {"user_id": "dana"}
 
@@ -115,7 +115,7 @@ def test_the_audit_finds_the_same_on_a_ledger_in_sqlite_and_its_copy_on_postgres
 
 
 def test_the_audit_of_a_postgresql_ledger_copies_no_ledger(two_ledgers: Any, monkeypatch: Any) -> None:
-    from mem0_hygiene.stores import ledger_postgres
+    from mem0_hygiene.stores.ledger import postgres as ledger_postgres
 
     def refuse(*_a: Any, **_k: Any) -> Any:
         raise AssertionError("the audit copied the ledger")
@@ -131,7 +131,7 @@ def test_the_audit_sees_one_state_of_the_ledger_while_a_replica_writes(two_ledge
     the state when it began (one REPEATABLE READ snapshot), and the next audit sees the change."""
     sqlite_cfg, pg_cfg, ids = two_ledgers
     before = audit(pg_cfg)
-    replica = Ledger(pg_url)
+    replica = open_ledger(pg_url)
     wrote: list[str] = []
 
     def midway(phase: str, done: int, total: int | None) -> None:

@@ -50,9 +50,9 @@ def test_confirm_invalidate_and_prune_write_a_postgres_ledger(
     cfg, ids = fleet_config
     assert run("confirm", ids["tool"], "--config", cfg).exit_code == 0
     assert run("invalidate", ids["new"], "--reason", "moved to 17", "--config", cfg).exit_code == 0
-    from mem0_hygiene.stores.ledger import Ledger
+    from mem0_hygiene.stores.ledger import open_ledger
 
-    led = Ledger(pg_url)
+    led = open_ledger(pg_url)
     try:
         assert not led.get(ids["tool"]).quarantined  # type: ignore[union-attr]
         assert led.get(ids["new"]).invalid_reason == "moved to 17"  # type: ignore[union-attr]
@@ -107,7 +107,7 @@ def test_inspect_reads_the_states_from_a_postgres_ledger_on_the_server_without_a
 ) -> None:
     pytest.importorskip("pandas", reason="inspect() needs the notebook extra")
     from mem0_hygiene import inspect
-    from mem0_hygiene.stores import ledger_postgres
+    from mem0_hygiene.stores.ledger import postgres as ledger_postgres
 
     def refuse(*_a: Any, **_k: Any) -> Any:
         raise AssertionError("inspect() copied the ledger")

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from mem0_hygiene.cli import cli
 from mem0_hygiene.memory.judge import Judgement, judged_decisions, record_judgement
-from mem0_hygiene.stores.ledger import COLUMNS, Ledger, LedgerRow
+from mem0_hygiene.stores.ledger import COLUMNS, LedgerRow, open_ledger
 
 from ..stores.old_ledgers import as_version
 
@@ -24,7 +24,7 @@ T0 = datetime(2026, 8, 1, 9, 0, tzinfo=timezone.utc)
 
 def test_migrating_an_older_file_chains_shared_topic_keys_and_copies_every_table(tmp_path: Path, pg_url: str) -> None:
     path = tmp_path / "hygiene.db"
-    Ledger(str(path)).close()
+    open_ledger(str(path)).close()
     as_version(str(path), 3)  # an older mem0-hygiene's file: it made write_decisions on first use
     conn = sqlite3.connect(str(path))
     conn.execute(
@@ -66,7 +66,7 @@ def test_migrating_an_older_file_chains_shared_topic_keys_and_copies_every_table
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before  # the file is left as it was
     text = CliRunner().invoke(cli, ["ledger", "migrate", "--ledger", str(path), "--to", pg_url])
     assert text.exit_code == 3  # the database holds the rows now
-    pg = Ledger(pg_url)
+    pg = open_ledger(pg_url)
     try:
         assert [r.memory_id for r in pg.iter_rows("superseded_by IS NULL")] == ["k2"]
         assert pg.successors("k0") == ["k1", "k2"]

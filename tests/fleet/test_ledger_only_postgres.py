@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from mem0_hygiene import Memory, maintenance, offline_config
 from mem0_hygiene.cli import cli
 from mem0_hygiene.errors import StateError
-from mem0_hygiene.stores.ledger import Ledger
+from mem0_hygiene.stores.ledger import open_ledger
 
 RACER = """
 import json, sys
@@ -65,7 +65,7 @@ def run(*args: Any) -> Any:
 
 
 def row(url: str, memory_id: str) -> Any:
-    ledger = Ledger(url)
+    ledger = open_ledger(url)
     try:
         return ledger.get(memory_id)
     finally:

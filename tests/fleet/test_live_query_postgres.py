@@ -13,7 +13,7 @@ QUERY = "which database does the billing service use"
 
 
 def test_a_mostly_stale_search_is_one_ledger_round_trip_and_sees_the_other_replicas_change(replicas, monkeypatch):
-    from mem0_hygiene.stores import ledger_postgres
+    from mem0_hygiene.stores.ledger import postgres as ledger_postgres
 
     a, b = replicas(2)
     live = [

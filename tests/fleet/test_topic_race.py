@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mem0_hygiene import Memory
-from mem0_hygiene.stores.ledger import Ledger
+from mem0_hygiene.stores.ledger import open_ledger
 from mem0_hygiene.timeutil import to_iso
 
 T0 = datetime(2026, 8, 1, 9, 0, tzinfo=timezone.utc)
@@ -26,11 +26,11 @@ WRITER = textwrap.dedent("""
     import json, sys
     from datetime import datetime, timedelta, timezone
     from mem0_hygiene.stores import topic_keys
-    from mem0_hygiene.stores.ledger import Ledger, LedgerRow
+    from mem0_hygiene.stores.ledger import LedgerRow, open_ledger
     from mem0_hygiene.timeutil import to_iso
 
     where, index, mode, guard = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-    led = Ledger(where)
+    led = open_ledger(where)
     if guard == "off":  # a writer that skips the link lock: only the unique index stands in its way
         led.link_guard = lambda conn: None
         real, calls = topic_keys.holder, []
@@ -60,7 +60,7 @@ WRITER = textwrap.dedent("""
 
 def race(where: str, *, guard: str = "on") -> list[dict[str, Any]]:
     """Start WRITERS processes on the ledger at ``where``, release them at once, wait for them all."""
-    Ledger(where).close()  # created (and migrated) before the race
+    open_ledger(where).close()  # created (and migrated) before the race
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", WRITER, where, str(i), "flush" if i % 2 else "adopt", guard],
@@ -97,7 +97,7 @@ def race(where: str, *, guard: str = "on") -> list[dict[str, Any]]:
 
 
 def assert_one_live_row_and_a_chain(where: str) -> None:
-    led = Ledger.open_readonly(where)
+    led = open_ledger(where, readonly=True)
     try:
         rows = {r.memory_id: r for r in led.iter_rows("topic_key = 'deploy'")}
         assert sorted(rows) == sorted(f"m{i}" for i in range(WRITERS))  # nothing lost, nothing deleted

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 from mem0_hygiene import LedgerError, Memory, offline_config
-from mem0_hygiene.stores.ledger import Ledger
+from mem0_hygiene.stores.ledger import Ledger, open_ledger
 
 SCOPE = {"user_id": "dana"}
 
@@ -32,7 +32,7 @@ os._exit(0)  # dies before the buffered ledger rows are written: no flush, no cl
 def test_a_crash_before_the_ledger_write_loses_no_provenance_and_serves_no_quarantined_fact(tmp_path):
     out = subprocess.run([sys.executable, "-c", CHILD, str(tmp_path)], capture_output=True, text=True, check=True)
     tool_id, away_id = json.loads(out.stdout.strip().splitlines()[-1])
-    assert Ledger(str(tmp_path / "hygiene.db")).get(tool_id) is None  # the row really was never written
+    assert open_ledger(str(tmp_path / "hygiene.db")).get(tool_id) is None  # the row really was never written
 
     m = Memory.from_config(offline_config(tmp_path))
     try:
@@ -96,4 +96,4 @@ def test_a_normal_exit_without_close_still_writes_the_buffered_rows(tmp_path):
         [sys.executable, "-c", EXITS_WITHOUT_CLOSE, str(tmp_path)], capture_output=True, text=True, check=True
     )
     mid = json.loads(out.stdout.strip().splitlines()[-1])
-    assert Ledger(str(tmp_path / "hygiene.db")).get(mid).source == "chat"
+    assert open_ledger(str(tmp_path / "hygiene.db")).get(mid).source == "chat"

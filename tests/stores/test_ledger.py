@@ -9,11 +9,11 @@ import subprocess
 import pytest
 
 from mem0_hygiene import LedgerError, Memory, offline_config
-from mem0_hygiene.stores.ledger import APPLICATION_ID, SCHEMA_VERSION, Ledger, connect
+from mem0_hygiene.stores.ledger import APPLICATION_ID, SCHEMA_VERSION, connect, open_ledger
 
 
 def test_connections_turn_on_foreign_keys_wal_and_busy_timeout(tmp_path):
-    ledger = Ledger(str(tmp_path / "hygiene.db"))
+    ledger = open_ledger(str(tmp_path / "hygiene.db"))
     fk_rows, fk_on, mode = ledger.pragma_check()
     assert (fk_rows, fk_on, mode) == ([], True, "wal")
     assert ledger.query("PRAGMA busy_timeout")[0][0] >= 1000
@@ -32,7 +32,7 @@ def test_a_sqlite_file_that_is_not_a_ledger_is_refused_untouched(tmp_path):
     conn.commit()
     conn.close()
     with pytest.raises(LedgerError, match="not a mem0-hygiene ledger"):
-        Ledger(str(path))
+        open_ledger(str(path))
     conn = sqlite3.connect(path)
     assert [r[0] for r in conn.execute("SELECT name FROM sqlite_master")] == ["notes"]
 
@@ -41,18 +41,18 @@ def test_a_file_that_is_not_sqlite_is_refused(tmp_path):
     path = tmp_path / "hygiene.db"
     path.write_bytes(b"this is a text file, not a database" * 100)
     with pytest.raises(LedgerError, match="not a SQLite database"):
-        Ledger(str(path))
+        open_ledger(str(path))
 
 
 def test_a_ledger_from_a_newer_version_is_refused(tmp_path):
     path = str(tmp_path / "hygiene.db")
-    Ledger(path).close()
+    open_ledger(path).close()
     conn = sqlite3.connect(path)
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     conn.commit()
     conn.close()
     with pytest.raises(LedgerError, match="upgrade mem0-hygiene"):
-        Ledger(path)
+        open_ledger(path)
 
 
 @pytest.fixture
@@ -74,7 +74,7 @@ def read_only_dir(tmp_path):
 
 def test_a_read_only_location_names_the_fix(read_only_dir):
     with pytest.raises(LedgerError, match="writable"):
-        Ledger(str(read_only_dir / "hygiene.db"))
+        open_ledger(str(read_only_dir / "hygiene.db"))
 
 
 def test_a_ledger_that_cannot_be_created_fails_before_mem0_opens(tmp_path):

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from mem0_hygiene import LedgerError, Memory, maintenance, offline_config
-from mem0_hygiene.stores.ledger import APPLICATION_ID, SCHEMA_VERSION, Ledger
+from mem0_hygiene.stores.ledger import APPLICATION_ID, SCHEMA_VERSION, open_ledger
 
 
 def fingerprint(folder: Path) -> dict[str, str]:
@@ -40,7 +40,7 @@ def test_someone_elses_sqlite_file_is_refused_with_its_bytes_unchanged(tmp_path,
     foreign_database(path, wal=wal)
     before = fingerprint(folder)
     with pytest.raises(LedgerError, match=r"app.db is a SQLite database but not a mem0-hygiene ledger"):
-        Ledger(str(path))
+        open_ledger(str(path))
     assert fingerprint(folder) == before
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == ("wal" if wal else "delete")
@@ -66,18 +66,18 @@ def test_a_file_that_is_not_sqlite_is_refused_unchanged(tmp_path):
     path.write_bytes(b"meeting notes, not a database\n" * 200)
     before = fingerprint(folder)
     with pytest.raises(LedgerError, match="not a SQLite database"):
-        Ledger(str(path))
+        open_ledger(str(path))
     assert fingerprint(folder) == before
 
 
 def test_an_empty_sqlite_file_and_our_own_ledger_still_open(tmp_path):
     empty = tmp_path / "empty.db"
     sqlite3.connect(empty).close()
-    Ledger(str(empty)).close()
+    open_ledger(str(empty)).close()
     ours = tmp_path / "hygiene.db"
-    ledger = Ledger(str(ours))
+    ledger = open_ledger(str(ours))
     ledger.close()
-    again = Ledger(str(ours))
+    again = open_ledger(str(ours))
     assert again.query("PRAGMA application_id")[0][0] == APPLICATION_ID
     again.close()
 
@@ -88,21 +88,21 @@ def test_a_fresh_ledger_whose_schema_is_still_in_the_wal_is_recognised(tmp_path)
     path = tmp_path / "hygiene.db"
     script = (
         "import os\n"
-        "from mem0_hygiene.stores.ledger import Ledger\n"
-        f"ledger = Ledger({str(path)!r})\n"
+        "from mem0_hygiene.stores.ledger import open_ledger\n"
+        f"ledger = open_ledger({str(path)!r})\n"
         "ledger.query('SELECT 1')\n"
         "os._exit(0)\n"
     )
     subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
     assert os.path.getsize(str(path) + "-wal") > 0
     assert path.read_bytes()[68:72] == b"\x00\x00\x00\x00"  # the header does not carry our id yet
-    ledger = Ledger(str(path))
+    ledger = open_ledger(str(path))
     assert ledger.query("PRAGMA application_id")[0][0] == APPLICATION_ID
     ledger.close()
 
 
 def newer_ledger(path: Path) -> None:
-    Ledger(str(path)).close()
+    open_ledger(str(path)).close()
     conn = sqlite3.connect(path)
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     conn.commit()
@@ -113,7 +113,7 @@ def test_open_readonly_refuses_a_newer_schema(tmp_path):
     path = tmp_path / "hygiene.db"
     newer_ledger(path)
     with pytest.raises(LedgerError, match=rf"schema version {SCHEMA_VERSION + 1}.*upgrade mem0-hygiene"):
-        Ledger.open_readonly(str(path))
+        open_ledger(str(path), readonly=True)
 
 
 def test_digest_and_history_refuse_a_newer_schema_ledger(make_deployment, tmp_path):
@@ -133,4 +133,4 @@ def test_digest_and_history_refuse_a_newer_schema_ledger(make_deployment, tmp_pa
 def test_a_folder_named_as_the_ledger_is_a_clean_error(tmp_path):
     (tmp_path / "hygiene.db").mkdir()
     with pytest.raises(LedgerError, match="is a folder, not a ledger file"):
-        Ledger(str(tmp_path / "hygiene.db"))
+        open_ledger(str(tmp_path / "hygiene.db"))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 from datetime import datetime, timezone
 
-from mem0_hygiene.stores.ledger import SCHEMA_VERSION, Ledger, LedgerRow
+from mem0_hygiene.stores.ledger import SCHEMA_VERSION, LedgerRow, open_ledger, scratch_copy
 
 from .old_ledgers import as_version
 
@@ -19,7 +19,7 @@ def rows(*ids: str) -> list[LedgerRow]:
 
 
 def test_every_tombstone_is_journaled_as_a_pending_delete_until_settled(tmp_path):
-    ledger = Ledger(str(tmp_path / "hygiene.db"))
+    ledger = open_ledger(str(tmp_path / "hygiene.db"))
     ledger.insert(rows("a", "b", "c"))
     ledger.tombstone(["a"], NOW)
     ledger.tombstone_all(NOW)  # reset: b and c too (a keeps its first tombstone)
@@ -32,7 +32,7 @@ def test_every_tombstone_is_journaled_as_a_pending_delete_until_settled(tmp_path
 
 
 def test_a_replacement_and_its_link_are_one_transaction_that_closes_its_entry(tmp_path):
-    ledger = Ledger(str(tmp_path / "hygiene.db"))
+    ledger = open_ledger(str(tmp_path / "hygiene.db"))
     ledger.insert(rows("old"))
     ledger.begin("old", "supersede", NOW)
     assert ledger.pending() == [("old", "supersede", "2026-08-01T09:00:00.000000+00:00")]
@@ -47,11 +47,11 @@ def _as_version_2(path: str) -> None:
 
 def test_a_version_2_ledger_gets_the_journal_when_the_drop_in_opens_it(tmp_path):
     path = str(tmp_path / "hygiene.db")
-    ledger = Ledger(path)
+    ledger = open_ledger(path)
     ledger.insert(rows("a"))
     ledger.close()
     _as_version_2(path)
-    ledger = Ledger(path)
+    ledger = open_ledger(path)
     assert ledger.query("PRAGMA user_version")[0][0] == SCHEMA_VERSION == 4
     ledger.tombstone(["a"], NOW)
     assert [mid for mid, _a, _s in ledger.pending("delete")] == ["a"]
@@ -60,16 +60,16 @@ def test_a_version_2_ledger_gets_the_journal_when_the_drop_in_opens_it(tmp_path)
 
 def test_a_scratch_copy_of_a_version_2_ledger_has_the_journal_and_the_file_is_left_alone(tmp_path):
     path = str(tmp_path / "hygiene.db")
-    ledger = Ledger(path)
+    ledger = open_ledger(path)
     ledger.insert(rows("a"))
     ledger.close()
     _as_version_2(path)
     before = hashlib.sha256(open(path, "rb").read()).hexdigest()
-    scratch = Ledger.scratch_copy(path)
+    scratch = scratch_copy(path)
     scratch.tombstone(["a"], NOW)  # a dry run's delete goes to the copy's journal
     assert [mid for mid, _a, _s in scratch.pending("delete")] == ["a"]
     scratch.close()
     assert hashlib.sha256(open(path, "rb").read()).hexdigest() == before
-    readonly = Ledger.open_readonly(path)
+    readonly = open_ledger(path, readonly=True)
     assert readonly.pending() == []  # a read-only reader of an old ledger sees no journal, and no error
     readonly.close()

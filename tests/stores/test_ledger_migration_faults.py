@@ -12,7 +12,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from mem0_hygiene.stores.ledger import COLUMNS, Ledger, LedgerRow
+from mem0_hygiene.stores.ledger import COLUMNS, LedgerRow, open_ledger
 from mem0_hygiene.stores.sqlite import integrity_check
 from mem0_hygiene.timeutil import to_iso
 
@@ -30,7 +30,7 @@ def stamp(hours: float) -> str:
 def plant_version_3(path: Path) -> None:
     """A version-3 ledger with rows sharing a topic key (to chain), confirmed rows (to seed), a chain and a
     journal entry, as an older mem0-hygiene leaves it."""
-    Ledger(str(path)).close()
+    open_ledger(str(path)).close()
     as_version(str(path), 3)
     rows = [
         LedgerRow(f"k{i}", user_id="dana", created_at=stamp(i), confirmed_at=stamp(i + 10), topic_key="deploy")
@@ -61,7 +61,7 @@ def plant_version_3(path: Path) -> None:
 
 def end_state(path: Path) -> dict[str, Any]:
     """What the upgraded ledger holds, times of the upgrade itself left out."""
-    led = Ledger(str(path))
+    led = open_ledger(str(path))
     try:
         return {
             "version": led.query("PRAGMA user_version")[0][0],
@@ -92,7 +92,7 @@ def test_the_upgrade_to_version_4_killed_before_each_statement_leaves_a_sound_fi
 
     with zygote() as zyg:
         whole = fresh("whole")
-        source = f"from mem0_hygiene.stores.ledger import Ledger\nLedger({str(whole)!r}).close()\n"
+        source = f"from mem0_hygiene.stores.ledger import open_ledger\nopen_ledger({str(whole)!r}).close()\n"
         sig, statements, error = zyg.run(app, source, {}, START, {})
         assert sig == 0 and not error, error
         expected = end_state(whole)
@@ -107,7 +107,7 @@ def test_the_upgrade_to_version_4_killed_before_each_statement_leaves_a_sound_fi
         failures = []
         for k in points:
             path = fresh(f"k{k}")
-            run = f"from mem0_hygiene.stores.ledger import Ledger\nLedger({str(path)!r}).close()\n"
+            run = f"from mem0_hygiene.stores.ledger import open_ledger\nopen_ledger({str(path)!r}).close()\n"
             sig, ran, error = zyg.run(app, run, {}, START, {}, kill_at=k)
             where = f"k={k} (before {statements[k - 1][1][:60]!r})"
             if sig != signal.SIGKILL:

@@ -15,8 +15,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from mem0_hygiene.errors import LedgerError, SupersedeError
-from mem0_hygiene.stores.ledger import SCHEMA_VERSION, Ledger, LedgerRow
-from mem0_hygiene.stores.ledger_postgres import PostgresLedger, translate
+from mem0_hygiene.stores.ledger import SCHEMA_VERSION, Ledger, LedgerRow, open_ledger, scratch_copy
+from mem0_hygiene.stores.ledger.postgres import PostgresLedger
 
 DEFAULT_URL = "postgresql://mem0_hygiene:mem0_hygiene@127.0.0.1:5432/mem0_hygiene_test"
 URL_ENV = "MEM0_HYGIENE_TEST_PG_URL"
@@ -45,7 +45,7 @@ def row(mid: str, **kw: object) -> LedgerRow:
 
 
 def test_a_postgresql_url_opens_a_postgres_ledger_at_the_current_schema_version(pg_url: str) -> None:
-    led = Ledger(pg_url)
+    led = open_ledger(pg_url)
     try:
         assert isinstance(led, PostgresLedger) and led.is_server
         assert led.schema_version() == SCHEMA_VERSION
@@ -56,23 +56,23 @@ def test_a_postgresql_url_opens_a_postgres_ledger_at_the_current_schema_version(
         assert {"memories", "pending", "hygiene_meta", "live_memories"} <= tables
     finally:
         led.close()
-    again = Ledger(pg_url)  # a second open migrates nothing and keeps the rows
+    again = open_ledger(pg_url)  # a second open migrates nothing and keeps the rows
     again.close()
 
 
 def test_an_older_postgres_ledger_is_migrated_to_the_current_version(pg_url: str) -> None:
-    from mem0_hygiene.stores import ledger_postgres as lp
+    from mem0_hygiene.stores.ledger import postgres as lp
+    from mem0_hygiene.stores.ledger.schema import statements
 
-    led = object.__new__(PostgresLedger)
-    led.__dict__.update(path=pg_url)
     conn = lp.PgConnection(pg_url)
-    conn.script(lp.MIGRATIONS[1])
+    for statement in statements(lp.MIGRATIONS[1]):
+        conn.script(statement)
     conn.execute(
         "INSERT INTO hygiene_meta VALUES ('application_id', ?), ('schema_version', '1')", (str(lp.APPLICATION_ID),)
     )
     conn.execute("INSERT INTO memories (memory_id, created_at) VALUES ('old', '2026-01-01')")
     conn.close()
-    led = Ledger(pg_url)
+    led = open_ledger(pg_url)
     try:
         assert led.schema_version() == SCHEMA_VERSION
         assert led.get("old") is not None and led.get("old").redacted is None  # type: ignore[union-attr]
@@ -82,7 +82,7 @@ def test_an_older_postgres_ledger_is_migrated_to_the_current_version(pg_url: str
 
 
 def test_the_public_ledger_api_behaves_as_on_sqlite(pg_url: str, tmp_path) -> None:
-    for led in (Ledger(str(tmp_path / "hygiene.db")), Ledger(pg_url)):
+    for led in (open_ledger(str(tmp_path / "hygiene.db")), open_ledger(pg_url)):
         try:
             led.insert([row("a", topic_key="db"), row("b", quarantined=True), row("c")])
             led.insert([row("a", source="ignored")], ignore_existing=True)
@@ -98,7 +98,12 @@ def test_the_public_ledger_api_behaves_as_on_sqlite(pg_url: str, tmp_path) -> No
             assert got["b"].last_used_at == "2026-08-01T09:00:00.000000+00:00" and got["b"].quarantined
             assert got["c"].redacted == "openai_api_key" and got["c"].quarantined
             assert [
-                r.memory_id for r in led.iter_rows("user_id IS ? AND run_id IS ?", ["dana", None], order="memory_id")
+                r.memory_id
+                for r in led.iter_rows(
+                    f"{led.dialect.is_same('user_id')} AND {led.dialect.is_same('run_id')}",
+                    ["dana", None],
+                    order="memory_id",
+                )
             ] == ["a", "b", "c"]
             assert led.predecessors("b") == ["a"] and led.successors("a") == ["b"]
             assert led.tombstone_live_chain("nope", T0) is None
@@ -114,7 +119,7 @@ def test_the_public_ledger_api_behaves_as_on_sqlite(pg_url: str, tmp_path) -> No
 
 
 def test_superseding_an_already_superseded_memory_is_refused_even_on_another_connection(pg_url: str) -> None:
-    one, two = Ledger(pg_url), Ledger(pg_url)
+    one, two = open_ledger(pg_url), open_ledger(pg_url)
     try:
         one.insert([row("old"), row("new1"), row("new2")])
         one.link_supersede("old", "new1", T0)
@@ -130,10 +135,10 @@ def test_superseding_an_already_superseded_memory_is_refused_even_on_another_con
 
 
 def test_a_dry_run_copy_of_a_postgres_ledger_is_sqlite_in_memory_and_writes_go_nowhere(pg_url: str) -> None:
-    led = Ledger(pg_url)
+    led = open_ledger(pg_url)
     led.insert([row("a"), row("b")])
     led.link_supersede("a", "b", T0)
-    scratch = Ledger.scratch_copy(pg_url)
+    scratch = scratch_copy(pg_url)
     try:
         assert not scratch.is_server and scratch.get("a").superseded_by == "b"  # type: ignore[union-attr]
         scratch.tombstone(["b"], T0)
@@ -145,9 +150,9 @@ def test_a_dry_run_copy_of_a_postgres_ledger_is_sqlite_in_memory_and_writes_go_n
 
 def test_a_read_only_opening_refuses_writes_and_an_empty_schema(pg_url: str) -> None:
     with pytest.raises(LedgerError, match="no ledger at postgresql://127.0.0.1"):
-        Ledger.open_readonly(pg_url)
-    Ledger(pg_url).close()
-    ro = Ledger.open_readonly(pg_url)
+        open_ledger(pg_url, readonly=True)
+    open_ledger(pg_url).close()
+    ro = open_ledger(pg_url, readonly=True)
     try:
         with pytest.raises(LedgerError, match="read-only"):
             ro.insert([row("a")])
@@ -158,9 +163,9 @@ def test_a_read_only_opening_refuses_writes_and_an_empty_schema(pg_url: str) -> 
 def test_credentials_in_the_url_never_appear_in_errors_or_locations(pg_url: str) -> None:
     wrong = pg_url.replace("mem0_hygiene:mem0_hygiene@", "mem0_hygiene:s3cret-pw@")
     with pytest.raises(LedgerError) as info:
-        Ledger(wrong)
+        open_ledger(wrong)
     assert "s3cret-pw" not in str(info.value) and "postgresql://127.0.0.1:5432/" in str(info.value)
-    led = Ledger(pg_url)
+    led = open_ledger(pg_url)
     try:
         assert "mem0_hygiene:mem0_hygiene@" not in led.shown and "options" not in led.shown
     finally:
@@ -168,7 +173,7 @@ def test_credentials_in_the_url_never_appear_in_errors_or_locations(pg_url: str)
 
 
 def test_the_clock_of_a_postgres_ledger_is_the_servers(pg_url: str) -> None:
-    led = Ledger(pg_url)
+    led = open_ledger(pg_url)
     try:
         server = led.query("SELECT clock_timestamp()")[0][0]
         assert abs((led.now() - server).total_seconds()) < 1.0
@@ -177,27 +182,13 @@ def test_the_clock_of_a_postgres_ledger_is_the_servers(pg_url: str) -> None:
         led.close()
 
 
-def test_sqlite_statements_are_rewritten_for_postgresql() -> None:
-    assert (
-        translate("INSERT OR IGNORE INTO pending VALUES (?, 'delete', ?)")
-        == "INSERT INTO pending VALUES (%s, 'delete', %s) ON CONFLICT DO NOTHING"
-    )
-    assert (
-        translate("SELECT 1 FROM memories WHERE user_id IS ? AND x LIKE 'a%'")
-        == "SELECT 1 FROM memories WHERE user_id IS NOT DISTINCT FROM %s AND x LIKE 'a%%'"
-    )
-    assert "ON CONFLICT (memory_id, action) DO UPDATE SET since = EXCLUDED.since" in translate(
-        "INSERT OR REPLACE INTO pending VALUES (?, ?, ?)"
-    )
-
-
 RACER = textwrap.dedent("""
     import sys
-    from mem0_hygiene.stores.ledger import Ledger, LedgerRow
+    from mem0_hygiene.stores.ledger import LedgerRow, open_ledger
     from mem0_hygiene.errors import SupersedeError
     from datetime import datetime, timezone
     url, me, follow = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
-    led = Ledger(url)
+    led = open_ledger(url)
     sys.stdout.write("ready\\n"); sys.stdout.flush(); sys.stdin.readline()
     new = LedgerRow(me, user_id="dana", topic_key="db", created_at="2026-08-01T09:00:00.000000+00:00")
     try:
@@ -229,7 +220,7 @@ def _race(pg_url: str, n: int, follow: bool) -> list[str]:
 
 
 def test_processes_superseding_one_memory_at_once_one_wins_the_others_are_refused(pg_url: str) -> None:
-    led = Ledger(pg_url)
+    led = open_ledger(pg_url)
     led.insert([row("x", topic_key="db")])
     try:
         outcomes = _race(pg_url, 3, follow=False)
@@ -241,7 +232,7 @@ def test_processes_superseding_one_memory_at_once_one_wins_the_others_are_refuse
 
 
 def test_processes_upserting_one_topic_key_at_once_end_with_one_live_row_and_a_chain(pg_url: str) -> None:
-    led = Ledger(pg_url)
+    led = open_ledger(pg_url)
     led.insert([row("x", topic_key="db")])
     try:
         assert _race(pg_url, 3, follow=True) == ["linked"] * 3
@@ -262,7 +253,7 @@ def _drop_connection(pg_url: str, led: Ledger) -> None:
 
 
 def test_a_connection_the_server_dropped_is_reopened_by_the_next_call(pg_url: str) -> None:
-    led = Ledger(pg_url)
+    led = open_ledger(pg_url)
     try:
         led.insert([row("a")])
         _drop_connection(pg_url, led)
@@ -274,7 +265,7 @@ def test_a_connection_the_server_dropped_is_reopened_by_the_next_call(pg_url: st
 
 
 def test_a_transaction_cut_by_a_lost_connection_commits_nothing(pg_url: str) -> None:
-    led = Ledger(pg_url)
+    led = open_ledger(pg_url)
     try:
         with pytest.raises(LedgerError):
             with led.transaction() as conn:

@@ -19,8 +19,18 @@ from mem0_hygiene.errors import LedgerError
 from mem0_hygiene.memory.judge import Judgement, judged_decisions, record_judgement
 from mem0_hygiene.stores import consolidation_log as log
 from mem0_hygiene.stores import ledger as ledger_module
-from mem0_hygiene.stores import ledger_postgres
-from mem0_hygiene.stores.ledger import COLUMNS, SCHEMA_VERSION, Ledger, LedgerRow
+from mem0_hygiene.stores.ledger import (
+    COLUMNS,
+    SCHEMA_VERSION,
+    Ledger,
+    LedgerRow,
+    open_ledger,
+    scratch_copy,
+    sqlite_file,
+)
+from mem0_hygiene.stores.ledger import postgres as ledger_postgres
+from mem0_hygiene.stores.ledger import sqlite as ledger_sqlite
+from mem0_hygiene.stores.ledger.schema import statements
 from mem0_hygiene.stores.topic_keys import TopicConflict
 from mem0_hygiene.timeutil import to_iso
 
@@ -83,7 +93,7 @@ def opened() -> Iterator[Callable[[str], Ledger]]:
     ledgers: list[Ledger] = []
 
     def open_(where: str) -> Ledger:
-        ledgers.append(Ledger(where))
+        ledgers.append(open_ledger(where))
         return ledgers[-1]
 
     yield open_
@@ -100,9 +110,8 @@ def version_3(where: str, rows: list[LedgerRow]) -> None:
         try:
             conn.execute("BEGIN")
             for version in (1, 2, 3):
-                script = ledger_postgres.MIGRATIONS[version]
-                assert isinstance(script, str)
-                conn.script(script)
+                for statement in statements(ledger_postgres.MIGRATIONS[version]):
+                    conn.script(statement)
             conn.execute(
                 "INSERT INTO hygiene_meta VALUES ('application_id', ?), ('schema_version', '3')",
                 (str(ledger_module.APPLICATION_ID),),
@@ -113,7 +122,7 @@ def version_3(where: str, rows: list[LedgerRow]) -> None:
         finally:
             conn.close()
         return
-    Ledger(where).close()
+    open_ledger(where).close()
     as_version(where, 3)
     raw = sqlite3.connect(where)
     with raw:
@@ -318,23 +327,23 @@ def test_a_ledger_newer_than_this_version_is_refused_saying_upgrade(
     location: str, opened: Callable[[str], Ledger], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     opened(location).close()  # at version 4
-    for module in (ledger_module, ledger_postgres):  # as a mem0-hygiene that knows version 3 sees it
+    for module in (ledger_sqlite, sqlite_file, ledger_postgres):  # as a mem0-hygiene that knows version 3 sees it
         monkeypatch.setattr(module, "SCHEMA_VERSION", 3)
     with pytest.raises(LedgerError, match=r"schema version 4, newer .*\(3\); upgrade mem0-hygiene"):
-        Ledger(location)
+        open_ledger(location)
     with pytest.raises(LedgerError, match="upgrade mem0-hygiene"):
-        Ledger.open_readonly(location)
+        open_ledger(location, readonly=True)
 
 
 def test_a_copy_of_an_older_ledger_is_upgraded_in_the_copy_only(location: str, opened: Callable[[str], Ledger]) -> None:
     version_3(location, [row("a", 0), row("b", 1), replace_confirmed(row("c", 0, key=None), at(9))])
-    scratch = Ledger.scratch_copy(location)  # what dry runs and the audit read
+    scratch = scratch_copy(location)  # what dry runs and the audit read
     try:
         assert links(scratch) == {"a": "b"} and scratch.confirmations(["c"]) == {"c": [(at(9), "seeded")]}
         assert scratch.query("PRAGMA foreign_key_check") == []
     finally:
         scratch.close()
-    readonly = Ledger.open_readonly(location)
+    readonly = open_ledger(location, readonly=True)
     try:
         assert links(readonly) == {} and readonly.confirmations(["c"]) == {}  # the ledger itself: untouched
     finally:

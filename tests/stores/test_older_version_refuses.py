@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from mem0_hygiene.stores.ledger import Ledger
+from mem0_hygiene.stores.ledger import open_ledger
 
 from .test_ledger_postgres import pg_url  # noqa: F401 - the fixture
 
@@ -76,7 +76,7 @@ def test_the_last_version_3_release_refuses_a_version_4_sqlite_ledger_saying_upg
     old_package: Path, tmp_path: Path
 ) -> None:
     path = tmp_path / "hygiene.db"
-    Ledger(str(path)).close()
+    open_ledger(str(path)).close()
     before = hashlib.sha256(path.read_bytes()).hexdigest()
     said = run_old(old_package, str(path))
     assert len(said) == 2 and all("schema version 4" in s and "upgrade mem0-hygiene" in s for s in said), said
@@ -87,6 +87,6 @@ def test_the_last_version_3_release_refuses_a_version_4_postgres_ledger_saying_u
     old_package: Path,
     pg_url: str,  # noqa: F811 - the fixture
 ) -> None:
-    Ledger(pg_url).close()
+    open_ledger(pg_url).close()
     said = run_old(old_package, pg_url)
     assert len(said) == 2 and all("schema version 4" in s and "upgrade mem0-hygiene" in s for s in said), said

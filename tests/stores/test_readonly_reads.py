@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from mem0_hygiene import audit, maintenance
-from mem0_hygiene.stores.ledger import Ledger
+from mem0_hygiene.stores.ledger import open_ledger, scratch_copy
 from mem0_hygiene.stores.sqlite import is_wal_file
 
 
@@ -25,8 +25,8 @@ def test_reads_and_dry_runs_of_a_closed_wal_ledger_create_no_sidecar_files(tmp_p
     ledger = tmp_path / "store" / "hygiene.db"
     assert is_wal_file(ledger) and not Path(f"{ledger}-wal").exists()
     before = files(tmp_path / "store")
-    Ledger.open_readonly(str(ledger)).close()
-    Ledger.scratch_copy(str(ledger)).close()
+    open_ledger(str(ledger), readonly=True).close()
+    scratch_copy(str(ledger)).close()
     maintenance.digest(dep.config, since="30d")
     maintenance.memory_story(dep.config, ids[0])
     maintenance.prune(dep.config, dry_run=True)
@@ -41,7 +41,7 @@ def test_a_read_while_the_app_writes_sees_its_uncheckpointed_rows(tmp_path: Path
     mid = m.add("Prefers pnpm", user_id="dana", infer=False, source="chat")["results"][0]["id"]
     m.flush()  # the row is in the app's WAL, not yet in the main file
     assert Path(f"{tmp_path / 'store' / 'hygiene.db'}-wal").exists()
-    reader = Ledger.open_readonly(str(tmp_path / "store" / "hygiene.db"))
+    reader = open_ledger(str(tmp_path / "store" / "hygiene.db"), readonly=True)
     try:
         assert reader.get(mid) is not None
     finally:

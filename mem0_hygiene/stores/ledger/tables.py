@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import LedgerError
+from ...errors import LedgerError
 
 META_TABLES = ("hygiene_meta",)
 """Tables that describe the ledger rather than hold its rows: PostgreSQL keeps the schema version there
