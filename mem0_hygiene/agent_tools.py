@@ -231,7 +231,7 @@ class AgentTools:
         where = "topic_key = ? AND " + live_sql()
         params: list[Any] = [key, to_iso(m.now())]
         for name in SCOPE_KEYS:
-            where += f" AND {name} IS ?"
+            where += f" AND {m.ledger.dialect.is_same(name)}"
             params.append(self.scope.get(name))
         return next(m.ledger.iter_rows(where, params, order="created_at DESC"), None)
 

@@ -74,7 +74,10 @@ from ..stores.copies import (
     temporary_name,
     unregister_copy,
 )
-from ..stores.ledger_postgres import dump_into_file, is_postgres_url, redact, snapshot
+from ..stores.database_url import is_database_url as is_postgres_url
+from ..stores.ledger.postgres import redact
+from ..stores.ledger.postgres_copy import dump_into_file
+from ..stores.ledger.postgres_reads import snapshot
 from ..stores.restore_journal import refuse_while_restoring
 from ..stores.sqlite import BUSY_TIMEOUT_MS, connect, files_under, integrity_check, table_counts, vacuum_into
 from ..target import Target, resolve
@@ -311,8 +314,8 @@ def _snapshot_sqlite(path: str, dst: str) -> tuple[dict[str, int], str]:
 
 def _postgres_counts(url: str) -> dict[str, int]:
     """Rows per table of a PostgreSQL ledger (a dry run's counts), from one snapshot."""
-    from ..stores.ledger_postgres import postgres_tables
-    from ..stores.ledger_tables import quote
+    from ..stores.ledger.postgres_copy import postgres_tables
+    from ..stores.ledger.tables import quote
 
     with snapshot(url) as ledger:
         return {

@@ -1,7 +1,7 @@
 """Copying a SQLite ledger into PostgreSQL (``mem0-hygiene ledger migrate --to postgresql://...``): every row
 of every table of the file (enumerated: ``memories``, the ``pending`` journal and whatever else the file holds)
 in one transaction, verified before it commits by the row count and a checksum of each table on both sides
-(:mod:`mem0_hygiene.stores.ledger_tables`, shared with the backup and restore of a PostgreSQL ledger), then the
+(:mod:`mem0_hygiene.stores.ledger.tables`, shared with the backup and restore of a PostgreSQL ledger), then the
 config change to make. A file older than the current schema is read through an upgraded copy in memory (the
 file is left as it was), so rows sharing a topic key arrive chained to the newest instead of meeting the
 database's unique index."""
@@ -15,9 +15,11 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ..display.tables import Line, LinesView
 from ..errors import ConfigError, LedgerError
-from ..stores.ledger import Ledger
-from ..stores.ledger_postgres import PostgresLedger, held_for_load, is_postgres_url, load_rows
-from ..stores.ledger_tables import TableCopy
+from ..stores.database_url import is_database_url as is_postgres_url
+from ..stores.ledger import open_ledger, scratch_copy
+from ..stores.ledger.postgres import PostgresLedger
+from ..stores.ledger.postgres_copy import held_for_load, load_rows
+from ..stores.ledger.tables import TableCopy
 from ..target import resolve
 
 
@@ -90,8 +92,8 @@ def migrate_ledger(target: Any, to_url: str) -> LedgerMigration:
         )
     if source_path == ":memory:" or not os.path.isfile(source_path):
         raise LedgerError(f"no ledger at {source_path} to migrate; pass the app's --config or --ledger FILE")
-    Ledger.open_readonly(source_path).close()  # refuses what is not a ledger, or a newer one, first
-    source = Ledger.scratch_copy(source_path)  # read-only; an older schema is upgraded in the copy only
+    open_ledger(source_path, readonly=True).close()  # refuses what is not a ledger, or a newer one, first
+    source = scratch_copy(source_path)  # read-only; an older schema is upgraded in the copy only
     source.path = source_path  # what its messages name (the copy is only read)
     notes = []
     if source.chained_on_upgrade:

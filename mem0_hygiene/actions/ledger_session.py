@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, LedgerError, MemoryNotFound, StoreLocked
 from ..stores.history import HistoryAndLedger
-from ..stores.ledger import Ledger, LedgerRow
+from ..stores.ledger import Ledger, LedgerRow, open_ledger
 from ..target import IN_PROCESS_HINTS, Target, is_dropin
 from ..timeutil import as_utc, system_clock
 
@@ -160,7 +160,9 @@ def ledger_session(
             ids if reader is None or reader.ledger is None else [mid for mid in ids if mid not in reader.rows(ids)]
         )
         if reader is not None and reader.ledger is not None and not missing:
-            ledger = reader.ledger if readonly else stack.enter_context(contextlib.closing(Ledger(target.ledger_path)))
+            ledger = (
+                reader.ledger if readonly else stack.enter_context(contextlib.closing(open_ledger(target.ledger_path)))
+            )
             yield stack.enter_context(
                 contextlib.closing(LedgerSession(ledger, ledger_now(target, ledger), reader, None, _others(target)))
             )

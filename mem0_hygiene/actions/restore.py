@@ -31,7 +31,6 @@ from typing import Any
 
 from ..errors import BackupError, HygieneError, StoreLocked
 from ..progress import step as progress_step
-from ..stores import ledger_postgres as pg
 from ..stores import qdrant as qdrant_local
 from ..stores.backup_record import update_record
 from ..stores.backup_set import (
@@ -54,9 +53,11 @@ from ..stores.copies import (
     temporary_name,
     unregister_copy,
 )
-from ..stores.ledger import Ledger
-from ..stores.ledger_postgres import is_postgres_url, redact
-from ..stores.ledger_tables import quote
+from ..stores.database_url import is_database_url as is_postgres_url
+from ..stores.ledger import open_ledger, scratch_copy
+from ..stores.ledger import postgres_copy as pg
+from ..stores.ledger.postgres import redact
+from ..stores.ledger.tables import quote
 from ..stores.restore_journal import (
     finish_command,
     read_journal,
@@ -407,7 +408,7 @@ def _postgres_step(url: str, src: str, doc: dict[str, Any], notes: list[str], jp
 
 
 def _mark(src: str, stamp: str) -> str:
-    """What the PostgreSQL ledger keeps (:data:`~mem0_hygiene.stores.ledger_postgres.RESTORE_MARK`) in the
+    """What the PostgreSQL ledger keeps (:data:`~mem0_hygiene.stores.ledger.postgres_copy.RESTORE_MARK`) in the
     transaction that loads this restore's rows."""
     return f"{stamp} {src}"
 
@@ -592,7 +593,7 @@ def _roll_back_postgres(step: _Step, url: str | None, mark: str) -> None:
         try:
             with ledger.exclusive("prune"), pg.held_for_load(ledger) as conn:
                 if pg.restore_mark(ledger) == mark:
-                    source = Ledger.open_readonly(step.aside)
+                    source = open_ledger(step.aside, readonly=True)
                     try:
                         pg.load_rows(ledger, conn, source, replace=True)
                     finally:
@@ -629,7 +630,7 @@ def _swap_postgres(
                 _stage_one(step, src, doc, stamp, held)
             assert step.staged is not None and step.aside is not None
             _dump_aside(ledger, step, registry, at, src)
-            source = Ledger.scratch_copy(step.staged)  # a set older than schema 4 arrives upgraded (the copy only)
+            source = scratch_copy(step.staged)  # a set older than schema 4 arrives upgraded (the copy only)
             source.path = step.staged  # what its messages name
             try:
                 pg.load_rows(ledger, conn, source, replace=True)
@@ -707,7 +708,7 @@ def _stage_one(step: _Step, src: str, doc: dict[str, Any], stamp: str, held: con
     if step.kind == "sqlite" and step.journal_mode == "wal":
         _set_wal(step.staged)
     if step.kind == "postgres":  # an older set's ledger gets the current schema first, as a ledger file would
-        Ledger(step.staged).close()
+        open_ledger(step.staged).close()
         step.counts = table_counts(step.staged)
     return True
 

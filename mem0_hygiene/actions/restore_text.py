@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..display.tables import Line, counts_text
-from ..stores.ledger_postgres import is_postgres_url
+from ..stores.database_url import is_database_url as is_postgres_url
 
 if TYPE_CHECKING:
     from .restore_result import RestoreResult

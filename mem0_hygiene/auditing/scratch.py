@@ -22,6 +22,7 @@ from typing import Any
 
 from ..errors import HygieneError
 from ..scan import find_secrets, instruction_reason, normalize_for_duplicates
+from ..stores.database_url import is_database_url
 from ..stores.history import HistoryFile, RecoveredCopy, needs_rollback
 from ..stores.ledger import APPLICATION_ID
 from ..stores.sqlite import connect, is_wal_file, uri
@@ -330,10 +331,10 @@ class ScratchDB:
         ``ledger_ids`` here for the joins with the points and history.db (see
         :mod:`mem0_hygiene.auditing.ledger_sql`). ``now_iso`` None: no ``ledger_ids`` (for a reader that only
         reads the ledger's own tables, through :attr:`ledger`)."""
-        if not (path and path.startswith(("postgresql://", "postgres://"))):
+        if not (path and is_database_url(path)):
             self.attach_ledger(path)
             return
-        from ..stores.ledger_postgres import ReadSnapshot
+        from ..stores.ledger.postgres_reads import ReadSnapshot
 
         try:
             server = ServerLedger(ReadSnapshot(path))
