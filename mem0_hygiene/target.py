@@ -258,7 +258,7 @@ class Target:
         The store is never moved: a store on a RAM disk or under /tmp is used where it is, with a warning naming
         ``mem0-hygiene relocate`` (``hygiene.on_volatile`` is "warn" here; relocation is an explicit act).
         ``readonly=True`` (dry runs and reads) writes nothing anywhere: the ledger is a scratch copy in memory
-        (:meth:`Ledger.scratch_copy`; no file is created), a missing history.db is an in-memory one, and a local
+        (``stores.ledger.scratch_copy``; no file is created), a missing history.db is an in-memory one, and a local
         Qdrant store must already hold the collection (nothing is created in it). A local folder this process may
         only read (:meth:`read_only_reason`) is then read from its files into an in-memory copy
         (:func:`~mem0_hygiene.stores.qdrant_file.readonly_client`), even while the app holds it; without
@@ -306,7 +306,7 @@ class Target:
     def _open_readonly(self, cfg: dict[str, Any], action: str) -> Memory:
         from .config import build_mem0_config
         from .memory.core import Memory
-        from .stores.ledger import Ledger
+        from .stores.ledger import scratch_copy
         from .stores.qdrant import collection_names
 
         path = self.vector_path
@@ -331,7 +331,7 @@ class Target:
                 built.history_db_path = ":memory:"  # sqlite3 would create the file
             settings.ledger_path = self.ledger_path
             settings.flush_after = 0.0  # no timer thread: buffered rows go straight into the scratch copy
-            return Memory(built, hygiene=settings, config_facts=facts, ledger=Ledger.scratch_copy(self.ledger_path))
+            return Memory(built, hygiene=settings, config_facts=facts, ledger=scratch_copy(self.ledger_path))
         except BaseException:
             if client is not None:
                 client.close()

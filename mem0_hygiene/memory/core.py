@@ -44,8 +44,8 @@ from ..errors import (
 )
 from ..progress import counted
 from ..stores.guard import guard_stores
-from ..stores.ledger import Ledger, LedgerRow
-from ..stores.ledger_postgres import is_postgres_url
+from ..stores.database_url import is_database_url as is_postgres_url
+from ..stores.ledger import Ledger, LedgerRow, open_ledger
 from ..stores.paths import check_store_paths, deployment_paths
 from ..stores.restore_journal import refuse_while_restoring
 from ..stores.state_changes import confirm_rows, invalidate_row
@@ -138,7 +138,7 @@ class Memory(
         )
         self.config_facts = config_facts or ConfigFacts()
         # an open ledger may be given (a scratch copy, for dry runs); otherwise the file at ledger_path
-        self.ledger = ledger if ledger is not None else Ledger(self.ledger_path)
+        self.ledger = ledger if ledger is not None else open_ledger(self.ledger_path)
         self._decider = WriteDecisionSettings.parse(settings.write_decision)
         try:
             # the mixins set up their own state first (auto-prune, ledger buffers and the exit hook that

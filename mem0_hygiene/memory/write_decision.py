@@ -369,7 +369,7 @@ class WriteDecisionMixin:
         where = "topic_key = ? AND " + live_sql(expiry=False)  # expiry is judged below, by the clock
         params: list[Any] = [key]
         for name in SCOPE_KEYS:
-            where += f" AND {name} IS ?"
+            where += f" AND {self.ledger.dialect.is_same(name)}"
             params.append(scope.get(name))
         stored = list(self.ledger.iter_rows(where, params, order="created_at DESC"))
         fresh = [r for r in reversed(pending.values()) if r.topic_key == key and r.scope == scope]
