@@ -268,7 +268,10 @@ class Target:
         from .memory.core import Memory
         from .offline import OFFLINE_PROVIDER
         from .stores.qdrant import is_qdrant_folder
+        from .stores.vector import SUPPORTED, UnsupportedVectorStore, unsupported_reason
 
+        if self.provider not in SUPPORTED:  # one clear line, not mem0's error from deep inside
+            raise UnsupportedVectorStore(f"cannot {action}: {unsupported_reason(self.provider)}")
         read_only = self.read_only_reason()
         if read_only and not readonly:
             raise ReadOnlyStore(
@@ -309,12 +312,14 @@ class Target:
         from .stores.ledger import scratch_copy
         from .stores.qdrant import collection_names
 
-        path = self.vector_path
+        path = self.vector_paths[0] if self.vector_paths else None  # a local Qdrant folder
         if path and self.collection not in collection_names(path):
             raise StoreMissing(
                 f"the local Qdrant store at {path} has no collection {self.collection!r}, so there is "
                 f"nothing to {action}; check vector_store.config.collection_name (--collection)"
             )
+        if not path and self.provider != "qdrant":
+            self._check_collection_exists(action)
         client = self._readonly_client() if path else None
         if client is not None:  # the folder's own files, read into memory: mem0 reads through this client
             cfg = {
@@ -336,6 +341,22 @@ class Target:
             if client is not None:
                 client.close()
             raise
+
+    def _check_collection_exists(self, action: str) -> None:
+        """Refuse a read of another provider's store whose collection is not there (mem0 would create it empty:
+        a read must write nothing), naming the store; a provider the seam cannot read is left to mem0."""
+        from .stores.vector import UnsupportedVectorStore, for_target
+
+        try:
+            store = for_target(self, action=action)
+        except UnsupportedVectorStore:
+            return
+        with store:
+            if not store.exists():
+                raise StoreMissing(
+                    f"the {store.describe()} does not exist, so there is nothing to {action}; check "
+                    "vector_store.config (collection_name, path) against the app's"
+                )
 
     def _readonly_client(self) -> Any:
         """An in-memory copy of the collection when this process may only read the local folder (None when it

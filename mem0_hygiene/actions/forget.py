@@ -416,6 +416,8 @@ def forget(
                     f"the memories were deleted, but scrubbing their text failed ({exc}); nothing of the scrub "
                     "was half-applied to that file (one transaction). Run forget with scrub again"
                 ) from exc
+            if raw is not None and hasattr(raw, "scrub_log"):  # Chroma keeps deleted payloads in its own log
+                raw.scrub_log(affected)
             for path in counted(
                 "compacting the vector store's files",
                 files_under(qdrant_path) if qdrant_path is not None else _sqlite_files_of(raw),

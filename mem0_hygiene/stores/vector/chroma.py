@@ -99,6 +99,31 @@ class ChromaStore(VectorStore):
         got = self._col().get(where=where[0] if len(where) == 1 else {"$and": where}, include=["metadatas"])
         return _points(got, False)
 
+    def scrub_log(self, ids: Iterable[str]) -> int:
+        """Blank the metadata (mem0's payload: the text) that Chroma's own write-ahead log (table
+        ``embeddings_queue`` in ``chroma.sqlite3``) still keeps for these ids once they are deleted from the
+        collection; the operations stay, so replaying the log gives the same collection. Returns the rows blanked.
+        Ids still in the collection are left alone."""
+        import sqlite3
+
+        gone = [i for i in (str(x) for x in ids) if i not in self.get([i])]
+        database = os.path.join(self.path, "chroma.sqlite3")
+        if not gone or not os.path.isfile(database):
+            return 0
+        conn = sqlite3.connect(database, timeout=5.0)
+        try:
+            conn.execute("PRAGMA secure_delete = ON")
+            marks = ",".join("?" * len(gone))
+            with conn:
+                cur = conn.execute(
+                    f"UPDATE embeddings_queue SET metadata = NULL WHERE id IN ({marks}) AND metadata IS NOT NULL", gone
+                )
+            return int(cur.rowcount)
+        except sqlite3.OperationalError:  # another Chroma version without this table: nothing kept there
+            return 0
+        finally:
+            conn.close()
+
     def raw_files(self) -> list[str]:
         return folder_files(self.path)
 
