@@ -2,20 +2,26 @@
 rebuilt from a payload (or made up for a memory the ledger never knew).
 
 The birth facts are written into the payload by the same mem0 ``add`` that stores the memory, so a
-crash before its ledger row is written loses nothing: the next read rebuilds the row from them. They
-are kept under one payload key, :data:`BIRTH_HOLDER` (``"id"``), that mem0 itself never writes and
-leaves out of every item's ``metadata`` (mem0's ``get``, ``get_all`` and ``search`` build ``metadata``
-from the payload minus its own keys, ``id`` among them): a plain mem0 reader of the same store, and the
-drop-in, show exactly the metadata the app gave. They are held as one compact JSON text (mem0 deep-copies
-and walks every nested mapping of the metadata it is given, which cost about 1.7% of a plain add), except
-for a memory stored to replace another: its facts stay a mapping, so recovery finds it with a filter on the
-nested key. Both forms are read, and so are the top-level ``hygiene_*`` payload keys of stores written by
-earlier versions (taken out of the drop-in's own results).
+crash before its ledger row is written loses nothing: the next read rebuilds the row from them.
 
-A memory stored to replace another (``supersede``, or a write-time decision) also carries which memory
-it replaces and how (:data:`BIRTH_REPLACES`, :data:`BIRTH_REPLACES_HOW`): if the process dies between
-mem0 storing it and the ledger linking the two, the next start finds it by that fact and links it
-(see :mod:`mem0_hygiene.memory.recovery`).
+The payload keys are flat and scalar, so every vector store mem0 supports takes them (Chroma accepts
+scalar metadata only) and every provider's ``list(filters=...)`` finds them by equality:
+
+- :data:`BIRTH_TEXT` (``hygiene_birth``): the facts as one compact JSON text (source, kind, expiry,
+  quarantine, topic key);
+- :data:`BIRTH_REPLACES` / :data:`BIRTH_REPLACES_HOW` (``hygiene_replaces``, ``hygiene_replaces_how``),
+  only on a memory stored to replace another (``supersede``, or a write-time decision): which memory it
+  replaces and how. If the process dies between mem0 storing it and the ledger linking the two, the next
+  start finds it by a flat filter on that key and links it (see :mod:`mem0_hygiene.memory.recovery`).
+
+The drop-in takes these keys out of every result's ``metadata``: its items show exactly the metadata the
+app gave. A plain mem0 reader of the same store shows every payload key mem0 does not know in
+``metadata``, so it sees them there too (``{"hygiene_birth": "{...}"}`` beside the app's own keys, and the
+two ``hygiene_replaces*`` keys on a replacement); its memories, ids, texts and scopes are untouched.
+
+Payloads written by earlier versions are still read: the facts under the payload key ``"id"`` (as JSON
+text, or as a mapping on a replacement) and the older top-level ``hygiene_*`` keys. The drop-in's
+``update`` rewrites such a payload in the new shape when it next writes the memory.
 """
 
 from __future__ import annotations
@@ -40,9 +46,12 @@ BIRTH_REPLACES = "hygiene_replaces"
 """The id of the memory this one was stored to replace."""
 BIRTH_REPLACES_HOW = "hygiene_replaces_how"
 """How: "supersede", or "invalidate" with the reason after a colon ("invalidate:negation cue 'no longer'")."""
-BIRTH_HOLDER = "id"
-"""The payload key holding the birth facts (a dict): one mem0 never writes and never shows as metadata."""
+BIRTH_TEXT = "hygiene_birth"
+"""The payload key holding the birth facts other than the two replacement keys, as one compact JSON text."""
+LEGACY_HOLDER = "id"
+"""Where earlier versions held the birth facts (JSON text, or a mapping): read, rewritten on the next update."""
 BIRTH_KEYS = (
+    BIRTH_TEXT,
     BIRTH_SOURCE,
     BIRTH_SOURCE_KIND,
     BIRTH_EXPIRES,
@@ -57,7 +66,7 @@ def birth_facts(
     source: str | None, kind: str, expires: str | None, quarantined: bool, topic_key: str | None
 ) -> dict[str, Any]:
     """The facts that let a lost ledger row be rebuilt (only the ones with a value); the payload carries
-    them as ``{BIRTH_HOLDER: facts}`` (see :func:`birth_metadata`)."""
+    them under :data:`BIRTH_TEXT` (see :func:`birth_metadata`)."""
     out: dict[str, Any] = {BIRTH_SOURCE_KIND: kind}
     if source is not None:
         out[BIRTH_SOURCE] = source
@@ -77,20 +86,47 @@ def replaces_facts(old_id: str, action: str = "supersede", reason: str = "") -> 
 
 
 _JSON_MARK = '{"' + BIRTH_SOURCE_KIND + '"'
-"""How a held JSON text of birth facts begins (the kind is always its first key)."""
+"""How a JSON text of birth facts begins (the kind is always its first key)."""
+_REPLACING = (BIRTH_REPLACES, BIRTH_REPLACES_HOW)
 
 
 def birth_metadata(metadata: dict[str, Any] | None, facts: dict[str, Any]) -> dict[str, Any]:
-    """The metadata to give mem0's ``add``: the app's own, plus ``facts`` merged under :data:`BIRTH_HOLDER`
-    (a JSON text; a mapping when they say which memory this one replaces)."""
+    """The metadata to give mem0's ``add``: the app's own, plus ``facts`` merged with any already there:
+    :data:`BIRTH_TEXT` a JSON text, the replacement keys flat beside it."""
     meta = dict(metadata or {})
-    held = held_facts(meta.get(BIRTH_HOLDER))
-    if held is None and next(iter(facts), None) == BIRTH_SOURCE_KIND:
-        merged = facts  # the common case (birth_facts puts the kind first)
-    else:  # the kind first (see _JSON_MARK), with its merged value
-        merged = {BIRTH_SOURCE_KIND: None, **(held or {}), **facts}
-    meta[BIRTH_HOLDER] = merged if BIRTH_REPLACES in merged else _facts_text(tuple(merged.items()))
-    return meta
+    held = birth_of(meta) if (BIRTH_TEXT in meta or LEGACY_HOLDER in meta) else None
+    if held is None and next(iter(facts), None) == BIRTH_SOURCE_KIND and not any(k in facts for k in _REPLACING):
+        meta[BIRTH_TEXT] = _facts_text(tuple(facts.items()))  # the common case (birth_facts puts the kind first)
+        return meta
+    merged = {BIRTH_SOURCE_KIND: None, **(held or {}), **facts}  # the kind first (see _JSON_MARK)
+    if merged[BIRTH_SOURCE_KIND] is None:
+        merged[BIRTH_SOURCE_KIND] = "unknown"
+    return {**meta, **shaped(merged)}
+
+
+def shaped(facts: dict[str, Any]) -> dict[str, Any]:
+    """The payload keys holding ``facts`` in the current shape (:data:`BIRTH_TEXT` plus the flat replacement
+    keys when the facts have them); the legacy holder, when given facts, is emptied."""
+    out: dict[str, Any] = {BIRTH_TEXT: _facts_text(tuple((k, v) for k, v in facts.items() if k not in _REPLACING))}
+    for key in _REPLACING:
+        if facts.get(key) is not None:
+            out[key] = str(facts[key])
+    return out
+
+
+def upgraded(payload: Any) -> dict[str, Any] | None:
+    """The metadata that rewrites a payload written in an earlier shape in the current one (for mem0's
+    ``update``, which merges it into the payload; the legacy holder is left empty), None when the payload is
+    in the current shape or has no birth facts."""
+    if not isinstance(payload, dict) or BIRTH_TEXT in payload:
+        return None
+    facts = birth_of(payload)
+    if facts is None:
+        return None
+    out = shaped({k: v for k, v in facts.items() if k in BIRTH_KEYS and k != BIRTH_TEXT})
+    if LEGACY_HOLDER in payload:
+        out[LEGACY_HOLDER] = ""  # mem0 never shows "id" as metadata; "" holds no facts
+    return out
 
 
 @functools.lru_cache(maxsize=256)
@@ -100,7 +136,7 @@ def _facts_text(items: tuple[tuple[str, Any], ...]) -> str:
 
 
 def held_facts(held: Any) -> dict[str, Any] | None:
-    """The birth facts a :data:`BIRTH_HOLDER` value holds (a mapping or its JSON text), None when it holds none."""
+    """The birth facts a held value holds (a mapping or its JSON text), None when it holds none."""
     if isinstance(held, str) and held.startswith(_JSON_MARK):
         try:
             held = json.loads(held)
@@ -112,12 +148,19 @@ def held_facts(held: Any) -> dict[str, Any] | None:
 
 
 def birth_of(payload: Any) -> dict[str, Any] | None:
-    """The birth facts in a payload (or a legacy item's metadata), None when the drop-in wrote none."""
+    """The birth facts in a payload (or a legacy item's metadata), None when the drop-in wrote none: the
+    current shape, else the facts under the legacy holder, else the top-level keys of the oldest stores."""
     if not isinstance(payload, dict):
         return None
-    held = held_facts(payload.get(BIRTH_HOLDER))
-    if held is not None:
+    held = held_facts(payload.get(BIRTH_TEXT))
+    if held is None:
+        held = held_facts(payload.get(LEGACY_HOLDER))
+        if held is not None:
+            return held
+    elif payload.get(BIRTH_REPLACES) is None:
         return held
+    else:
+        return {**held, **{k: payload[k] for k in _REPLACING if payload.get(k) is not None}}
     if BIRTH_SOURCE_KIND in payload or BIRTH_REPLACES in payload:  # written by an earlier version
         return payload
     return None
@@ -211,11 +254,11 @@ def _row_from_birth(item: dict[str, Any], birth: dict[str, Any], now: Callable[[
 
 
 def strip_birth(item: dict[str, Any]) -> None:
-    """Result items look exactly like mem0's: birth facts a store written by an earlier version kept as
-    top-level payload keys are taken out of ``metadata`` (``item`` is changed in place; a ``metadata`` left
-    empty becomes None). mem0 itself never shows :data:`BIRTH_HOLDER`."""
+    """Result items look exactly like mem0's showing the app's metadata: the birth-fact keys (current and
+    earlier top-level ones) are taken out of ``metadata`` (``item`` is changed in place; a ``metadata`` left
+    empty becomes None). mem0 itself never shows the legacy holder ``"id"``."""
     meta = item.get("metadata")
-    if isinstance(meta, dict) and (BIRTH_SOURCE_KIND in meta or BIRTH_REPLACES in meta):
+    if isinstance(meta, dict) and (BIRTH_TEXT in meta or BIRTH_SOURCE_KIND in meta or BIRTH_REPLACES in meta):
         for key in BIRTH_KEYS:
             meta.pop(key, None)
         if not meta:

@@ -43,15 +43,15 @@ from ..errors import (
     SupersedeError,
 )
 from ..progress import counted
-from ..stores.guard import guard_stores
 from ..stores.database_url import is_database_url as is_postgres_url
+from ..stores.guard import guard_stores
 from ..stores.ledger import Ledger, LedgerRow, open_ledger
 from ..stores.paths import check_store_paths, deployment_paths
 from ..stores.restore_journal import refuse_while_restoring
 from ..stores.state_changes import confirm_rows, invalidate_row
 from ..stores.vectors import iter_points
 from ..timeutil import Clock, as_utc, parse_duration, parse_time, shift_time, system_clock, to_iso
-from .birth import adoption_row, birth_facts, birth_metadata, point_item, replaces_facts, strip_birth
+from .birth import adoption_row, birth_facts, birth_metadata, point_item, replaces_facts, strip_birth, upgraded
 from .buffer import LedgerBufferMixin
 from .fact_guard import FactGuardMixin, collecting_redactions, with_redactions
 from .guard import CLEAN, Screened, facts_of, screen_messages, screen_text
@@ -445,7 +445,8 @@ class Memory(
         data: str | None = None,
     ) -> dict[str, Any]:
         """mem0's ``update``; a new text counts as a confirmation, an expiration date is recorded. The new
-        text goes through the write guard (``hygiene.secrets``, ``hygiene.instructions``) first."""
+        text goes through the write guard (``hygiene.secrets``, ``hygiene.instructions``) first. Birth facts an
+        earlier version wrote in another payload shape are rewritten in the current one (see :mod:`.birth`)."""
         seen = CLEAN
         for name, value in (("text", text), ("data", data)):
             if isinstance(value, str):
@@ -463,6 +464,10 @@ class Memory(
             kwargs["expiration_date"] = expiration_date
             if expiration_date is not None:
                 expiry = self._resolve_expiry(self.now(), None, None, expiration_date)
+        point = self.vector_store.get(vector_id=memory_id)
+        reshaped = upgraded(getattr(point, "payload", None)) if point is not None else None
+        if reshaped:
+            metadata = {**(metadata or {}), **reshaped}
         result = super().update(memory_id, text=text, metadata=metadata, data=data, **kwargs)
         if row is None:
             row = self.require_row(memory_id)

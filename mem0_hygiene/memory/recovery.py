@@ -10,9 +10,9 @@ outside the ledger:
   tombstones' age: the drop-in calls it when it starts (over its own ledger), and every ``prune`` and
   ``auto_prune`` call it (the first ``delete`` of a process, when the start could not).
 - a replacement (``supersede(old, "text")``, or a write-time decision): the old memory is journaled, mem0
-  stores the new one with "replaces old" in its birth facts (:func:`~.birth.replaces_payload`), then one
-  ledger transaction records the new row and links the two. A crash in between would leave both live;
-  :meth:`RecoveryMixin.recover_replacements`, run when the drop-in starts, finds the new memory by that
+  stores the new one with "replaces old" in its birth facts (:func:`~.birth.replaces_facts`, a flat payload
+  key), then one ledger transaction records the new row and links the two. A crash in between would leave
+  both live; :meth:`RecoveryMixin.recover_replacements`, run when the drop-in starts, finds the new memory by that
   birth fact and links it (roll forward), or, when mem0 never stored it, closes the entry (the old memory
   simply stays live). Readers of the next process therefore see the old fact or the new one, never both.
 """
@@ -30,7 +30,7 @@ from mem0 import Memory as Mem0Memory
 from ..errors import SupersedeError
 from ..stores.ledger import LedgerRow
 from ..timeutil import parse_time
-from .birth import BIRTH_HOLDER, BIRTH_REPLACES, adoption_row, point_item, replaced_by_birth
+from .birth import BIRTH_REPLACES, LEGACY_HOLDER, adoption_row, point_item, replaced_by_birth
 
 if TYPE_CHECKING:
     from ..stores.ledger import Ledger
@@ -57,6 +57,7 @@ class RecoveryMixin:
 
     ledger: Ledger
     vector_store: Any
+    config: Any
 
     if TYPE_CHECKING:
 
@@ -136,8 +137,12 @@ class RecoveryMixin:
         """The stored memory whose birth facts say it replaces ``old_id`` by ``action`` (the earliest, if a
         crash ever left more than one), as an item for :func:`~.birth.adoption_row`; None when there is none."""
         found: list[dict[str, Any]] = []
-        # the birth facts' key inside their holder, and (a store written by an earlier version) at the top
-        for key in (f"{BIRTH_HOLDER}.{BIRTH_REPLACES}", BIRTH_REPLACES):
+        # the flat key every provider filters on by equality; a replacement stored by an earlier version on
+        # Qdrant kept it in a mapping under the legacy holder, found by Qdrant's dotted key
+        keys = [BIRTH_REPLACES]
+        if self.config.vector_store.provider == "qdrant":
+            keys.append(f"{LEGACY_HOLDER}.{BIRTH_REPLACES}")
+        for key in keys:
             listed = self.vector_store.list(filters={key: old_id}, top_k=16)
             points = (
                 listed[0] if isinstance(listed, (list, tuple)) and listed and isinstance(listed[0], list) else listed

@@ -105,7 +105,15 @@ def plain_view(plain: Mem0Memory, ids: list[str]) -> dict[str, Any]:
     }
 
 
-def test_plain_mem0_readers_see_exactly_the_apps_metadata(mem, plain_mem0, close_plain, tmp_path):
+def strip_hygiene(metadata: dict | None) -> dict | None:
+    """A plain reader's metadata without the hygiene keys (None when nothing else is left)."""
+    rest = {k: v for k, v in (metadata or {}).items() if not k.startswith("hygiene_")}
+    return rest or None
+
+
+def test_plain_mem0_readers_see_the_apps_metadata_beside_the_flat_hygiene_keys(mem, plain_mem0, close_plain, tmp_path):
+    """mem0 shows every payload key it does not know as metadata: a plain reader sees the app's keys unchanged
+    and the hygiene keys (flat, scalar) beside them; the drop-in shows the app's alone."""
     bare = mem.add("A bare fact", **SCOPE, infer=False)["results"][0]["id"]
     tagged = mem.add("A tagged fact", **SCOPE, infer=False, metadata={"topic": "profile", "n": 2})["results"][0]["id"]
     rich = mem.add(
@@ -125,10 +133,18 @@ def test_plain_mem0_readers_see_exactly_the_apps_metadata(mem, plain_mem0, close
         view = plain_view(plain, [bare, tagged, rich, new])
     finally:
         close_plain(plain)
-    assert view[bare] == (None, None, None)
-    assert view[tagged] == ({"topic": "profile", "n": 2},) * 3
-    assert view[rich] == ({"topic": "web"},) * 3
-    assert view[new] == ({"topic": "profile"},) * 3
+    apps = {mid: [strip_hygiene(seen) for seen in view[mid]] for mid in view}
+    assert apps[bare] == [None, None, None]
+    assert apps[tagged] == [{"topic": "profile", "n": 2}] * 3
+    assert apps[rich] == [{"topic": "web"}] * 3
+    assert apps[new] == [{"topic": "profile"}] * 3
+    assert {key for seen in view[new] for key in seen or {}} == {
+        "topic",
+        "hygiene_birth",
+        "hygiene_replaces",
+        "hygiene_replaces_how",
+    }
+    assert all(not isinstance(v, (dict, list)) for seen in view.values() for m in seen for v in (m or {}).values())
     assert mine == {bare: None, tagged: {"topic": "profile", "n": 2}, rich: {"topic": "web"}, new: {"topic": "profile"}}
 
 
@@ -154,25 +170,41 @@ def test_a_row_never_flushed_is_rebuilt_from_the_payload(make_memory, tmp_path):
     assert row.expires_at is not None
 
 
-def test_birth_facts_are_one_json_text_and_the_earlier_mapping_form_is_still_read(make_memory):
-    """mem0 deep-copies and walks every nested mapping of an add's metadata: the facts travel as one text. A
-    memory stored to replace another keeps a mapping, which recovery finds by a filter on the nested key."""
+def test_birth_facts_are_flat_scalar_keys_and_earlier_shapes_are_still_read(make_memory):
+    """The birth facts travel as one JSON text under hygiene_birth, a replacement's link as flat scalar keys
+    (every provider takes them, and filters on them); the facts under "id" (JSON text or a mapping) and the
+    oldest top-level keys are still read, and rewritten in the new shape by the next update."""
     m = make_memory()
     mid = m.add("Read it on a forum", **SCOPE, infer=False, source="https://forum.example/t/1", topic_key="forum")[
         "results"
     ][0]["id"]
-    held = m.vector_store.get(vector_id=mid).payload["id"]
-    assert isinstance(held, str) and json.loads(held)["hygiene_source"] == "https://forum.example/t/1"
+    payload = m.vector_store.get(vector_id=mid).payload
+    assert json.loads(payload["hygiene_birth"])["hygiene_source"] == "https://forum.example/t/1"
+    assert "id" not in payload and all(not isinstance(v, (dict, list)) for v in payload.values())
     new = m.supersede(mid, "Read it on the forum's new site")
-    assert m.vector_store.get(vector_id=new).payload["id"]["hygiene_replaces"] == mid
+    new_payload = m.vector_store.get(vector_id=new).payload
+    assert (new_payload["hygiene_replaces"], new_payload["hygiene_replaces_how"]) == (mid, "supersede")
     old = m.add("Written with the mapping form", **SCOPE, infer=False)["results"][0]["id"]
-    m.vector_store.client.set_payload(
-        "mem0", payload={"id": {"hygiene_source_kind": "tool", "hygiene_source": "web"}}, points=[old]
-    )
-    m._pending_new.clear()  # what a kill -9 before the flush loses: both rows are rebuilt from their payloads
+    text = m.add("Written with the text form", **SCOPE, infer=False)["results"][0]["id"]
+    top = m.add("Written with top-level keys", **SCOPE, infer=False)["results"][0]["id"]
+    for point, legacy in (
+        (old, {"id": {"hygiene_source_kind": "tool", "hygiene_source": "web"}}),
+        (text, {"id": '{"hygiene_source_kind":"user","hygiene_source":"chat"}'}),
+        (top, {"hygiene_source_kind": "user", "hygiene_source": "mail"}),
+    ):
+        m.vector_store.client.delete_payload("mem0", keys=["hygiene_birth"], points=[point])
+        m.vector_store.client.set_payload("mem0", payload=legacy, points=[point])
+    m._pending_new.clear()  # what a kill -9 before the flush loses: the rows are rebuilt from their payloads
     m.stop_deferred_flushes()
     m.ledger.close()
     m.vector_store.client.close()
     again = make_memory()
     assert (again.require_row(mid).source, again.require_row(mid).topic_key) == ("https://forum.example/t/1", "forum")
     assert (again.require_row(old).source, again.require_row(old).source_kind) == ("web", "tool")
+    assert again.require_row(text).source == "chat"
+    assert again.require_row(top).source == "mail"
+    assert again.get(top)["metadata"] is None  # the old top-level keys never shown by the drop-in
+    again.update(old, text="Rewritten with the mapping form")
+    payload = again.vector_store.get(vector_id=old).payload
+    assert json.loads(payload["hygiene_birth"])["hygiene_source"] == "web" and payload["id"] == ""
+    assert again.get(old)["metadata"] is None
