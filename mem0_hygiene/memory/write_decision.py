@@ -29,6 +29,7 @@ from mem0 import Memory as Mem0Memory
 
 from ..config import WriteDecisionSettings
 from ..stores.ledger import LedgerRow
+from ..stores.scores import ScoreScale, score_scale
 from ..stores.states import live_sql
 from ..timeutil import to_iso
 from .birth import birth_metadata, replaces_facts
@@ -136,6 +137,18 @@ class WriteDecisionMixin:
         def unbuffer_new(self, memory_id: str) -> LedgerRow | None: ...
         def resolve_replacement(self, old_id: str, action: str, since: str) -> str | None: ...
 
+    def score_scale(self) -> ScoreScale:
+        """How this store's search scores read as cosine similarity (read once; see
+        :mod:`mem0_hygiene.stores.scores`). A :class:`~mem0_hygiene.errors.ConfigError` when that cannot be
+        known, or when it needs unit vectors and the embedder's are not (checked once, on a probe text)."""
+        scale: ScoreScale | None = getattr(self, "_score_scale", None)
+        if scale is None:
+            scale = score_scale(str(self.config.vector_store.provider), self.vector_store)
+            if scale.needs_unit:
+                scale.check_unit(self.embedding_model.embed("unit length check", "search"))
+            self._score_scale = scale
+        return scale
+
     def _embedder_family(self) -> str | None:
         emb = self.config.embedder
         conf = emb.config if isinstance(emb.config, dict) else {}
@@ -163,6 +176,7 @@ class WriteDecisionMixin:
         other result keys to ``extra``; supersede/invalidate links are queued in ``links`` and applied
         by :meth:`apply_decisions` once the new rows are in the ledger."""
         thresholds = thresholds_for(settings, self._embedder_family())
+        self.score_scale()  # refused before anything is stored when the store's scores cannot be read as cosine
         pending = {r.memory_id: r for r in rows}
         dead = {link[1] for link in links}
 
@@ -406,9 +420,11 @@ class WriteDecisionMixin:
     ) -> _Found:
         vector = self.embedding_model.embed(text, "search")
         hits = self.vector_store.search(query=text, vectors=vector, top_k=settings.candidates, filters=dict(scope))
+        scale = self.score_scale()
+        similarity = {str(h.id): scale.cosine(h.score) for h in hits}  # one scale whatever the provider
         hits = sorted(
             (h for h in hits if str(h.id) not in exclude and str(h.id) not in dead),
-            key=lambda h: -float(h.score or 0.0),
+            key=lambda h: -similarity[str(h.id)],
         )
         rows = self.ledger.get_many([str(h.id) for h in hits]) if hits else {}
         for hit in hits:
@@ -421,7 +437,7 @@ class WriteDecisionMixin:
             if key is not None and row.topic_key is not None and row.topic_key != key:
                 continue  # different identity keys never merge
             old_text = str(payload.get("data") or "")
-            verdict = classify(float(hit.score or 0.0), text, old_text, thresholds)
+            verdict = classify(similarity[hid], text, old_text, thresholds)
             found = _Found(verdict.label, verdict.similarity, verdict.reason, hid, old_text, row)
             if settings.judge in JUDGES and verdict.ambiguous:
                 if defer:
