@@ -10,7 +10,7 @@ import sys
 import textwrap
 import uuid
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 
 import pytest
 
@@ -79,43 +79,6 @@ def test_an_older_postgres_ledger_is_migrated_to_the_current_version(pg_url: str
         assert led.pending() == []
     finally:
         led.close()
-
-
-def test_the_public_ledger_api_behaves_as_on_sqlite(pg_url: str, tmp_path) -> None:
-    for led in (open_ledger(str(tmp_path / "hygiene.db")), open_ledger(pg_url)):
-        try:
-            led.insert([row("a", topic_key="db"), row("b", quarantined=True), row("c")])
-            led.insert([row("a", source="ignored")], ignore_existing=True)
-            assert led.get("a").source is None  # type: ignore[union-attr]
-            led.link_supersede("a", "b", T0)
-            with pytest.raises(SupersedeError, match="cycle"):
-                led.link_supersede("b", "a", T0)
-            led.record_uses({"b": (2, T0)})
-            led.record_uses({"b": (1, T0 - timedelta(days=1))})
-            led.mark_guarded("c", ["openai_api_key"], None, quarantine=True)
-            got = led.get_many(["a", "b", "c"])
-            assert got["a"].superseded_by == "b" and got["b"].use_count == 3
-            assert got["b"].last_used_at == "2026-08-01T09:00:00.000000+00:00" and got["b"].quarantined
-            assert got["c"].redacted == "openai_api_key" and got["c"].quarantined
-            assert [
-                r.memory_id
-                for r in led.iter_rows(
-                    f"{led.dialect.is_same('user_id')} AND {led.dialect.is_same('run_id')}",
-                    ["dana", None],
-                    order="memory_id",
-                )
-            ] == ["a", "b", "c"]
-            assert led.predecessors("b") == ["a"] and led.successors("a") == ["b"]
-            assert led.tombstone_live_chain("nope", T0) is None
-            assert led.tombstone_live_chain("b", T0) == ["a", "b"]
-            assert led.tombstone_live_chain("b", T0) is None  # deleted already: nothing written
-            assert [p[:2] for p in led.pending()] == [("a", "delete"), ("b", "delete")]
-            led.settle(["a", "b"], "delete")
-            assert led.purgeable_tombstones(T0 + timedelta(days=1)) == ["a", "b"]
-            assert led.purge_rows(["b"]) == 2  # b and, by the cascade, a
-            assert led.get("a") is None and led.get("c") is not None
-        finally:
-            led.close()
 
 
 def test_superseding_an_already_superseded_memory_is_refused_even_on_another_connection(pg_url: str) -> None:

@@ -621,7 +621,8 @@ class Ledger(abc.ABC):
         left to review."""
         cutoff, stamp = to_iso(shift_time(now, -older_than, what="unused")), to_iso(now)
         where = live_sql() + " AND COALESCE(last_used_at, created_at) < ? AND COALESCE(confirmed_at, created_at) < ?"
-        order = "MAX(COALESCE(last_used_at, created_at), COALESCE(confirmed_at, created_at)), memory_id"
+        touched = "COALESCE(last_used_at, created_at), COALESCE(confirmed_at, created_at)"
+        order = f"{self.dialect.greatest}({touched}), memory_id"
         return list(self.iter_rows(where, (stamp, cutoff, cutoff), order=order))
 
     def purgeable_tombstones(self, older_than: datetime, limit: int | None = None) -> list[str]:
