@@ -9,6 +9,9 @@
   by the app's own client), every SQLite file in it checked, and the copy opened and its points counted;
   for a Qdrant server, a server-side snapshot per collection instead (downloading it is out of scope:
   the manifest says "server snapshot created: NAME");
+- ``vector/``: for pgvector, Chroma and FAISS, the provider seam's snapshot instead
+  (:mod:`mem0_hygiene.stores.vector`: the pgvector table read in one REPEATABLE READ transaction into
+  ``rows.jsonl``; Chroma's folder or FAISS's files copied and checked unchanged), with its count and checksum;
 - ``manifest.json``: times, counts per store (points per collection, rows per table), the sha256 and size
   of every other file, the integrity results, the mem0-hygiene version and the paths the set came from.
 
@@ -223,34 +226,47 @@ class BackupResult(LinesView):
         }
 
 
+SEAM_DIR = "vector"
+"""The folder of a backup set holding a snapshot the provider seam took (pgvector, Chroma, FAISS)."""
+SEAM_KIND = "seam_snapshot"
+"""The manifest's kind for that store (``local_qdrant`` and ``qdrant_server`` for Qdrant)."""
+
 # ---------------------------------------------------------------------------------------------- the target
 
 
 def backup_target(target: Any) -> Target:
-    """The deployment to back up or restore into (a config dict, a live Memory or a Target), refused unless its
-    vector store is Qdrant (a local folder or a server): the only store whose data can be snapshotted here."""
+    """The deployment to back up or restore into (a config dict, a live Memory or a Target), refused unless the
+    provider seam reads its vector store (:data:`~mem0_hygiene.stores.vector.SUPPORTED`): Qdrant (a local folder
+    or a server), pgvector, Chroma or FAISS."""
+    from ..stores.vector import SUPPORTED, unsupported_reason
+
     tgt = resolve(target)
-    if tgt.vector_location.provider != "qdrant":
+    if tgt.vector_location.provider not in SUPPORTED:
         raise BackupError(
-            f"backups cover a Qdrant vector store (a local folder or a server); this deployment uses "
-            f"{tgt.vector_location.provider!r}, whose data mem0-hygiene cannot snapshot. Back it up with its own "
+            f"{unsupported_reason(tgt.vector_location.provider)}; nothing was backed up. Back it up with its own "
             "tools, at the same moment as history.db and the ledger"
         )
     return tgt
 
 
+def _through_seam(tgt: Target) -> bool:
+    """The vector store is snapshotted by the provider seam (pgvector, Chroma, FAISS), not as a Qdrant store."""
+    return tgt.vector_location.provider != "qdrant"
+
+
 def _is_local(tgt: Target) -> bool:
-    return tgt.vector_location.is_local
+    """A local Qdrant folder (copied as a folder); the seam's providers are snapshotted their own way."""
+    return tgt.vector_location.is_local and not _through_seam(tgt)
 
 
 def source_dict(tgt: Target) -> dict[str, Any]:
     """What a backup set was taken from, as written into its manifest."""
     return {
         "vector_store": {
-            "provider": "qdrant",
-            "kind": "local" if _is_local(tgt) else "server",
+            "provider": tgt.vector_location.provider,
+            "kind": "local" if tgt.vector_location.is_local else "server",
             "path": tgt.vector_path,
-            "server": tgt.server_conf.get("remote"),
+            "server": tgt.vector_location.remote,
             "collection": tgt.collection,
         },
         "history_db_path": tgt.history_path,
@@ -413,8 +429,14 @@ def backup(
 
     if dry_run:
         leftovers = find_leftovers(dest_s, "backup", stem_prefix=PREFIX)
-        with tgt.vector_client("back up", BackupError) as client:
-            points = _point_counts(client, tgt)
+        if _through_seam(tgt):
+            from ..stores.vector import for_target
+
+            with for_target(tgt, action="back up") as store:
+                points = {tgt.collection: store.count()} if store.exists() else {}
+        else:
+            with tgt.vector_client("back up", BackupError) as client:
+                points = _point_counts(client, tgt)
         counts = {
             "points": points,
             "history": table_counts(tgt.history_path) if history_exists else {},
@@ -424,7 +446,13 @@ def backup(
             if ledger_exists
             else {},
         }
-        taken = "local folder would be copied while locked" if _is_local(tgt) else "a server snapshot would be created"
+        taken = (
+            f"the {tgt.provider} store would be snapshotted through the provider seam"
+            if _through_seam(tgt)
+            else "local folder would be copied while locked"
+            if _is_local(tgt)
+            else "a server snapshot would be created"
+        )
         return BackupResult(
             path=final,
             dest=dest_s,
@@ -459,7 +487,7 @@ def backup(
             roles = [
                 r
                 for r, ok in (
-                    ("vector_store", _is_local(tgt)),
+                    ("vector_store", tgt.vector_location.is_local),
                     ("history_db", history_exists),
                     ("ledger", ledger_exists),
                 )
@@ -540,8 +568,18 @@ def _build_set(
     modes: dict[str, str] = {}
     on_postgres = is_postgres_url(tgt.ledger_path)
     dumped: dict[str, Any] = {}
-    with contextlib.ExitStack() as ledger_snapshot, tgt.vector_client("back up", BackupError) as client:
-        points = _point_counts(client, tgt)
+    seam = _through_seam(tgt)
+    taken_snapshot: Any = None
+    with contextlib.ExitStack() as ledger_snapshot:
+        if seam:  # pgvector, Chroma, FAISS: the provider's own consistent snapshot, verified (stores/vector)
+            from ..stores.vector import for_target
+
+            store = ledger_snapshot.enter_context(for_target(tgt, action="back up"))
+            client: Any = None
+            points = {tgt.collection: store.count()} if store.exists() else {}
+        else:
+            client = ledger_snapshot.enter_context(tgt.vector_client("back up", BackupError))
+            points = _point_counts(client, tgt)
         held = [
             p
             for p, ok in ((tgt.history_path, history_exists), (tgt.ledger_path, ledger_exists and not on_postgres))
@@ -563,7 +601,11 @@ def _build_set(
                     counts["ledger"], modes["ledger"] = _snapshot_sqlite(
                         tgt.ledger_path, os.path.join(tmp, LEDGER_FILE)
                     )
-            if _is_local(tgt) and tgt.vector_path:
+            if seam:
+                if points:
+                    with step("copying the vector store"):
+                        taken_snapshot = store.snapshot(os.path.join(tmp, SEAM_DIR))
+            elif _is_local(tgt) and tgt.vector_path:
                 with step("copying the vector store"):
                     qdrant_local.copy_store(tgt.vector_path, os.path.join(tmp, QDRANT_DIR))
             else:
@@ -576,7 +618,7 @@ def _build_set(
                             "folder as vector_store.config.path instead so it can be copied"
                         ) from exc
                     snapshots[collection] = str(getattr(snap, "name", snap))
-        after = _point_counts(client, tgt)
+        after = ({tgt.collection: store.count()} if store.exists() else {}) if seam else _point_counts(client, tgt)
         if on_postgres:  # read from the snapshot taken above, after the other stores were let go
             with step("copying the ledger"):
                 copies = dump_into_file(pg, os.path.join(tmp, LEDGER_FILE))
@@ -634,7 +676,23 @@ def _build_set(
             stores[role]["tables"] = ledger_digests(path)  # every table, as check_set recomputes them
 
     report("checking the copies", 2, 3)
-    if _is_local(tgt):
+    if seam:
+        taken = (
+            f"{tgt.provider} snapshot through the provider seam: {taken_snapshot.count} points, checksum verified"
+            if taken_snapshot is not None
+            else f"the {tgt.provider} store holds no collection {tgt.collection!r}: nothing to snapshot"
+        )
+        stores["vector_store"] = {
+            "kind": SEAM_KIND,
+            "provider": tgt.provider,
+            "source": tgt.vector_path or tgt.vector_location.remote,
+            "collection": tgt.collection,
+            "counts": points,
+            "taken": taken,
+        }
+        if taken_snapshot is not None:
+            stores["vector_store"].update(folder=SEAM_DIR, checksum=taken_snapshot.checksum)
+    elif _is_local(tgt):
         taken = _check_qdrant_copy(os.path.join(tmp, QDRANT_DIR), points, integrity)
         stores["vector_store"] = {
             "kind": "local_qdrant",

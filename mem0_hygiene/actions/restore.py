@@ -68,9 +68,10 @@ from ..stores.restore_journal import (
 from ..stores.sqlite import SIDECARS, connect, integrity_check, sidecars, table_counts
 from ..stores.staging import remove_path
 from ..stores.swap import Swap, SwapJournal
+from ..stores.vector import DATA_FOLDERS
 from ..target import Target, is_memory
 from ..timeutil import as_utc, to_iso
-from .backup import backup_target
+from .backup import SEAM_KIND, backup_target
 from .restore_result import RestoredStore, RestoreResult
 
 # ---------------------------------------------------------------------------------------------- restore
@@ -90,6 +91,7 @@ class _Step:
     placed: bool = False
     register_note: str = ""  # why the aside copy could not be listed
     done: bool = False  # never set: a restore's source is the backup set, which keeps its data
+    provider: str = "qdrant"  # a "folder" step: whose folder it is (Qdrant, or Chroma/FAISS through the seam)
 
     def entry(self) -> dict[str, Any]:
         return {
@@ -102,6 +104,7 @@ class _Step:
             "staged": self.staged,
             "aside": self.aside,
             "local": self.local,
+            "provider": self.provider,
         }
 
     @classmethod
@@ -116,6 +119,7 @@ class _Step:
             staged=d.get("staged"),
             aside=d.get("aside"),
             local=d.get("local"),
+            provider=str(d.get("provider") or "qdrant"),
         )
 
     @property
@@ -167,7 +171,10 @@ def restore(
     counts with the manifest; remove the journal. If any step fails, everything moved is put back as it
     was. A restore killed midway (the journal is there) is finished by running it again with the same set,
     or rolled back first by a restore of another set. Backups of a Qdrant server (a server-side snapshot)
-    cannot be restored from here. ``dry_run`` checks the set and returns the plan.
+    cannot be restored from here. A Chroma or FAISS folder in the set (``vector/``) is one more folder step
+    of the journal, its restored points counted through the provider seam; a pgvector table is loaded back in
+    one transaction (verified by count and checksum before it commits) before the files are swapped.
+    ``dry_run`` checks the set and returns the plan.
 
     A ledger on PostgreSQL (``hygiene.ledger_url``) gets the set's ledger rows (its ``hygiene.db``, dumped by a
     backup of a PostgreSQL ledger or copied from a SQLite one) in one transaction, as one step of the journal:
@@ -204,13 +211,19 @@ def restore(
             "ones it had replaced, as they were"
         ) from exc
     vs = doc["stores"].get("vector_store") or {}
-    if vs.get("kind") != "local_qdrant":
+    seam = vs.get("kind") == SEAM_KIND
+    if seam and vs.get("provider") != tgt.provider:
+        raise BackupError(
+            f"{src_s} holds a {vs.get('provider')} vector store and the target config uses {tgt.provider}; "
+            "restore it into a deployment on the same provider (nothing was changed)"
+        )
+    if not seam and vs.get("kind") != "local_qdrant":
         raise BackupError(
             f"{src_s} holds a Qdrant server snapshot ({vs.get('taken', 'no vector store')}), not a copy of a "
             "local folder; recover the snapshot on the server, then restore history.db and the ledger by hand "
             "(nothing was changed)"
         )
-    if not tgt.vector_location.is_local or not tgt.vector_path:
+    if not seam and (not tgt.vector_location.is_local or not tgt.vector_path):
         raise BackupError(
             "the target config's vector store is a Qdrant server; this backup holds a local "
             "folder. Point vector_store.config.path at the folder to restore into"
@@ -271,6 +284,9 @@ def restore(
         ),
         "steps": [],
     }
+    if seam and vs.get("provider") == "pgvector" and vs.get("folder"):
+        with progress_step("loading the pgvector table"):  # one transaction, checked before it commits
+            _restore_rows(tgt, src_s, vs)
     run = Swap(steps, _journal(jpath, journal))
     with contextlib.ExitStack() as held, run.attempt(_unstage, _failing(journal, jpath, registry, stamp, ledger_url)):
         with progress_step("copying the set beside the stores"):
@@ -338,16 +354,27 @@ def _checked_set(src: str) -> dict[str, Any]:
 
 def _plan(tgt: Target, src: str, doc: dict[str, Any], vs: dict[str, Any], notes: list[str], jpath: str) -> list[_Step]:
     """One step per store to put back (targets through links: a relocated store is restored where it points)."""
-    assert tgt.vector_path is not None
-    steps = [
-        _Step(
-            "vector_store",
-            os.path.realpath(tgt.vector_path),
-            os.path.join(src, vs["folder"]),
-            "folder",
-            dict(vs.get("counts") or {}),
+    steps = []
+    if vs.get("kind") != SEAM_KIND or (vs.get("provider") in DATA_FOLDERS and vs.get("folder")):
+        assert tgt.vector_path is not None
+        data = os.path.join(src, vs["folder"])
+        if vs.get("kind") == SEAM_KIND:  # the copy of the store's own folder inside the seam's snapshot
+            data = os.path.join(data, DATA_FOLDERS[vs["provider"]])
+        steps.append(
+            _Step(
+                "vector_store",
+                os.path.realpath(tgt.vector_path),
+                data,
+                "folder",
+                dict(vs.get("counts") or {}),
+                provider=str(vs.get("provider") or "qdrant"),
+            )
         )
-    ]
+    elif vs.get("kind") == SEAM_KIND and vs.get("provider") == "pgvector":
+        notes.append(
+            "pgvector: the table is loaded back in one transaction before the files are swapped; a restore "
+            "that fails after it leaves the table restored (run the restore again)"
+        )
     if str(tgt.collection) not in (vs.get("counts") or {}) and vs.get("counts"):
         notes.append(f"the backup has collections {sorted(vs['counts'])}, the config uses {tgt.collection!r}")
     for role, path in (("history_db", tgt.history_path), ("ledger", tgt.ledger_path)):
@@ -817,6 +844,8 @@ def _verify_restored(steps: list[_Step], ledger_url: str | None = None) -> dict[
             finally:
                 ledger.close()
             counts = {t: n for t, n in counts.items() if n or t in step.counts}
+        elif step.kind == "folder" and step.provider != "qdrant":
+            counts = _seam_counts(step)
         elif step.kind == "folder":
             try:
                 with qdrant_local.opened(step.target, "verify the restored") as client:
@@ -838,3 +867,27 @@ def _verify_restored(steps: list[_Step], ledger_url: str | None = None) -> dict[
             raise BackupError(f"the restored {step.role} holds {counts}, the backup's manifest says {step.counts}")
         got[step.role] = counts
     return got
+
+
+def _seam_counts(step: _Step) -> dict[str, int]:
+    """Points per collection of a restored Chroma or FAISS folder, read through the provider seam."""
+    from ..stores.vector import forget_cached, open_vector_store
+
+    forget_cached(step.provider, step.target)  # this process may have cached the folder that was swapped out
+    out: dict[str, int] = {}
+    for collection in step.counts:
+        try:
+            with open_vector_store(step.provider, {"path": step.target}, collection) as store:
+                out[collection] = store.count()
+        except Exception as exc:
+            raise BackupError(f"the restored vector store at {step.target} cannot be read: {exc}") from exc
+    return out
+
+
+def _restore_rows(tgt: Target, src: str, vs: dict[str, Any]) -> None:
+    """Load a pgvector snapshot of the set back into the table (the seam's one-transaction restore, verified by
+    count and checksum before it commits)."""
+    from ..stores.vector import Snapshot, for_target
+
+    with for_target(tgt, action="restore") as store:
+        store.restore(Snapshot.read(os.path.join(src, vs["folder"])))

@@ -125,3 +125,31 @@ def test_a_provider_mem0_has_but_the_seam_lacks_makes_the_audit_incomplete(tmp_p
         assert result.exit_code == 3, (command, result.output)
         lines = [line for line in result.output.splitlines() if line.startswith("Error:")]
         assert len(lines) == 1 and "'milvus'" in lines[0] and "unexpected" not in lines[0], result.output
+
+
+def test_backup_and_restore_put_every_store_back_as_it_was(provider_config: Any, tmp_path: Path) -> None:
+    store = fill_plain(provider_config())
+    config = config_file(store, tmp_path)
+    before = json.loads(run("audit", "--json", "--config", config).stdout)
+
+    backed = run("backup", str(tmp_path / "backups"), "--json", "--config", config)
+    assert backed.exit_code == 0, backed.output
+    made = json.loads(backed.stdout)
+    assert sum(made["counts"]["points"].values()) == len(MEMORIES)
+    assert "password" not in backed.stdout.lower()
+
+    forgotten = run("forget", store.ids[SECRET], "--config", config)
+    assert forgotten.exit_code == 0, forgotten.output
+    assert json.loads(run("audit", "--json", "--config", config).stdout)["stats"]["memories_in_vector_store"] == 4
+
+    restored = run("restore", made["path"], "--yes", "--config", config)
+    assert restored.exit_code == 0, restored.output
+    after = json.loads(run("audit", "--json", "--config", config).stdout)
+    assert after["stats"]["memories_in_vector_store"] == len(MEMORIES)
+    copies = ("BACKUP_LAST_VERIFIED", "STORE_COPIES")  # the backup set and the stores the restore put aside
+    assert {k: v for k, v in findings(after).items() if k not in copies} == {
+        k: v for k, v in findings(before).items() if k not in copies
+    }
+    assert "STORE_COPIES" in findings(after)
+    digest = as_json("digest", "--config", config)
+    assert {i["memory_id"] for i in digest["items"]} == set(store.ids.values())

@@ -73,6 +73,19 @@ def open_vector_store(provider: str, conf: dict[str, Any], collection: str, *, a
     raise UnsupportedVectorStore(unsupported_reason(provider))
 
 
+DATA_FOLDERS = {"chroma": "chroma", "faiss": "faiss"}
+"""The folder inside a snapshot that is a copy of the store's own folder, for the providers kept as files."""
+
+
+def forget_cached(provider: str, path: str) -> None:
+    """Drop what this process caches of the store at ``path`` (Chroma keeps one system per folder), so the next
+    reader sees the files as they are now, after a restore swapped them."""
+    if provider == "chroma":
+        from .chroma import forget_cached_clients
+
+        forget_cached_clients(path)
+
+
 def for_target(target: Any, *, action: str = "read") -> VectorStore:
     """The store of a resolved :class:`~mem0_hygiene.target.Target` (its path as resolved, for a local one)."""
     conf = dict(target.vector_conf)
@@ -118,6 +131,7 @@ def from_mem0(vector_store: Any) -> VectorStore:
 
 
 __all__ = [
+    "DATA_FOLDERS",
     "MANIFEST",
     "SUPPORTED",
     "Point",
@@ -125,6 +139,7 @@ __all__ = [
     "UnsupportedVectorStore",
     "VectorStore",
     "for_target",
+    "forget_cached",
     "from_mem0",
     "open_vector_store",
     "payload_checksum",

@@ -27,7 +27,7 @@ def _client(path: str) -> Any:
     return chromadb.Client(Settings(anonymized_telemetry=False, persist_directory=path, is_persistent=True))
 
 
-def _forget_clients(path: str) -> None:
+def forget_cached_clients(path: str) -> None:
     """Drop chromadb's cached system for ``path`` in this process, so the next client reads the files afresh."""
     from chromadb.api.client import SharedSystemClient
 
@@ -135,7 +135,7 @@ class ChromaStore(VectorStore):
         snap = Snapshot(self.provider, self.collection, count, digest, dest)
         with ChromaStore(copy, self.collection) as taken:
             taken.verify_against(snap, "the copy does not hold what the store held")
-        _forget_clients(copy)
+        forget_cached_clients(copy)
         snap.write()
         return snap
 
@@ -144,9 +144,9 @@ class ChromaStore(VectorStore):
         if not os.path.isdir(source):
             raise BackupError(f"{source} is missing: the snapshot is incomplete; restore from another backup set")
         self.close()
-        _forget_clients(self.path)
+        forget_cached_clients(self.path)
         swap_folder_in(source, self.path)
-        _forget_clients(source)
+        forget_cached_clients(source)
         return self.verify_against(snapshot, "the restored folder does not match its snapshot")
 
     def close(self) -> None:

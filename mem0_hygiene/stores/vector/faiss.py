@@ -19,6 +19,8 @@ from .base import Point, Snapshot, VectorStore, new_snapshot_folder
 from .files import copy_files_verified
 
 SUFFIXES = (".faiss", ".json", ".pkl")
+FOLDER = "faiss"
+"""The copied files' folder inside a snapshot (a copy of the store's folder, holding this collection's files)."""
 
 
 class FaissStore(VectorStore):
@@ -82,14 +84,15 @@ class FaissStore(VectorStore):
         if not self.exists():
             raise BackupError(f"there is no FAISS store at {self.describe()}: nothing to snapshot")
         new_snapshot_folder(dest)
-        copy_files_verified(self.raw_files(), self.path, dest, f"the FAISS store {self.describe()}")
-        count, digest = FaissStore(dest, self.collection).checksum()
+        copy = os.path.join(dest, FOLDER)
+        copy_files_verified(self.raw_files(), self.path, copy, f"the FAISS store {self.describe()}")
+        count, digest = FaissStore(copy, self.collection).checksum()
         snap = Snapshot(self.provider, self.collection, count, digest, dest)
         snap.write()
         return snap
 
     def restore(self, snapshot: Snapshot) -> Snapshot:
-        copy = FaissStore(snapshot.path, self.collection)
+        copy = FaissStore(os.path.join(snapshot.path, FOLDER), self.collection)
         copy.verify_against(snapshot, f"the snapshot {snapshot.path} does not match its manifest")
         os.makedirs(self.path, exist_ok=True)
         staging = tempfile.mkdtemp(prefix=".restore-", dir=self.path)
