@@ -6,7 +6,7 @@ tables named by ``memories``/``pending``):
 - :class:`AttachedLedger`, a SQLite ledger attached read-only to the scratch database as ``l`` (the queries
   run there, as they always did);
 - :class:`ServerLedger`, a PostgreSQL ledger (``hygiene.ledger_url``) queried on the server, every query in
-  one ``REPEATABLE READ READ ONLY`` transaction (:class:`~mem0_hygiene.stores.ledger_postgres.ReadSnapshot`),
+  one ``REPEATABLE READ READ ONLY`` transaction (:class:`~mem0_hygiene.stores.ledger.postgres_reads.ReadSnapshot`),
   so the whole audit sees one committed state; nothing is copied for these checks.
 
 A check that compares the ledger with the vector store or history.db joins in the scratch database, where the
@@ -129,7 +129,7 @@ class AttachedLedger(LedgerSQL):
 
 class ServerLedger(LedgerSQL):
     """A PostgreSQL ledger read on the server through one read-only snapshot (a
-    :class:`~mem0_hygiene.stores.ledger_postgres.ReadSnapshot`)."""
+    :class:`~mem0_hygiene.stores.ledger.postgres_reads.ReadSnapshot`)."""
 
     dialect = "postgresql"
     keys, keys_pending = "ledger_ids", "ledger_pending"

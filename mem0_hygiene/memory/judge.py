@@ -186,7 +186,7 @@ def record_judgement(
 ) -> None:
     """Keep one judged decision in the ledger file: ``memory_id`` is the memory written (or, for NONE, the
     existing memory reinforced), ``compared_id`` the one it was judged against."""
-    with ledger.transaction() as conn:  # the table is the ledger's own (see stores/ledger_ddl.py)
+    with ledger.transaction() as conn:  # the table is the ledger's own (see stores/ledger/schema.py)
         conn.execute(
             "INSERT INTO write_decisions (memory_id, compared_id, label, judge, event, reason, similarity, "
             "decided_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
