@@ -88,10 +88,23 @@ def test_a_provider_without_a_module_is_refused_naming_it_and_what_to_do() -> No
     assert "'milvus'" in message and "qdrant, pgvector, chroma, faiss" in message and "export or backup" in message
 
 
-def test_scores_read_as_cosine_on_each_providers_default_scale() -> None:
-    from mem0_hygiene.stores.vector import to_cosine
+def test_the_seam_reads_each_stores_search_score_as_the_cosine(provider_config: Any) -> None:
+    from mem0 import Memory as PlainMemory
 
-    assert to_cosine("qdrant", 0.8) == 0.8 and to_cosine("pgvector", 0.8) == 0.8
-    squared = 2 - 2 * 0.8  # unit vectors with cosine 0.8
-    for provider in ("chroma", "faiss"):
-        assert to_cosine(provider, 1 / (1 + squared)) == pytest.approx(0.8)
+    from mem0_hygiene.config import build_mem0_config, split_config
+    from mem0_hygiene.offline import embed_text
+
+    from .plain_fill import close_plain
+
+    store = fill_plain(provider_config())
+    query = "how does Dana deploy"
+    plain = PlainMemory(build_mem0_config(split_config(store.config)[0]))
+    try:
+        hits = plain.vector_store.search(query=query, vectors=embed_text(query), top_k=1)
+    finally:
+        close_plain(plain)
+    top = hits[0]
+    with for_target(resolve(store.config)) as vs:
+        stored = vs.get([str(top.id)], with_vectors=True)[str(top.id)]["vector"]
+        expected = sum(a * b for a, b in zip(embed_text(query), stored))
+        assert vs.cosine(top.score) == pytest.approx(expected, abs=1e-3)

@@ -12,7 +12,7 @@ from typing import Any
 
 from ...errors import HygieneError
 from ..locations import QDRANT_DEFAULT_PATH, redact_url
-from .base import MANIFEST, Point, Snapshot, VectorStore, payload_checksum, to_cosine
+from .base import MANIFEST, Point, Snapshot, VectorStore, payload_checksum
 
 SUPPORTED = ("qdrant", "pgvector", "chroma", "faiss")
 """The providers the seam reads (Qdrant as a local folder or a server)."""
@@ -69,7 +69,12 @@ def open_vector_store(provider: str, conf: dict[str, Any], collection: str, *, a
     if provider == "faiss":
         from .faiss import FaissStore
 
-        return FaissStore(os.path.expanduser(str(conf.get("path") or f"/tmp/faiss/{collection}")), collection)
+        return FaissStore(
+            os.path.expanduser(str(conf.get("path") or f"/tmp/faiss/{collection}")),
+            collection,
+            distance_strategy=str(conf.get("distance_strategy") or "euclidean"),
+            normalize_L2=bool(conf.get("normalize_L2")),
+        )
     raise UnsupportedVectorStore(unsupported_reason(provider))
 
 
@@ -126,7 +131,12 @@ def from_mem0(vector_store: Any) -> VectorStore:
     if kind == "FAISS":
         from .faiss import FaissStore
 
-        return FaissStore(str(vector_store.path), collection)
+        return FaissStore(
+            str(vector_store.path),
+            collection,
+            distance_strategy=str(getattr(vector_store, "distance_strategy", "euclidean")),
+            normalize_L2=bool(getattr(vector_store, "normalize_L2", False)),
+        )
     raise UnsupportedVectorStore(unsupported_reason(str(getattr(vector_store, "provider", None) or kind)))
 
 
@@ -143,6 +153,5 @@ __all__ = [
     "from_mem0",
     "open_vector_store",
     "payload_checksum",
-    "to_cosine",
     "unsupported_reason",
 ]

@@ -1,7 +1,8 @@
 """What the layers above stores/ need from a vector store, whatever its provider: :class:`VectorStore`.
 
 A store pages through every point (``{"id", "payload"}`` dicts, ``"vector"`` added on request), counts them,
-looks points up by id and by flat payload fields, converts the provider's search score to cosine terms, takes a
+looks points up by id and by flat payload fields, converts the provider's search score to cosine terms
+(:mod:`mem0_hygiene.stores.scores`, from the store's own distance setting), takes a
 consistent snapshot of itself into a folder and restores one, and describes itself (provider, where, the
 password left out). A snapshot folder holds :data:`MANIFEST` (provider, collection, count and
 :func:`payload_checksum` of what was taken) beside the provider's own data; a restore is verified against it.
@@ -18,6 +19,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
 from ...errors import BackupError
+from ..scores import ScoreScale, score_scale
 from ..vectors import PAGE_SIZE
 
 MANIFEST = "vector-manifest.json"
@@ -121,9 +123,19 @@ class VectorStore(ABC):
             return payload_checksum([])
         return payload_checksum(p for page in self.pages() for p in page)
 
+    def score_scale(self) -> ScoreScale:
+        """How this store's search scores read as cosine similarity
+        (:func:`~mem0_hygiene.stores.scores.score_scale`, from the store's own distance setting); a
+        :class:`~mem0_hygiene.errors.ConfigError` naming the setting when it cannot be known."""
+        return score_scale(self.provider, self._scale_source())
+
     def cosine(self, score: float) -> float:
         """The provider's search score for this store as a cosine similarity."""
-        return to_cosine(self.provider, score)
+        return self.score_scale().cosine(score)
+
+    def _scale_source(self) -> Any:
+        """What :func:`~mem0_hygiene.stores.scores.score_scale` reads the distance from (mem0's store's shape)."""
+        return None
 
     def holds_text(self, text: str) -> list[str]:
         """Where the store still keeps ``text`` in its raw data (files, or a table by query): [] when nowhere.
@@ -176,18 +188,6 @@ def new_snapshot_folder(dest: str) -> str:
         raise BackupError(f"{dest} already exists: a snapshot goes into a new folder; pass another path")
     os.makedirs(dest)
     return dest
-
-
-def to_cosine(provider: str, score: float) -> float:
-    """The score mem0's search returns on ``provider`` as a cosine similarity, for unit vectors and each provider's
-    default distance (kept here until :mod:`mem0_hygiene.stores.scores`, which reads the store's own setting, is
-    in): Qdrant and pgvector return the cosine itself (pgvector as ``1 - cosine distance``); Chroma (squared L2)
-    and FAISS (euclidean) return ``1 / (1 + d²)``, and ``cos = 1 - d² / 2``."""
-    if provider in ("chroma", "faiss"):
-        if score <= 0:
-            return -1.0
-        return 1.0 - (1.0 / score - 1.0) / 2.0
-    return score
 
 
 def _file_holds(path: str, needle: bytes) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
+from types import SimpleNamespace
 from typing import Any
 
 from ...errors import BackupError
@@ -49,6 +50,9 @@ class ChromaStore(VectorStore):
         super().__init__(collection, path)
         self.path = path
         self._collection: Any = None
+
+    def _scale_source(self) -> Any:
+        return SimpleNamespace(collection=self._col())
 
     def use_collection(self, collection: Any) -> None:
         """Read through this open Chroma collection object (the app's own) instead of opening the folder."""

@@ -11,6 +11,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 
 from ...errors import BackupError
@@ -28,9 +29,17 @@ class FaissStore(VectorStore):
 
     provider = "faiss"
 
-    def __init__(self, path: str, collection: str) -> None:
+    def __init__(
+        self, path: str, collection: str, *, distance_strategy: str = "euclidean", normalize_L2: bool = False
+    ) -> None:
         super().__init__(collection, path)
         self.path = path
+        self.distance_strategy = distance_strategy
+        """mem0's setting (its default: euclidean): how search scores read as cosine similarity."""
+        self.normalize_L2 = normalize_L2
+
+    def _scale_source(self) -> Any:
+        return SimpleNamespace(distance_strategy=self.distance_strategy, normalize_L2=self.normalize_L2)
 
     def _file(self, suffix: str) -> str:
         return os.path.join(self.path, self.collection + suffix)

@@ -69,6 +69,17 @@ class QdrantLocalStore(VectorStore):
             )
         return self._client
 
+    def _scale_source(self) -> Any:
+        reader = self._reader()
+        if isinstance(reader, QdrantFolder):
+            from ...errors import ConfigError
+
+            raise ConfigError(
+                f"the distance of the local Qdrant folder {self.path} cannot be read without opening it, and this "
+                f"account may only read it ({self.read_only}); run as the store's owner"
+            )
+        return reader._scale_source()
+
     def collections(self) -> set[str]:
         return qdrant.collection_names(self.path)
 

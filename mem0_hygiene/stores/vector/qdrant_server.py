@@ -9,6 +9,7 @@ with the local folder (:mod:`.qdrant_local`: paging, lookups, the client calls) 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from types import SimpleNamespace
 from typing import Any
 
 from ..vectors import PAGE_SIZE, qdrant_pages
@@ -25,6 +26,9 @@ class QdrantClientStore(VectorStore):
         super().__init__(collection, where)
         self.client = client
         self.owned = owned
+
+    def _scale_source(self) -> Any:
+        return SimpleNamespace(client=self.client, collection_name=self.collection)
 
     def exists(self) -> bool:
         return self.collection in {c.name for c in self.client.get_collections().collections}
