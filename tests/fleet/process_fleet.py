@@ -20,6 +20,7 @@ import os
 import random
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,6 +64,7 @@ def run_replica(job: dict[str, Any]) -> None:
                 log.write(json.dumps(entry) + "\n")
                 log.flush()
 
+            started = time.perf_counter()
             for n in range(job["ops"]):
                 user = rng.choice(users)
                 tag = f"{job['name']}-{n}"
@@ -98,6 +100,7 @@ def run_replica(job: dict[str, Any]) -> None:
                     found = m.search("standup slot", filters={"user_id": user}, top_k=20, threshold=0.0)["results"]
                     bad = sorted(dead & ({*served} | {r["id"] for r in found}))
                     ack(op="read", user=user, served=len(served), violations=bad)
+            ack(op="done", ops=job["ops"], seconds=time.perf_counter() - started)  # the operations' own time
     finally:
         m.close()
 
