@@ -4,8 +4,6 @@ ledger connection to that schema."""
 
 from __future__ import annotations
 
-import os
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -14,34 +12,9 @@ import pytest
 
 from mem0_hygiene import Memory, offline_config
 
-DEFAULT_URL = "postgresql://mem0_hygiene:mem0_hygiene@127.0.0.1:5432/mem0_hygiene_test"
-URL_ENV = "MEM0_HYGIENE_TEST_PG_URL"
+from .. import pg_schema
 
-
-def _base_url() -> str:
-    return os.environ.get(URL_ENV, DEFAULT_URL)
-
-
-@pytest.fixture
-def pg_url() -> Iterator[str]:
-    """A ledger URL whose search_path is a new, empty schema (dropped after the test)."""
-    psycopg = pytest.importorskip("psycopg", reason="psycopg 3 is not installed (pip install -e '.[postgres]')")
-    base = _base_url()
-    try:
-        admin = psycopg.connect(base, autocommit=True, connect_timeout=3)
-    except psycopg.Error as exc:
-        pytest.skip(
-            f"PostgreSQL cannot be reached at {URL_ENV} (default {DEFAULT_URL.split('@')[-1]}): "
-            f"{str(exc).splitlines()[0] if str(exc) else exc}; .ci/run starts it"
-        )
-    schema = "t_" + uuid.uuid4().hex[:12]
-    admin.execute(f"CREATE SCHEMA {schema}")
-    sep = "&" if "?" in base else "?"
-    try:
-        yield f"{base}{sep}options=-csearch_path%3D{schema}"
-    finally:
-        admin.execute(f"DROP SCHEMA {schema} CASCADE")
-        admin.close()
+pg_url = pg_schema.pg_url  # the test database's fresh schema (one definition, shared with tests/stores)
 
 
 @pytest.fixture

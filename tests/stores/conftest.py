@@ -1,6 +1,6 @@
-"""Fixtures for the ledger's contract tests: ``location``, the two databases a ledger lives in (a SQLite file in
-the test's folder, or a fresh PostgreSQL schema through ``pg_url``, skipped with the reason when PostgreSQL cannot
-be reached), and ``ledger``, the ledger opened there (closed after)."""
+"""Fixtures for the ledger's tests on both databases: ``location``, the two databases a ledger lives in (a SQLite
+file in the test's folder, or a fresh PostgreSQL schema through ``pg_url``, skipped with the reason when PostgreSQL
+cannot be reached), and ``ledger``, the ledger opened there (closed after)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ import pytest
 
 from mem0_hygiene.stores.ledger import Ledger, open_ledger
 
-from .test_ledger_postgres import pg_url  # noqa: F401 - the fixture the PostgreSQL half needs
+from .. import pg_schema
+
+pg_url = pg_schema.pg_url  # the test database's fresh schema (one definition, shared with tests/fleet)
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

@@ -4,12 +4,9 @@ database. Skipped, saying why, when PostgreSQL cannot be reached (see tests/flee
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import textwrap
-import uuid
-from collections.abc import Iterator
 from datetime import datetime, timezone
 
 import pytest
@@ -18,26 +15,7 @@ from mem0_hygiene.errors import LedgerError, SupersedeError
 from mem0_hygiene.stores.ledger import SCHEMA_VERSION, Ledger, LedgerRow, open_ledger, scratch_copy
 from mem0_hygiene.stores.ledger.postgres import PostgresLedger
 
-DEFAULT_URL = "postgresql://mem0_hygiene:mem0_hygiene@127.0.0.1:5432/mem0_hygiene_test"
-URL_ENV = "MEM0_HYGIENE_TEST_PG_URL"
 T0 = datetime(2026, 8, 1, 9, 0, tzinfo=timezone.utc)
-
-
-@pytest.fixture
-def pg_url() -> Iterator[str]:
-    psycopg = pytest.importorskip("psycopg", reason="psycopg 3 is not installed (pip install -e '.[postgres]')")
-    base = os.environ.get(URL_ENV, DEFAULT_URL)
-    try:
-        admin = psycopg.connect(base, autocommit=True, connect_timeout=3)
-    except psycopg.Error as exc:
-        pytest.skip(f"PostgreSQL cannot be reached at {URL_ENV}: {str(exc).splitlines()[0]}; .ci/run starts it")
-    schema = "t_" + uuid.uuid4().hex[:12]
-    admin.execute(f"CREATE SCHEMA {schema}")
-    try:
-        yield f"{base}{'&' if '?' in base else '?'}options=-csearch_path%3D{schema}"
-    finally:
-        admin.execute(f"DROP SCHEMA {schema} CASCADE")
-        admin.close()
 
 
 def row(mid: str, **kw: object) -> LedgerRow:

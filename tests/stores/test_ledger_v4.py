@@ -10,7 +10,6 @@ import logging
 import sqlite3
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -35,7 +34,6 @@ from mem0_hygiene.stores.topic_keys import TopicConflict
 from mem0_hygiene.timeutil import to_iso
 
 from .old_ledgers import as_version
-from .test_ledger_postgres import pg_url  # noqa: F401 - the fixture
 
 T0 = datetime(2026, 8, 1, 9, 0, tzinfo=timezone.utc)
 
@@ -79,13 +77,6 @@ def orphans(led: Ledger) -> list[Any]:
             + led.pragma_check()[0]
         )
     return led.query("PRAGMA foreign_key_check")
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return str(tmp_path / "hygiene.db")
-    return str(request.getfixturevalue("pg_url"))
 
 
 @pytest.fixture

@@ -17,8 +17,6 @@ import pytest
 
 from mem0_hygiene.stores.ledger import open_ledger
 
-from .test_ledger_postgres import pg_url  # noqa: F401 - the fixture
-
 LAST_VERSION_3 = "86855825f4964ff96ea5f63e65a0ba1cc55159f8"
 """The last commit whose ledger schema is version 3."""
 
