@@ -153,3 +153,18 @@ def test_backup_and_restore_put_every_store_back_as_it_was(provider_config: Any,
     assert "STORE_COPIES" in findings(after)
     digest = as_json("digest", "--config", config)
     assert {i["memory_id"] for i in digest["items"]} == set(store.ids.values())
+
+
+def test_the_library_audit_reads_the_apps_own_open_store_in_process(provider_config: Any) -> None:
+    from mem0_hygiene import Memory, audit
+
+    m = Memory.from_config(provider_config())
+    try:
+        for text, _extra in MEMORIES[:2]:
+            m.add(text, user_id="dana", infer=False, source="chat")
+        report = audit(m)
+    finally:
+        m.close()
+    assert report.stats["memories_in_vector_store"] == 2
+    assert "vector_store_unsupported" not in report.stats
+    assert not [s for s in report.skipped if "vector store" in s.reason or "points" in s.reason]
