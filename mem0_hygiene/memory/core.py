@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -48,6 +48,7 @@ from ..stores.guard import guard_stores
 from ..stores.ledger import Ledger, LedgerRow, open_ledger
 from ..stores.paths import check_store_paths, deployment_paths
 from ..stores.restore_journal import refuse_while_restoring
+from ..stores.scores import EXACT, INNER
 from ..stores.state_changes import confirm_rows, invalidate_row
 from ..stores.vectors import iter_points
 from ..timeutil import Clock, as_utc, parse_duration, parse_time, shift_time, system_clock, to_iso
@@ -760,6 +761,9 @@ class Memory(
             )
         now = self.now()
         window = TimeWindow.build(as_of, since, until)
+        rank = RankSettings.parse(self.hygiene_settings.rank)
+        to_cosine = self.rank_scale() if rank is not None else None
+        details = explain or to_cosine is not None  # the ranking reads the semantic score from mem0's details
 
         def run(fetch: int) -> dict[str, Any]:
             return Mem0Memory.search(
@@ -769,7 +773,7 @@ class Memory(
                 filters=filters,
                 threshold=threshold,
                 rerank=rerank,
-                explain=explain,
+                explain=details,
                 reference_date=reference_date,
                 show_expired=True,
                 **kwargs,
@@ -782,12 +786,30 @@ class Memory(
             include_stale,
             show_expired,
             window,
-            RankSettings.parse(self.hygiene_settings.rank),
+            rank,
             filters,
             vector_query=True,
+            to_cosine=to_cosine,
         )
+        if details and not explain:
+            for item in res.get("results", []):
+                item.pop("score_details", None)
         self.maybe_auto_prune(now)
         return res
+
+    def rank_scale(self) -> Callable[[float], float] | None:
+        """How the decay ranking reads this store's search scores as cosine similarity: None when they are
+        cosine already, or when their scale cannot be known (mem0's scores are then ranked as they are, and
+        the write decision refuses to run; see :mod:`mem0_hygiene.stores.scores`)."""
+        cached: tuple[Callable[[float], float] | None] | None = getattr(self, "_rank_scale", None)
+        if cached is None:
+            try:
+                scale = self.score_scale()
+                cached = (None if scale.formula in (EXACT, INNER) else scale.cosine,)
+            except ConfigError:
+                cached = (None,)
+            self._rank_scale = cached
+        return cached[0]
 
     def get_all(
         self,

@@ -3,7 +3,9 @@ Agents (Park et al., 2023).
 
 Each term is in 0..1:
 
-* relevance: mem0's own search score (already 0..1);
+* relevance: mem0's own search score (0..1), with its semantic part read as cosine similarity on every
+  provider (:func:`cosine_relevance`: FAISS and Chroma score by a distance; see
+  :mod:`mem0_hygiene.stores.scores`);
 * recency: ``decay ** hours`` since the memory was last used (returned by a read) or confirmed
   (created, re-confirmed, updated), whichever is later; 0.995 per hour by default;
 * importance: ``metadata["importance"]`` as 0..1, or 1..10 as in the paper (divided by 10), else a
@@ -16,6 +18,7 @@ facts; that is what supersession and invalidation at write time are for.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -53,20 +56,37 @@ def importance(metadata: Any, settings: RankSettings) -> float:
     return min(1.0, max(0.0, number))
 
 
+def cosine_relevance(item: dict[str, Any], to_cosine: Callable[[float], float]) -> float | None:
+    """mem0's combined score of a search item (from its ``score_details``, asked with ``explain=True``) with
+    the semantic score read through ``to_cosine``: ``(semantic + bm25 + entity boost) / max possible``, as
+    mem0 combines them. None when the item has no score details."""
+    details = item.get("score_details")
+    if not isinstance(details, dict) or details.get("semantic_score") is None:
+        return None
+    semantic = to_cosine(float(details["semantic_score"]))
+    extra = float(details.get("bm25_score") or 0.0) + float(details.get("entity_boost") or 0.0)
+    most = float(details.get("max_possible_score") or 1.0)
+    return min(1.0, max(0.0, (semantic + extra) / most))
+
+
 def rank(
     items: list[dict[str, Any]],
     rows: dict[str, LedgerRow],
     now: datetime,
     settings: RankSettings,
     last_uses: dict[str, datetime] | None = None,
+    to_cosine: Callable[[float], float] | None = None,
 ) -> list[dict[str, Any]]:
     """The items reordered by the combined score (stable for equal scores). Each item's ``"hygiene"``
-    gets ``"rank": {"score", "relevance", "recency", "importance"}``; mem0's ``"score"`` is untouched."""
+    gets ``"rank": {"score", "relevance", "recency", "importance"}``; mem0's ``"score"`` is untouched.
+    ``to_cosine``: the store's scores as cosine similarity (see :func:`cosine_relevance`), None when they are."""
     total = settings.relevance + settings.recency + settings.importance
     scored = []
     for pos, item in enumerate(items):
         mid = str(item.get("id"))
-        rel = min(1.0, max(0.0, float(item.get("score") or 0.0)))
+        rel = cosine_relevance(item, to_cosine) if to_cosine is not None else None
+        if rel is None:
+            rel = min(1.0, max(0.0, float(item.get("score") or 0.0)))
         rec = recency(rows.get(mid), now, settings.decay, (last_uses or {}).get(mid))
         imp = importance(item.get("metadata"), settings)
         score = (settings.relevance * rel + settings.recency * rec + settings.importance * imp) / total

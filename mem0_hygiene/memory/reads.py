@@ -113,6 +113,7 @@ class LiveReadsMixin:
         rank: RankSettings | None = None,
         filters: dict[str, Any] | None = None,
         vector_query: bool = False,
+        to_cosine: Callable[[float], float] | None = None,
     ) -> dict[str, Any]:
         """Call ``run(fetch)`` (a mem0 read asking for ``fetch`` items, expired ones included) until the
         kept items fill ``top_k`` or mem0 has no more; then rank them (``rank``) and count the uses
@@ -120,7 +121,8 @@ class LiveReadsMixin:
         vector query (a search) over a hooked Qdrant store and the scope has stale rows, the stale points
         are left out inside the query (:mod:`.live_query`) and ``fetch`` is ``top_k``; otherwise the first
         ``fetch`` comes from the live share of the scope in ``filters`` (:meth:`live_share`). The next ones
-        come from the share the last page kept."""
+        come from the share the last page kept. ``to_cosine``: how the ranking reads the store's scores as
+        cosine similarity (None: as they are)."""
         spec: LiveOnly | None = None
         lean = False  # mem0 ranks by the vector score alone: the nearest `fetch` live points will do
         known: dict[str, LedgerRow] = {}  # rows the query's ledger lookup already read
@@ -149,7 +151,7 @@ class LiveReadsMixin:
         res["results"] = kept[:top_k]
         if rank is not None and seen is not None:
             at = parse_time(window.as_of) if window is not None and window.as_of else now
-            res["results"] = rank_items(res["results"], seen, at, rank, self.last_uses())
+            res["results"] = rank_items(res["results"], seen, at, rank, self.last_uses(), to_cosine)
         if window is None or window.as_of is None:
             self.note_uses(res["results"], now)  # a question about the past is not a use
         return res

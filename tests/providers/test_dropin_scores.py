@@ -78,3 +78,24 @@ def test_an_unknown_provider_or_distance_is_refused_not_guessed() -> None:
 
     with pytest.raises(ConfigError, match="faiss.*distance_strategy 'manhattan'.*cosine"):
         score_scale("faiss", Faiss())
+
+
+def relevances(config: dict[str, Any]) -> dict[str, float]:
+    """The decay ranking's relevance of each memory for one query (text -> relevance); score_details stay out."""
+    m = Memory.from_config(config)
+    try:
+        for text in ("Dana deploys with Docker Compose", "Dana uses Jenkins for nightly builds", "Dana drinks tea"):
+            m.add(text, user_id="dana", infer=False)
+        found = m.search("how does Dana deploy", filters={"user_id": "dana"}, top_k=5, threshold=0.0)["results"]
+        assert all("score_details" not in item for item in found)
+        return {item["memory"]: item["hygiene"]["rank"]["relevance"] for item in found}
+    finally:
+        m.close()
+
+
+def test_decay_ranking_reads_the_same_relevance_as_on_qdrant(provider: str, provider_config: Any, tmp_path, clock):
+    here = relevances(provider_config(rank=True))
+    reference = relevances(store_config("qdrant", tmp_path / "qdrant", hygiene={"clock": clock, "rank": True}))
+    assert set(here) == set(reference) and len(here) == 3
+    for text, rel in reference.items():
+        assert here[text] == pytest.approx(rel, abs=2e-3), text
