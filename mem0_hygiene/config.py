@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import difflib
 import importlib
+import inspect
 import os
 import re
 from dataclasses import MISSING, dataclass, field, fields
@@ -298,18 +299,18 @@ SETTINGS_SECTIONS: tuple[tuple[str, type], ...] = (
 )
 """Each part of the ``"hygiene"`` section and the class that defines its keys."""
 
-_FIELD_ENTRY = re.compile(r"^( {8})([a-z_]+(?:, [a-z_]+)*): (.*)$")
+_FIELD_ENTRY = re.compile(r"^( {4})([a-z_]+(?:, [a-z_]+)*): (.*)$")
 
 
 def documented_fields(cls: type) -> dict[str, str]:
     """The ``Fields:`` entries of a settings class's docstring: field name -> its description, continuation
     lines joined (an entry naming several fields, ``a, b: ...``, documents each of them)."""
-    doc = cls.__doc__ or ""
-    if "\n    Fields:\n" not in doc:
+    doc = inspect.cleandoc(cls.__doc__ or "")  # indents removed, as Python 3.13+ compiles docstrings
+    if "\nFields:\n" not in doc:
         return {}
     found: dict[str, str] = {}
     names: list[str] = []
-    for line in doc.split("\n    Fields:\n", 1)[1].splitlines():
+    for line in doc.split("\nFields:\n", 1)[1].splitlines():
         entry = _FIELD_ENTRY.match(line)
         if entry:
             names = entry.group(2).split(", ")
