@@ -21,6 +21,10 @@ functions and render the same result objects.
   ones invalidated among the live memories of each scope, decided over the embeddings already stored (a dry
   run only plans); pairs the decision is unsure of are listed (:class:`UnsurePair`), never applied;
   interrupted runs are finished by the next one.
+- :func:`forget_scope` -> :class:`ScopeErasure`: erase a user, agent or run everywhere (every memory through mem0's
+  API, then its texts and raw turns from every store and registered copy), verified byte by byte, with a JSON
+  receipt; a killed run is finished by the next one. :func:`verify_receipt` -> :class:`ReceiptCheck` checks a
+  receipt again later (did anything of the scope come back?).
 - :func:`digest` -> :class:`Digest` and :func:`memory_story` -> :class:`Story` read only history.db and
   the ledger (never the vector store), so they also work from outside while the app runs.
 
@@ -30,6 +34,7 @@ The operations live in :mod:`mem0_hygiene.actions`; this module re-exports them.
 from .actions.consolidate import consolidate
 from .actions.consolidate_plan import ConsolidationPlan, PlanStep, UnsurePair
 from .actions.digest import digest, memory_story, window_start
+from .actions.forget_scope import ReceiptCheck, ScopeErasure, forget_scope, verify_receipt
 from .actions.opening import EmbedderUnavailable, StoreMissing, open_memory, store_lock_holder
 from .actions.prune import prune
 from .actions.results import (
@@ -54,14 +59,17 @@ __all__ = [
     "DigestItem",
     "EmbedderUnavailable",
     "PlanStep",
+    "ReceiptCheck",
     "ReviewItem",
     "ReviewQueue",
+    "ScopeErasure",
     "Story",
     "StoreMissing",
     "StoryEvent",
     "confirm",
     "consolidate",
     "digest",
+    "forget_scope",
     "invalidate",
     "memory_story",
     "open_memory",
@@ -71,5 +79,6 @@ __all__ = [
     "store_lock_holder",
     "supersede",
     "UnsurePair",
+    "verify_receipt",
     "window_start",
 ]

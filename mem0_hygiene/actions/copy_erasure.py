@@ -168,6 +168,8 @@ def _scrub_qdrant(part: Part, ids: Sequence[str], collection: str, work: _Work) 
                 if present:
                     client.delete(collection, points_selector=[p.id for p in present])
                     work.points_deleted += len(present)
+            if f"{collection}_entities" in names and ids:
+                work.points_deleted += _scrub_entities(client, f"{collection}_entities", set(ids))
             work.points = qdrant_local.client_counts(client)
     except StoreLocked:
         work.problems.append(f"another Qdrant client holds {part.path}; stop it and forget again")
@@ -185,6 +187,29 @@ def _scrub_qdrant(part: Part, ids: Sequence[str], collection: str, work: _Work) 
         reason = vacuum(path)
         if reason:
             work.failed[path] = reason
+
+
+def _scrub_entities(client: Any, name: str, ids: set[str]) -> int:
+    """mem0 2.x's entity rows in a copy: those linked only to erased memories are deleted, the others lose the
+    erased ids from ``linked_memory_ids`` (as mem0's own delete does live). Returns the rows deleted."""
+    gone: list[Any] = []
+    offset = None
+    while True:
+        points, offset = client.scroll(name, limit=1000, offset=offset, with_payload=True, with_vectors=False)
+        for p in points:
+            linked = (p.payload or {}).get("linked_memory_ids")
+            if not isinstance(linked, list) or not ids.intersection(map(str, linked)):
+                continue
+            remaining = [i for i in linked if str(i) not in ids]
+            if remaining:
+                client.set_payload(name, payload={"linked_memory_ids": remaining}, points=[p.id])
+            else:
+                gone.append(p.id)
+        if offset is None:
+            break
+    if gone:
+        client.delete(name, points_selector=gone)
+    return len(gone)
 
 
 def _scrub_sqlite(part: Part, ids: Sequence[str], texts: Sequence[str], at: str, work: _Work) -> None:

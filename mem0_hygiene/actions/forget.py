@@ -282,6 +282,7 @@ def forget(
     scrub: bool = False,
     dry_run: bool = False,
     keep_backups: bool = False,
+    also_texts: Sequence[str] = (),
 ) -> ForgetResult:
     """Delete memories through mem0's API and, with ``scrub``, erase their text from every store file and
     from every registered copy of the stores.
@@ -298,16 +299,18 @@ def forget(
     whose manifests are rewritten so they still restore); see the module docstring for every step and for
     how the result reports files that still hold the text. ``keep_backups`` leaves backup sets alone (the
     result then names each one that still holds the text, and is not verified). ``dry_run`` changes
-    nothing and, with ``scrub``, reports where the text is found now.
+    nothing and, with ``scrub``, reports where the text is found now. ``also_texts``: more texts to scrub and
+    verify beside the memories' own (a scope erasure's raw conversation turns, or texts its journal kept);
+    with them, ``memory_ids`` may be empty.
     """
     ids = list(dict.fromkeys(str(i) for i in memory_ids))
-    if not ids:
+    if not ids and not also_texts:
         raise ConfigError("give at least one memory id to forget")
     tgt = resolve(target)
     with tgt.memory_for("forget memories in", readonly=dry_run) as m:
         m.flush()
         plan: list[tuple[str, bool, list[str]]] = []  # (id, in store, chain it superseded)
-        texts: set[str] = set()
+        texts: set[str] = {t for t in also_texts if t}
         in_store: set[str] = set()
         for mid in ids:
             present, found, rows = _texts_of(m, mid)
@@ -332,9 +335,9 @@ def forget(
         deleted = [x for x in affected if x in in_store]  # what goes out of the vector store through mem0
         notes: list[str] = []
         # the deployment's own files (a dry run's Memory works on a scratch copy of the ledger)
-        history_path = _abs(tgt.history_path)
-        ledger_path = _abs(tgt.ledger_path)
-        qdrant_path = _local_qdrant_path(m)
+        history_path = file_path(tgt.history_path)
+        ledger_path = file_path(tgt.ledger_path)
+        qdrant_path = local_qdrant_path(m)
         raw = _raw_store(m, qdrant_path)
         copies: list[StoreCopy] = []
         unverified: list[str] = []
@@ -343,7 +346,7 @@ def forget(
                 copies = [
                     c
                     for c in list_copies(ledger_path, history_path)
-                    if not _is_live(c, (history_path, ledger_path, qdrant_path))
+                    if not is_live_copy(c, (history_path, ledger_path, qdrant_path))
                 ]
             except BackupError as exc:
                 unverified.append("copies")
@@ -466,13 +469,13 @@ def forget(
     )
 
 
-def _abs(path: str | None) -> str | None:
+def file_path(path: str | None) -> str | None:
     """A store file's absolute path; None in memory or for a ledger on PostgreSQL (no file: its copies are
     registered beside history.db)."""
     return os.path.abspath(os.path.expanduser(path)) if path and path != ":memory:" and "://" not in path else None
 
 
-def _local_qdrant_path(m: Any) -> str | None:
+def local_qdrant_path(m: Any) -> str | None:
     from ..stores.locations import location_of, resolve_locations
 
     vs = location_of(resolve_locations(m), "vector_store")
@@ -531,7 +534,7 @@ def _verify_raw_store(raw: Any, texts: Sequence[str], failed: dict[str, str], dr
     return out
 
 
-def _is_live(copy: StoreCopy, live: Sequence[str | None]) -> bool:
+def is_live_copy(copy: StoreCopy, live: Sequence[str | None]) -> bool:
     """A registered copy that is (a link to) a live store, or holds one: it is checked as the live store."""
     real = os.path.realpath(copy.path)
     for path in live:
@@ -621,4 +624,4 @@ def _verify_copies(
     return out
 
 
-__all__ = ["CopyErasure", "FileCheck", "ForgetResult", "forget"]
+__all__ = ["CopyErasure", "FileCheck", "ForgetResult", "file_path", "forget", "is_live_copy", "local_qdrant_path"]

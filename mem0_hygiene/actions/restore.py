@@ -54,6 +54,7 @@ from ..stores.copies import (
     unregister_copy,
 )
 from ..stores.database_url import is_database_url as is_postgres_url
+from ..stores.erasures import erasures_undone_by, receipts_folder
 from ..stores.ledger import open_ledger, scratch_copy
 from ..stores.ledger import postgres_copy as pg
 from ..stores.ledger.postgres import redact
@@ -210,6 +211,14 @@ def restore(
             f"{exc}. The interrupted restore of {pending['src']} was rolled back: the stores are the "
             "ones it had replaced, as they were"
         ) from exc
+    undone = erasures_undone_by(receipts_folder(tgt.ledger_path, tgt.history_path), src_s, str(doc.get("created_at")))
+    if undone:  # the erasures this set would undo (receipt, its forget options)
+        raise BackupError(
+            f"{src_s} was made before the erasure recorded in {undone[-1][0]} and was not scrubbed by it (left out "
+            "with --keep-backups, or not registered then): restoring it would bring the erased memories back. "
+            f"Re-apply the erasure to it first (`mem0-hygiene forget {undone[-1][1]}`, without --keep-backups), "
+            "then restore (nothing was changed)"
+        )
     vs = doc["stores"].get("vector_store") or {}
     seam = vs.get("kind") == SEAM_KIND
     if seam and vs.get("provider") != tgt.provider:

@@ -100,7 +100,19 @@ def restore(store: StoreOptions, src: str, dry_run: bool, yes: bool, as_json: bo
 
 @cli.command()
 @store_options
-@click.argument("memory_ids", nargs=-1, required=True, metavar="ID...")
+@click.argument("memory_ids", nargs=-1, metavar="[ID...]")
+@click.option(
+    "--user", "user_id", metavar="ID", help="Erase everything of this user (see --agent, --run), with a receipt."
+)
+@click.option("--agent", "agent_id", metavar="ID", help="Erase everything of this agent (with --user: of both).")
+@click.option("--run", "run_id", metavar="ID", help="Erase everything of this run (with --user/--agent: of all).")
+@click.option(
+    "--verify",
+    "receipt",
+    metavar="RECEIPT",
+    type=click.Path(dir_okay=False),
+    help="Check an erasure receipt again: exit 1 when anything of its scope came back (after a restore, say).",
+)
 @click.option(
     "--scrub",
     is_flag=True,
@@ -117,9 +129,24 @@ def restore(store: StoreOptions, src: str, dry_run: bool, yes: bool, as_json: bo
 @output_options
 @hygiene_command
 def forget(
-    store: StoreOptions, memory_ids: tuple[str, ...], scrub: bool, keep_backups: bool, dry_run: bool, as_json: bool
+    store: StoreOptions,
+    memory_ids: tuple[str, ...],
+    user_id: str | None,
+    agent_id: str | None,
+    run_id: str | None,
+    receipt: str | None,
+    scrub: bool,
+    keep_backups: bool,
+    dry_run: bool,
+    as_json: bool,
 ) -> None:
     """Delete memories through mem0's API (with the chains they superseded); --scrub erases their text.
+
+    --user/--agent/--run erase a person (a scope) everywhere: every memory of it through mem0's API, then its
+    text and its raw conversation turns from history.db, mem0's messages and entity collection, the ledger and
+    every registered copy, verified like --scrub, and write a receipt (JSON: scope, time, every store, file and
+    copy checked, counts, sha256 of the texts, never the texts). Killed, run it again: it finishes. --verify
+    RECEIPT checks a receipt again later.
 
     --scrub is the privacy/legal deletion path and edits mem0's history.db on purpose: old_memory and
     new_memory become '' (the event rows stay), matching messages rows go, the SQLite files (and local
@@ -131,7 +158,21 @@ def forget(
     m.forget([...], scrub=True) inside the app instead.
     """
     from ..actions.forget import forget as do_forget
+    from .erasure import forget_scope_command, verify_command
 
+    scoped = bool(user_id or agent_id or run_id)
+    if receipt is not None:
+        if scoped or memory_ids:
+            raise click.UsageError("--verify takes a receipt alone: no memory ids, no --user/--agent/--run")
+        verify_command(store, receipt, as_json)
+        return
+    if scoped:
+        if memory_ids:
+            raise click.UsageError("give memory ids or --user/--agent/--run, not both")
+        forget_scope_command(store, user_id, agent_id, run_id, keep_backups, dry_run, as_json)
+        return
+    if not memory_ids:
+        raise click.UsageError("say what to forget: memory ids, or --user/--agent/--run ID (or --verify RECEIPT)")
     if keep_backups and not scrub:
         raise click.UsageError("--keep-backups only makes sense with --scrub")
     config = store.load()
