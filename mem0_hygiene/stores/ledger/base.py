@@ -26,7 +26,7 @@ from ...timeutil import shift_time, system_clock, to_iso
 from ..states import live_sql
 from ..topic_keys import RETRIES, TopicConflict, make_room
 from .connection import LedgerConnection
-from .dialect import SQLITE, Dialect
+from .dialect import Dialect, insert, insert_ignore, upsert
 from .rows import COLUMNS, DELETED_AT, ROW_VALUES, LedgerRow, row_from
 from .schema import CONFIRMATIONS, PENDING
 
@@ -37,11 +37,11 @@ _SELECT = "SELECT " + ", ".join(COLUMNS) + " FROM memories"
 # Conflicts on the id only: a row is never replaced by deleting it (that would cascade to the rows it superseded
 # and its confirmations), and a topic key's conflict is an error, never a row silently dropped.
 _INSERT_SQL = {
-    "new": SQLITE.insert("memories", COLUMNS),
-    "ignore": SQLITE.insert_ignore("memories", COLUMNS, ("memory_id",)),
-    "replace": SQLITE.upsert("memories", COLUMNS, ("memory_id",)),
+    "new": insert("memories", COLUMNS),
+    "ignore": insert_ignore("memories", COLUMNS, ("memory_id",)),
+    "replace": upsert("memories", COLUMNS, ("memory_id",)),
 }
-"""The row inserts (written the same in both dialects)."""
+"""The row inserts (``ON CONFLICT`` on the id: the same in both databases)."""
 
 _BIRTH_COLUMNS = (
     "user_id",
@@ -57,11 +57,11 @@ _BIRTH_COLUMNS = (
     "adopted",
 )
 _UPSERT_BIRTH = (
-    SQLITE.upsert("memories", COLUMNS, ("memory_id",), _BIRTH_COLUMNS)
+    upsert("memories", COLUMNS, ("memory_id",), _BIRTH_COLUMNS)
     + ", quarantined = CASE WHEN memories.quarantined = 0 THEN 0 ELSE excluded.quarantined END"
 )
 _PENDING_DELETE = "INSERT INTO pending VALUES (?, 'delete', ?) ON CONFLICT (memory_id, action) DO NOTHING"
-_BEGIN = SQLITE.upsert("pending", PENDING.column_names, ("memory_id", "action"), ("since",))
+_BEGIN = upsert("pending", PENDING.column_names, ("memory_id", "action"), ("since",))
 
 
 class Ledger(abc.ABC):

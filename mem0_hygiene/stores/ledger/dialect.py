@@ -42,25 +42,37 @@ class Dialect:
         """``column`` equals a parameter, NULL matching NULL (``user_id IS ?``)."""
         return f"{column} {self.same} ?"
 
-    @staticmethod
-    def insert(table: str, columns: Sequence[str]) -> str:
-        """``INSERT INTO table (columns) VALUES (?, ...)``."""
-        return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({','.join('?' * len(columns))})"
-
     def insert_ignore(self, table: str, columns: Sequence[str], keys: Sequence[str] = ()) -> str:
-        """An insert that keeps the row already there (on a conflict with ``keys``, or any unique key)."""
-        target = f" ({', '.join(keys)})" if keys else ""
-        return self.insert(table, columns) + f" ON CONFLICT{target} DO NOTHING"
+        """This dialect's insert that keeps a row already there (:func:`insert_ignore`: the same in both)."""
+        return insert_ignore(table, columns, keys)
 
     def upsert(self, table: str, columns: Sequence[str], keys: Sequence[str], update: Sequence[str] = ()) -> str:
-        """An insert that, when a row with the same ``keys`` exists, sets its ``update`` columns (all the others
-        when not named) from the new values instead; the row is never deleted and inserted again."""
-        sets = update or [c for c in columns if c not in keys]
-        return (
-            self.insert(table, columns)
-            + f" ON CONFLICT ({', '.join(keys)}) DO UPDATE SET "
-            + ", ".join(f"{c} = excluded.{c}" for c in sets)
-        )
+        """This dialect's insert-or-update (:func:`upsert`: the same in both)."""
+        return upsert(table, columns, keys, update)
+
+
+def insert(table: str, columns: Sequence[str]) -> str:
+    """``INSERT INTO table (columns) VALUES (?, ...)``."""
+    return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({','.join('?' * len(columns))})"
+
+
+def insert_ignore(table: str, columns: Sequence[str], keys: Sequence[str] = ()) -> str:
+    """An insert that keeps the row already there (on a conflict with ``keys``, or any unique key): ``ON CONFLICT
+    ... DO NOTHING``, which both databases take."""
+    target = f" ({', '.join(keys)})" if keys else ""
+    return insert(table, columns) + f" ON CONFLICT{target} DO NOTHING"
+
+
+def upsert(table: str, columns: Sequence[str], keys: Sequence[str], update: Sequence[str] = ()) -> str:
+    """An insert that, when a row with the same ``keys`` exists, sets its ``update`` columns (all the others when
+    not named) from the new values instead; the row is never deleted and inserted again. ``ON CONFLICT ... DO
+    UPDATE``, which both databases take."""
+    sets = update or [c for c in columns if c not in keys]
+    return (
+        insert(table, columns)
+        + f" ON CONFLICT ({', '.join(keys)}) DO UPDATE SET "
+        + ", ".join(f"{c} = excluded.{c}" for c in sets)
+    )
 
 
 SQLITE = Dialect(
