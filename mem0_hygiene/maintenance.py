@@ -25,6 +25,9 @@ functions and render the same result objects.
   API, then its texts and raw turns from every store and registered copy), verified byte by byte, with a JSON
   receipt; a killed run is finished by the next one. :func:`verify_receipt` -> :class:`ReceiptCheck` checks a
   receipt again later (did anything of the scope come back?).
+- :func:`export` -> :class:`ExportResult` and :func:`import_` -> :class:`ImportResult`: every memory (text, scope,
+  metadata, ledger facts, chains, tombstones, optionally vectors) and mem0's history to the portable JSON Lines
+  format (:mod:`mem0_hygiene.stores.portable`) and back into an empty store of any supported provider, verified.
 - :func:`digest` -> :class:`Digest` and :func:`memory_story` -> :class:`Story` read only history.db and
   the ledger (never the vector store), so they also work from outside while the app runs.
 
@@ -34,8 +37,10 @@ The operations live in :mod:`mem0_hygiene.actions`; this module re-exports them.
 from .actions.consolidate import consolidate
 from .actions.consolidate_plan import ConsolidationPlan, PlanStep, UnsurePair
 from .actions.digest import digest, memory_story, window_start
+from .actions.export import ExportResult, export
 from .actions.forget_scope import ReceiptCheck, ScopeErasure, forget_scope, verify_receipt
 from .actions.opening import EmbedderUnavailable, StoreMissing, open_memory, store_lock_holder
+from .actions.portable_import import ImportResult, import_
 from .actions.prune import prune
 from .actions.results import (
     ChainLink,
@@ -58,6 +63,8 @@ __all__ = [
     "Digest",
     "DigestItem",
     "EmbedderUnavailable",
+    "ExportResult",
+    "ImportResult",
     "PlanStep",
     "ReceiptCheck",
     "ReviewItem",
@@ -69,7 +76,9 @@ __all__ = [
     "confirm",
     "consolidate",
     "digest",
+    "export",
     "forget_scope",
+    "import_",
     "invalidate",
     "memory_story",
     "open_memory",
