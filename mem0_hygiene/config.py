@@ -213,6 +213,9 @@ class HygieneSettings:
             (False = off, mem0's behaviour; True or a dict: :class:`WriteDecisionSettings`).
         rank: re-rank search results by relevance, recency and importance (False = off; True or a
             dict: :class:`RankSettings`).
+        read_log: record which memories each ``search``/``get_all``/``get`` served, to which scope and caller
+            (the read's ``source=`` label), in the ledger's ``reads`` table, batched with the other ledger writes;
+            ``mem0-hygiene reads`` and the audit read it (off by default).
     """
 
     ledger_path: str | None = None
@@ -231,6 +234,7 @@ class HygieneSettings:
     auto_prune: timedelta | None = None
     write_decision: WriteDecisionSettings | bool | dict[str, Any] | None = None
     rank: RankSettings | bool | dict[str, Any] | None = None
+    read_log: bool = False
 
     def __post_init__(self) -> None:
         for name in DURATION_SETTINGS:  # strings or timedeltas, each checked (up to 100 years)
@@ -274,6 +278,8 @@ class HygieneSettings:
             raise ConfigError(
                 f"hygiene.on_volatile is {section['on_volatile']!r}; use one of {', '.join(ON_VOLATILE_CHOICES)}"
             )
+        if not isinstance(section.get("read_log", False), bool):
+            raise ConfigError(f"hygiene.read_log is {section['read_log']!r}; use true or false")
         if "clock" in section and not callable(section["clock"]):
             raise ConfigError("hygiene.clock must be a callable returning a UTC datetime")
         if "flush_after" in section:

@@ -12,6 +12,7 @@ mem0's ``{collection}_entities`` collection of the scope. Then, journaled (:mod:
 4. :func:`~mem0_hygiene.actions.forget.forget` with ``scrub=True`` deletes the memories through mem0's API and
    erases every text (the memories' and the turns') from every store file and registered copy, verified on the
    raw bytes of every file (a query on pgvector);
+   (before it, the read log's rows of the scope and of its memories are removed: the ledger's vacuum covers them);
 5. the scope-level queries (points, ledger rows, messages rows, entity rows of the scope left) are run;
 6. the receipt is written durably and the journal removed (zeroed first).
 
@@ -44,6 +45,7 @@ from ..stores.erasures import (
     write_receipt,
 )
 from ..stores.ledger.postgres import redact
+from ..stores.ledger.reads import forget_reads
 from ..stores.sqlite import connect
 from ..target import resolve
 from ..timeutil import to_iso
@@ -242,6 +244,8 @@ def forget_scope(
         entity_digests = sorted({text_digest(str((r.payload or {}).get("data", ""))) for r in entity_rows})
         done["entity_sha256"] = sorted({*done.get("entity_sha256", []), *entity_digests})
         write_journal(folder, scope, {**journal, "done": done})
+        done["reads"] = done.get("reads", 0) + forget_reads(m.ledger, sorted(ids), scope)  # vacuumed by forget
+        write_journal(folder, scope, {**journal, "done": done})
         known = [i for i in sorted(ids) if _known(m, i, history_path)]
         result = (
             forget(m, known, scrub=True, keep_backups=keep_backups, also_texts=searched) if known or searched else None
@@ -263,6 +267,7 @@ def forget_scope(
                 "history_rows_blanked": result.history_rows_blanked if result else 0,
                 "messages_removed": done["messages"] + (result.messages_removed if result else 0),
                 "entities_removed": done["entities"],
+                "read_log_rows_removed": done["reads"],
                 "ledger_fields_blanked": result.ledger_fields_blanked if result else 0,
                 "texts": len(all_texts),
                 "texts_searched_in_bytes": len(searched),

@@ -19,6 +19,7 @@ from . import (  # noqa: E402
     maintenance,  # noqa: F401
     mcp,  # noqa: F401
     portable,  # noqa: F401
+    reads,  # noqa: F401
     store,  # noqa: F401
 )
 from .group import (  # noqa: E402

@@ -294,9 +294,9 @@ class AsyncMemory(Mem0AsyncMemory):
         finally:
             self._sync.llm = own
 
-    async def get(self, memory_id: str) -> dict[str, Any] | None:
+    async def get(self, memory_id: str, *, source: str | None = None) -> dict[str, Any] | None:
         """mem0's ``get``, whatever the memory's state; ``["hygiene"]["state"]`` says which."""
-        return await self._call(self._sync.get, memory_id)
+        return await self._call(self._sync.get, memory_id, source=source)
 
     async def get_all(
         self,
@@ -308,6 +308,7 @@ class AsyncMemory(Mem0AsyncMemory):
         as_of: datetime | str | None = None,
         since: datetime | str | None = None,
         until: datetime | str | None = None,
+        source: str | None = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
         """mem0's ``get_all`` over live memories only (see ``Memory.get_all``)."""
@@ -320,6 +321,7 @@ class AsyncMemory(Mem0AsyncMemory):
             as_of=as_of,
             since=since,
             until=until,
+            source=source,
             **kwargs,
         )
 
@@ -338,6 +340,7 @@ class AsyncMemory(Mem0AsyncMemory):
         as_of: datetime | str | None = None,
         since: datetime | str | None = None,
         until: datetime | str | None = None,
+        source: str | None = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
         """mem0's ``search`` over live memories only; ``top_k=k`` returns min(k, live matches) (see
@@ -356,6 +359,7 @@ class AsyncMemory(Mem0AsyncMemory):
             as_of=as_of,
             since=since,
             until=until,
+            source=source,
             **kwargs,
         )
 

@@ -1,7 +1,7 @@
 """Buffered ledger writes of the drop-in ``Memory``: rows of memories just added, adoption rows,
-last-use counts and the closing of finished deletes' journal entries, written in batches (when the
-buffers fill up, by one writer thread shared by the process, so the call that filled them does not wait;
-within ``hygiene.flush_after`` by a timer; on :meth:`~LedgerBufferMixin.flush`; and at interpreter exit
+last-use counts, the read log (``hygiene.read_log``) and the closing of finished deletes' journal entries, written
+in batches (when the buffers fill up, by one writer thread shared by the process, so the call that filled them does
+not wait; within ``hygiene.flush_after`` by a timer; on :meth:`~LedgerBufferMixin.flush`; and at interpreter exit
 when the app never called ``close()``).
 
 A buffered row stays readable in its buffer until the ledger holds it (a write takes a snapshot, writes it
@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import LedgerError
 from ..stores.ledger import LedgerRow
+from ..stores.ledger.reads import Read, record_reads
 from ..stores.topic_keys import holds_key
 from .birth import adoption_row, point_item, strip_birth
 
@@ -45,6 +46,8 @@ writer thread fell behind, or its writes fail)."""
 _writer: concurrent.futures.ThreadPoolExecutor | None = None
 _writer_lock = threading.Lock()
 
+
+_SCOPE_KEYS = ("user_id", "agent_id", "run_id")
 
 KeyScope = tuple[str, str, str, str]
 """A topic key and the scope it holds in (``""`` for a scope id not given), as the ledger's unique index sees it."""
@@ -87,6 +90,8 @@ class LedgerBufferMixin:
         self._pending_new: dict[str, LedgerRow] = {}  # rows of memories just added, written in batches
         self._keyed: dict[KeyScope, LedgerRow] = {}  # the newest buffered new row holding each topic key
         self._settled: set[str] = set()  # journaled deletes that are done; their entries are closed in batches
+        self._reads: list[Read] = []  # the read log's rows (hygiene.read_log), written in batches
+        self._read_log = bool(settings.read_log)
         self._buffer_lock = threading.RLock()
         self._flush_lock = threading.Lock()  # one flush writes at a time; taken before the buffer lock
         self._flush_timer: threading.Timer | None = None
@@ -177,6 +182,21 @@ class LedgerBufferMixin:
                 self._uses[mid] = (count + 1, now)
         self.flush_soon()
 
+    def note_reads(
+        self, op: str, items: Iterable[dict[str, Any]], filters: dict[str, Any] | None, caller: str | None, at: str
+    ) -> None:
+        """With ``hygiene.read_log`` on: log that a read (``op``) served these items to this scope and caller at
+        ``at`` (UTC ISO); written by the next flush. Nothing when it is off."""
+        if not self._read_log:
+            return
+        scope = filters or {}
+        user, agent, run = (scope.get(k) if isinstance(scope.get(k), str) else None for k in _SCOPE_KEYS)
+        rows = [Read(at, op, str(item["id"]), user, agent, run, caller) for item in items]
+        if rows:
+            with self._buffer_lock:
+                self._reads.extend(rows)
+            self.flush_soon()
+
     def last_uses(self) -> dict[str, datetime]:
         """The last use of each memory used since the last flush (older uses are in the ledger)."""
         return {mid: when for mid, (_count, when) in self._uses.items()}
@@ -185,6 +205,7 @@ class LedgerBufferMixin:
         """Flush now when the buffers are full, have the writer thread flush when they fill up or hold a row
         with a topic key, else make sure a timer writes them within ``flush_after``."""
         pending = len(self._uses) + len(self._pending_adopt) + len(self._pending_new) + len(self._settled)
+        pending += len(self._reads) // 8  # a read logs up to top_k rows: one batch holds several reads
         if not pending:
             return
         every = self.hygiene_settings.use_flush_every
@@ -201,7 +222,7 @@ class LedgerBufferMixin:
                 _submit(self._flush_behind)
                 return
             # a write already queued may have taken its snapshot before the newest rows: the timer follows
-        if self._pending_new and self._flush_timer is None:
+        if (self._pending_new or self._reads) and self._flush_timer is None:
             with self._buffer_lock:
                 if self._flush_timer is None:
                     timer = threading.Timer(self.hygiene_settings.flush_after, self._timer_flush)
@@ -250,13 +271,15 @@ class LedgerBufferMixin:
             with self._buffer_lock:
                 new, adopt = list(self._pending_new.values()), list(self._pending_adopt.values())
                 uses, settled = dict(self._uses), list(self._settled)
-            if not new and not adopt and not uses and not settled:
+                reads = list(self._reads)
+            if not new and not adopt and not uses and not settled and not reads:
                 return
             try:  # outside the buffer lock: adds and reads go on meanwhile and still find these rows buffered
                 self.ledger.insert(new, keep_state=True)  # never undoes what a replica did meanwhile
                 self.ledger.insert(adopt, ignore_existing=True)
                 self.ledger.record_uses(uses)
                 self.ledger.settle(settled, "delete")
+                record_reads(self.ledger, reads)
             except LedgerError as exc:
                 logger.warning("could not write to the ledger (kept for the next flush): %s", exc)
                 return
@@ -276,6 +299,7 @@ class LedgerBufferMixin:
                     else:  # read again meanwhile: those uses are for the next flush
                         self._uses[mid] = (now_count - count, now_when)
                 self._settled.difference_update(settled)
+                del self._reads[: len(reads)]  # the reads logged meanwhile stay for the next flush
 
     def stop_deferred_flushes(self) -> None:
         """Unregister the exit hook and cancel the flush timer (``close()`` then flushes itself)."""

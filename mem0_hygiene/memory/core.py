@@ -739,13 +739,15 @@ class Memory(
         as_of: datetime | str | None = None,
         since: datetime | str | None = None,
         until: datetime | str | None = None,
+        source: str | None = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
         """mem0's ``search`` over live memories only; ``top_k=k`` returns min(k, live matches).
         ``include_stale=True`` returns every state, each item saying its own in ``["hygiene"]["state"]``.
         ``as_of=T``: what was believed at T (created by T, not yet superseded, invalidated, expired or
         deleted at T); ``since``/``until``: created in [since, until). With ``hygiene.rank`` on, the page
-        is reordered by relevance, recency and importance (``["hygiene"]["rank"]`` says how)."""
+        is reordered by relevance, recency and importance (``["hygiene"]["rank"]`` says how). ``source``: who asks
+        (a label), kept by the read log (``hygiene.read_log``) with the ids served."""
         if mem0_rejects(top_k, threshold):  # mem0 raises its own error, before anything of ours runs
             return Mem0Memory.search(
                 self,
@@ -794,6 +796,8 @@ class Memory(
         if details and not explain:
             for item in res.get("results", []):
                 item.pop("score_details", None)
+        if self._read_log:
+            self.note_reads("search", res.get("results", []), filters, source, to_iso(now))
         self.maybe_auto_prune(now)
         return res
 
@@ -821,10 +825,11 @@ class Memory(
         as_of: datetime | str | None = None,
         since: datetime | str | None = None,
         until: datetime | str | None = None,
+        source: str | None = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
         """mem0's ``get_all`` over live memories only (``include_stale=True`` for all, with states);
-        ``as_of``/``since``/``until`` as in :meth:`search`."""
+        ``as_of``/``since``/``until`` and ``source`` as in :meth:`search`."""
         if mem0_rejects(top_k):  # mem0 raises its own error, before anything of ours runs
             return Mem0Memory.get_all(self, filters=filters, top_k=top_k, show_expired=show_expired, **kwargs)
         now = self.now()
@@ -833,16 +838,23 @@ class Memory(
         def run(fetch: int) -> dict[str, Any]:
             return Mem0Memory.get_all(self, filters=filters, top_k=fetch, show_expired=True, **kwargs)
 
-        return self.paged_read(run, top_k, now, include_stale, show_expired, window, filters=filters)
+        res = self.paged_read(run, top_k, now, include_stale, show_expired, window, filters=filters)
+        if self._read_log:
+            self.note_reads("get_all", res.get("results", []), filters, source, to_iso(now))
+        return res
 
-    def get(self, memory_id: str) -> dict[str, Any] | None:
-        """mem0's ``get``, whatever the memory's state; ``["hygiene"]["state"]`` says which."""
+    def get(self, memory_id: str, *, source: str | None = None) -> dict[str, Any] | None:
+        """mem0's ``get``, whatever the memory's state; ``["hygiene"]["state"]`` says which. ``source`` as in
+        :meth:`search`."""
         item = super().get(memory_id)
         if item is None:
             return None
         now = self.now()
         row = self.row_for(item, self.ledger.get_many([memory_id]))
         item["hygiene"] = self.hygiene_facts(row, now)
+        if self._read_log:
+            scope = {k: item.get(k) for k in SCOPE_KEYS}
+            self.note_reads("get", [item], scope, source, to_iso(now))
         return item
 
     # -- maintenance ------------------------------------------------------------------------

@@ -112,6 +112,7 @@ def test_backup_dumps_every_ledger_table_into_the_set_as_a_sqlite_ledger(fleet: 
         "confirmations": 0,
         "consolidation": 0,
         "write_decisions": 0,
+        "reads": 0,
     }
     doc = read_manifest(result["path"])
     store = doc["stores"]["ledger"]
@@ -123,6 +124,7 @@ def test_backup_dumps_every_ledger_table_into_the_set_as_a_sqlite_ledger(fleet: 
         "confirmations",
         "consolidation",
         "write_decisions",
+        "reads",
     }
     assert "hygiene.db" in doc["files"] and not check_set(result["path"])
     record = json.loads(Path(result["record_path"]).read_text())

@@ -34,6 +34,7 @@ def test_migrate_copies_every_row_verifies_it_and_prints_the_config_change(
         "confirmations": 0,
         "consolidation": 0,
         "write_decisions": 0,
+        "reads": 0,
     }
     assert result["verified"] and result["config_change"]["hygiene"]["ledger_url"].startswith(
         "postgresql://mem0_hygiene:PASSWORD@127.0.0.1:5432/"
@@ -80,6 +81,7 @@ def test_migrate_copies_every_table_of_the_file_not_a_fixed_list(tmp_path: Path,
         "confirmations": 0,
         "consolidation": 0,
         "write_decisions": 0,
+        "reads": 0,
     }
     with psycopg.connect(pg_url, autocommit=True) as pg:
         assert pg.execute("SELECT id, note, score FROM side_notes ORDER BY id").fetchall() == [

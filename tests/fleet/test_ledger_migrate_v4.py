@@ -61,6 +61,7 @@ def test_migrating_an_older_file_chains_shared_topic_keys_and_copies_every_table
         "confirmations": 3,
         "consolidation": 0,
         "write_decisions": 1,
+        "reads": 0,
     }
     assert any("2 row(s) sharing a topic_key" in note for note in result["notes"])
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before  # the file is left as it was

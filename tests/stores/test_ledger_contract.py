@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 
 from mem0_hygiene.errors import SupersedeError
-from mem0_hygiene.stores.ledger import Ledger, LedgerRow, open_ledger
+from mem0_hygiene.stores.ledger import SCHEMA_VERSION, Ledger, LedgerRow, open_ledger
 
 from .ledger_rows import T0, at, row
 
@@ -19,7 +19,7 @@ from .ledger_rows import T0, at, row
 def test_the_database_a_ledger_opens_on_is_the_one_its_location_names(ledger: Ledger, location: str) -> None:
     assert ledger.is_server == location.startswith("postgresql://")
     assert ledger.dialect.name == ("postgresql" if ledger.is_server else "sqlite")
-    assert ledger.schema_version() == 4
+    assert ledger.schema_version() == SCHEMA_VERSION
 
 
 def test_rows_written_are_read_back_field_for_field(ledger: Ledger) -> None:

@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 
 from mem0_hygiene.errors import LedgerError, SupersedeError
-from mem0_hygiene.stores.ledger import Ledger, open_ledger, scratch_copy
+from mem0_hygiene.stores.ledger import SCHEMA_VERSION, Ledger, open_ledger, scratch_copy
 
 from .ledger_rows import T0, at, row
 from .test_ledger_v4 import version_3
@@ -128,7 +128,7 @@ def test_a_read_only_opening_reads_the_rows_and_refuses_writes(location: str) ->
     writer.insert([row("a")])
     reader = open_ledger(location, readonly=True)
     try:
-        assert reader.get("a") is not None and reader.schema_version() == 4
+        assert reader.get("a") is not None and reader.schema_version() == SCHEMA_VERSION
         with pytest.raises(LedgerError):
             reader.insert([row("b")])
         assert writer.get("b") is None
@@ -165,7 +165,7 @@ def test_an_older_ledger_is_migrated_when_opened_for_writing_and_only_then(locat
         reader.close()
     led = open_ledger(location)
     try:
-        assert led.schema_version() == 4 and led.has_table("confirmations")
+        assert led.schema_version() == SCHEMA_VERSION and led.has_table("confirmations")
         assert led.get("a").superseded_by == "b" and led.chained_on_upgrade == 1  # type: ignore[union-attr]
     finally:
         led.close()

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from mem0_hygiene.stores.ledger import COLUMNS, LedgerRow, open_ledger
+from mem0_hygiene.stores.ledger import COLUMNS, SCHEMA_VERSION, LedgerRow, open_ledger
 from mem0_hygiene.stores.sqlite import integrity_check
 from mem0_hygiene.timeutil import to_iso
 
@@ -96,7 +96,7 @@ def test_the_upgrade_to_version_4_killed_before_each_statement_leaves_a_sound_fi
         sig, statements, error = zyg.run(app, source, {}, START, {})
         assert sig == 0 and not error, error
         expected = end_state(whole)
-        assert expected["version"] == 4 and expected["index"] and expected["fk"] == []
+        assert expected["version"] == SCHEMA_VERSION and expected["index"] and expected["fk"] == []
         assert [r for r in expected["rows"] if r[0].startswith("k")] == [
             ("k0", "k1", None),
             ("k1", "k2", None),

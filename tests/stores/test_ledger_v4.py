@@ -150,9 +150,9 @@ def test_the_upgrade_seeds_the_confirmations_and_chains_rows_sharing_a_key_to_th
     assert any("chained 2 row(s)" in note for note in led.migration_notes)
     assert "chained 2 row(s)" in caplog.text
     if led.is_server:
-        assert led.schema_version() == SCHEMA_VERSION == 4
+        assert led.schema_version() == SCHEMA_VERSION
     else:
-        assert led.query("PRAGMA user_version")[0][0] == SCHEMA_VERSION == 4
+        assert led.query("PRAGMA user_version")[0][0] == SCHEMA_VERSION
     assert orphans(led) == []
     assert led.get("a").superseded_at is not None  # type: ignore[union-attr]
 
@@ -317,10 +317,10 @@ def test_the_consolidation_record_and_the_judges_decisions_live_in_the_ledger_of
 def test_a_ledger_newer_than_this_version_is_refused_saying_upgrade(
     location: str, opened: Callable[[str], Ledger], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    opened(location).close()  # at version 4
+    opened(location).close()  # at the current version
     for module in (ledger_sqlite, sqlite_file, ledger_postgres):  # as a mem0-hygiene that knows version 3 sees it
         monkeypatch.setattr(module, "SCHEMA_VERSION", 3)
-    with pytest.raises(LedgerError, match=r"schema version 4, newer .*\(3\); upgrade mem0-hygiene"):
+    with pytest.raises(LedgerError, match=rf"schema version {SCHEMA_VERSION}, newer .*\(3\); upgrade mem0-hygiene"):
         open_ledger(location)
     with pytest.raises(LedgerError, match="upgrade mem0-hygiene"):
         open_ledger(location, readonly=True)

@@ -15,6 +15,9 @@ Tables:
   had kept), written in the same transaction as the row's ``confirmed_at``; its rows go with their memory's row.
 - ``consolidation``: the record of ``consolidate`` runs (:mod:`mem0_hygiene.stores.consolidation_log`).
 - ``write_decisions``: the LLM judge's decisions at write time (:mod:`mem0_hygiene.memory.judge`).
+- ``reads`` (version 5): the opt-in read log (``hygiene.read_log``): one row per memory a read (``op``: "search",
+  "get_all" or "get") served, with the scope it was asked for and the caller's ``source`` label
+  (:mod:`mem0_hygiene.stores.ledger.reads`).
 - ``hygiene_meta`` (PostgreSQL only): the application id and schema version, which SQLite keeps in
   ``PRAGMA application_id`` and ``PRAGMA user_version``.
 
@@ -38,7 +41,7 @@ from .dialect import POSTGRES, SQLITE, Dialect
 logger = logging.getLogger("mem0_hygiene.stores.ledger")
 
 APPLICATION_ID = 0x4D304859  # "M0HY": marks a SQLite file (or a PostgreSQL schema) as a mem0-hygiene ledger
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 CONFIRMATION_VIAS = ("confirm", "update", "seeded")
 
@@ -162,6 +165,22 @@ WRITE_DECISIONS = Table(
     without_rowid=False,
     version=4,
 )
+READS = Table(
+    "reads",
+    (
+        Column("id", "KEY"),
+        Column("read_at", "TEXT", "NOT NULL"),
+        Column("op", "TEXT", "NOT NULL CHECK (op IN ('search', 'get_all', 'get'))"),
+        Column("memory_id", "TEXT", "NOT NULL"),
+        Column("user_id", "TEXT"),
+        Column("agent_id", "TEXT"),
+        Column("run_id", "TEXT"),
+        Column("caller", "TEXT"),
+    ),
+    without_rowid=False,
+    version=5,
+)
+READS_INDEX = "CREATE INDEX reads_memory ON reads(memory_id, read_at)"
 HYGIENE_META = Table("hygiene_meta", (Column("key", "TEXT", "PRIMARY KEY"), Column("value", "TEXT", "NOT NULL")))
 """PostgreSQL's home of the application id and schema version (SQLite keeps them in its pragmas)."""
 
@@ -169,6 +188,7 @@ SIDE_TABLES: dict[str, tuple[tuple[str, ...], str]] = {
     "confirmations": (CONFIRMATIONS.column_names, "memory_id, confirmed_at"),
     "consolidation": (CONSOLIDATION.column_names, "plan_id, step"),
     "write_decisions": (WRITE_DECISIONS.column_names, "id"),
+    "reads": (READS.column_names, "id"),
 }
 """table -> (its columns, the key it is ordered by), for a PostgreSQL ledger's scratch copy in SQLite."""
 
@@ -263,7 +283,8 @@ def migrations(dialect: Dialect) -> dict[int, tuple[MigrationStep, ...]]:
         CONSOLIDATION_INDEX,
         create_table(WRITE_DECISIONS, dialect),
     )
-    return {1: tuple(v1), 2: tuple(v2), 3: tuple(v3), 4: v4}
+    v5: tuple[MigrationStep, ...] = (create_table(READS, dialect), READS_INDEX)
+    return {1: tuple(v1), 2: tuple(v2), 3: tuple(v3), 4: v4, 5: v5}
 
 
 def statements(steps: Sequence[MigrationStep]) -> list[str]:
