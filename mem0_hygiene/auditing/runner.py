@@ -20,6 +20,7 @@ from ..timeutil import as_utc, system_clock, to_iso
 from .checks import REGISTRY, Context, skipped
 from .reading import load_vector_points
 from .scratch import NO_LEDGER, ScratchDB
+from .served import with_served
 
 
 def _order(f: Finding) -> tuple[int, int, str]:
@@ -102,6 +103,8 @@ def audit(
                 findings.extend(chk.func(ctx))
             except Exception as exc:  # one broken check must not hide the others' results
                 skips.append(skipped(chk, f"the check failed: {type(exc).__name__}: {exc}"))
+        if tgt.settings.read_log and db.sources.ledger:  # how often each memory a finding names was served
+            findings = with_served(findings, tgt.ledger_path)
         stats = {
             **extra["stats"],
             "memories_in_vector_store": db.sources.point_count if db.sources.points else None,

@@ -484,7 +484,7 @@ class Memory(
         """Mark a memory as re-checked against its source today; releases it from quarantine."""
         self.require_row(memory_id)  # buffered rows written first; a memory only the store knows adopted
         confirm_rows(self.ledger, [memory_id], self.now())  # compare-and-set, refused as the CLI refuses
-        return self.get(memory_id) or {}
+        return self._item(memory_id) or {}
 
     def supersede(
         self,
@@ -846,15 +846,19 @@ class Memory(
     def get(self, memory_id: str, *, source: str | None = None) -> dict[str, Any] | None:
         """mem0's ``get``, whatever the memory's state; ``["hygiene"]["state"]`` says which. ``source`` as in
         :meth:`search`."""
+        item = self._item(memory_id)
+        if item is not None and self._read_log:
+            scope = {k: item.get(k) for k in SCOPE_KEYS}
+            self.note_reads("get", [item], scope, source, to_iso(self.now()))
+        return item
+
+    def _item(self, memory_id: str) -> dict[str, Any] | None:
+        """mem0's item with its ``"hygiene"`` facts (no read logged: the drop-in's own lookups)."""
         item = super().get(memory_id)
         if item is None:
             return None
-        now = self.now()
         row = self.row_for(item, self.ledger.get_many([memory_id]))
-        item["hygiene"] = self.hygiene_facts(row, now)
-        if self._read_log:
-            scope = {k: item.get(k) for k in SCOPE_KEYS}
-            self.note_reads("get", [item], scope, source, to_iso(now))
+        item["hygiene"] = self.hygiene_facts(row, self.now())
         return item
 
     # -- maintenance ------------------------------------------------------------------------
