@@ -28,6 +28,8 @@ functions and render the same result objects.
 - :func:`export` -> :class:`ExportResult` and :func:`import_` -> :class:`ImportResult`: every memory (text, scope,
   metadata, ledger facts, chains, tombstones, optionally vectors) and mem0's history to the portable JSON Lines
   format (:mod:`mem0_hygiene.stores.portable`) and back into an empty store of any supported provider, verified.
+- :func:`read_log` -> :class:`ReadLog`: with ``hygiene.read_log`` on, which reads served a memory (when, to which
+  scope and caller), or what a scope was served; reads the ledger alone, so it works while the app runs.
 - :func:`digest` -> :class:`Digest` and :func:`memory_story` -> :class:`Story` read only history.db and
   the ledger (never the vector store), so they also work from outside while the app runs.
 
@@ -42,6 +44,7 @@ from .actions.forget_scope import ReceiptCheck, ScopeErasure, forget_scope, veri
 from .actions.opening import EmbedderUnavailable, StoreMissing, open_memory, store_lock_holder
 from .actions.portable_import import ImportResult, import_
 from .actions.prune import prune
+from .actions.reads import ReadLog, read_log
 from .actions.results import (
     ChainLink,
     Change,
@@ -66,6 +69,7 @@ __all__ = [
     "ExportResult",
     "ImportResult",
     "PlanStep",
+    "ReadLog",
     "ReceiptCheck",
     "ReviewItem",
     "ReviewQueue",
@@ -84,6 +88,7 @@ __all__ = [
     "open_memory",
     "prune",
     "queue_from_ledger",
+    "read_log",
     "review_queue",
     "store_lock_holder",
     "supersede",
