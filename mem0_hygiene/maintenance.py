@@ -28,6 +28,10 @@ functions and render the same result objects.
 - :func:`export` -> :class:`ExportResult` and :func:`import_` -> :class:`ImportResult`: every memory (text, scope,
   metadata, ledger facts, chains, tombstones, optionally vectors) and mem0's history to the portable JSON Lines
   format (:mod:`mem0_hygiene.stores.portable`) and back into an empty store of any supported provider, verified.
+- :func:`migrate` -> :class:`MigrationResult` (``dry_run``: :class:`MigrationPlan`): every memory copied into
+  another vector store (and ledger and history.db), verified by count, checksum and sampled queries, resumable
+  after a crash; ``reembed`` embeds every text with the new embedder. :func:`remove_migration_source` deletes
+  the old store afterwards (-> :class:`SourceRemoval`, naming every file).
 - :func:`read_log` -> :class:`ReadLog`: with ``hygiene.read_log`` on, which reads served a memory (when, to which
   scope and caller), or what a scope was served; reads the ledger alone, so it works while the app runs.
 - :func:`digest` -> :class:`Digest` and :func:`memory_story` -> :class:`Story` read only history.db and
@@ -41,6 +45,8 @@ from .actions.consolidate_plan import ConsolidationPlan, PlanStep, UnsurePair
 from .actions.digest import digest, memory_story, window_start
 from .actions.export import ExportResult, export
 from .actions.forget_scope import ReceiptCheck, ScopeErasure, forget_scope, verify_receipt
+from .actions.migrate import MigrationPlan, MigrationResult, migrate
+from .actions.migrate_source import SourceRemoval, remove_migration_source
 from .actions.opening import EmbedderUnavailable, StoreMissing, open_memory, store_lock_holder
 from .actions.portable_import import ImportResult, import_
 from .actions.prune import prune
@@ -68,12 +74,15 @@ __all__ = [
     "EmbedderUnavailable",
     "ExportResult",
     "ImportResult",
+    "MigrationPlan",
+    "MigrationResult",
     "PlanStep",
     "ReadLog",
     "ReceiptCheck",
     "ReviewItem",
     "ReviewQueue",
     "ScopeErasure",
+    "SourceRemoval",
     "Story",
     "StoreMissing",
     "StoryEvent",
@@ -85,10 +94,12 @@ __all__ = [
     "import_",
     "invalidate",
     "memory_story",
+    "migrate",
     "open_memory",
     "prune",
     "queue_from_ledger",
     "read_log",
+    "remove_migration_source",
     "review_queue",
     "store_lock_holder",
     "supersede",

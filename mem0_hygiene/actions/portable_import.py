@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..display.tables import Line, LinesView
-from ..errors import ConfigError, HygieneError
+from ..errors import ConfigError, HygieneError, LedgerError
 from ..progress import report
 from ..stores.ledger import COLUMNS, Ledger, LedgerRow, open_ledger
 from ..stores.ledger.dialect import insert
@@ -146,7 +146,7 @@ def check_files(src: str) -> Checked:
     return Checked(memories, history)
 
 
-def _history_count(path: str) -> int:
+def history_rows(path: str) -> int:
     import os
     import sqlite3
 
@@ -216,16 +216,25 @@ def _open_ledger_readonly(tgt: Target) -> Ledger | None:
     path = tgt.ledger_path
     if path == ":memory:" or not ("://" in path or os.path.isfile(path)):
         return None
-    return open_ledger(path, readonly=True)
+    try:
+        return open_ledger(path, readonly=True)
+    except LedgerError:
+        if "://" in path:  # a database or schema with no ledger yet: the import creates it
+            return None
+        raise
 
 
 def _payload(record: dict[str, Any]) -> dict[str, Any]:
     return {**(record.get("metadata") or {}), "data": record.get("text"), **(record.get("scope") or {})}
 
 
-def import_(target: Any, src: str, *, dry_run: bool = False) -> ImportResult:
+def import_(
+    target: Any, src: str, *, dry_run: bool = False, reembed: bool = False, ledger: bool = True
+) -> ImportResult:
     """Import the export at ``src`` (and its history file) into ``target``'s stores. ``dry_run``: check the
-    files and the target and say what would be written; nothing is. Raises
+    files and the target and say what would be written; nothing is. ``reembed``: every text is embedded by the
+    target's embedder, whatever vectors the file holds. ``ledger=False``: the ledger rows are left to the caller
+    (``migrate`` copies a SQLite ledger into PostgreSQL with ``ledger migrate``, every table). Raises
     :class:`~mem0_hygiene.stores.portable.PortableFileError` for a file that is not a whole export and
     :class:`ImportRefused` for a target holding other data, before anything is written."""
     tgt = resolve(target)
@@ -243,22 +252,23 @@ def import_(target: Any, src: str, *, dry_run: bool = False) -> ImportResult:
         with _seam(tgt) as store:
             destination = store.describe()
             resumed = present_ids(store, checked, destination)
-        ledger = _open_ledger_readonly(tgt)
+        opened = _open_ledger_readonly(tgt) if ledger else None
         try:
-            check_rest(checked, _ledger_count(ledger), _history_count(tgt.history_path), destination, tgt.ledger_path)
+            check_rest(checked, _ledger_count(opened), history_rows(tgt.history_path), destination, tgt.ledger_path)
         finally:
-            if ledger is not None:
-                ledger.close()
+            if opened is not None:
+                opened.close()
         if dry_run:
             return ImportResult(destination=destination, resumed=len(resumed), dry_run=True, **base)
-    with _memory_for_import(tgt, checked) as m:
+    with _memory_for_import(tgt, checked, reembed) as m:
         with _seam(tgt, m) as store:
             destination = destination if tgt.memory is None else store.describe()
             present = present_ids(store, checked, destination)
-            check_rest(checked, _ledger_count(m.ledger), _history_count(tgt.history_path), destination, m.ledger.shown)
-            inserted, embedded = _write_points(m, checked, present)
+            rows_there = _ledger_count(m.ledger) if ledger else 0
+            check_rest(checked, rows_there, history_rows(tgt.history_path), destination, m.ledger.shown)
+            inserted, embedded = _write_points(m, checked, present, reembed)
             history_written = _write_history(m, checked, tgt.history_path)
-            ledger_written = _write_ledger(m.ledger, checked)
+            ledger_written = _write_ledger(m.ledger, checked) if ledger else 0
             checksum = _verify(store, checked, destination)
     return ImportResult(
         destination=destination,
@@ -279,13 +289,13 @@ def target_dims(m: Any) -> int | None:
 
 
 @contextlib.contextmanager
-def _memory_for_import(tgt: Target, checked: Checked) -> Iterator[Any]:
+def _memory_for_import(tgt: Target, checked: Checked, reembed: bool = False) -> Iterator[Any]:
     """The drop-in over the target: with its real embedder unless every vector comes from the file."""
     if tgt.memory is not None:
         with tgt.memory_for("import") as m:
             yield m
         return
-    real = not checked.with_vectors
+    real = reembed or not checked.with_vectors
     m = tgt.open_memory(for_writing_text=real, action="import", must_exist=False)
     if not real and checked.dims is not None and target_dims(m) not in (None, checked.dims):
         m.close()  # the file's vectors have another length: its texts are embedded by the target's embedder
@@ -296,7 +306,7 @@ def _memory_for_import(tgt: Target, checked: Checked) -> Iterator[Any]:
         m.close()
 
 
-def _write_points(m: Any, checked: Checked, present: set[str]) -> tuple[int, int]:
+def _write_points(m: Any, checked: Checked, present: set[str], reembed: bool = False) -> tuple[int, int]:
     """Every point of the file not in ``present`` into mem0's vector store, in batches; (written, embedded)."""
     dims = target_dims(m)
     total = int(checked.counts.get("points", 0))
@@ -310,7 +320,7 @@ def _write_points(m: Any, checked: Checked, present: set[str]) -> tuple[int, int
             return
         vectors = []
         for rec in batch:
-            vector = rec.get("vector")
+            vector = None if reembed else rec.get("vector")
             if vector is None or (dims is not None and len(vector) != dims):
                 vector = m.embedding_model.embed(rec.get("text") or "", "add")
                 embedded += 1
@@ -337,7 +347,7 @@ def _write_points(m: Any, checked: Checked, present: set[str]) -> tuple[int, int
 def _write_history(m: Any, checked: Checked, path: str) -> int:
     """mem0's history rows into the target's history.db, in one transaction on mem0's own connection (none when
     an interrupted import wrote them already)."""
-    if not checked.history.count or _history_count(path) == checked.history.count:
+    if not checked.history.count or history_rows(path) == checked.history.count:
         return 0
     cols = ", ".join(("id", *HISTORY_COLUMNS))
     sql = f"INSERT INTO history ({cols}) VALUES ({', '.join('?' * (len(HISTORY_COLUMNS) + 1))})"

@@ -18,6 +18,7 @@ from . import (  # noqa: E402
     ledger,  # noqa: F401
     maintenance,  # noqa: F401
     mcp,  # noqa: F401
+    migrate,  # noqa: F401
     portable,  # noqa: F401
     reads,  # noqa: F401
     store,  # noqa: F401

@@ -39,7 +39,7 @@ from .sqlite import SIDECARS
 
 COPIES_SUFFIX = ".copies.json"
 COPIES_FORMAT = "mem0-hygiene-copies"
-KINDS = ("backup_set", "replaced_aside", "relocation_source")
+KINDS = ("backup_set", "replaced_aside", "relocation_source", "migration_source")
 ROLES = ("vector_store", "history_db", "ledger")
 TEMPORARY_MARKERS = {"backup": "partial", "restore": "restoring", "relocate": "relocating"}
 _TEMP_RE = re.compile(r"^\.(?P<stem>.+)\.(?P<marker>partial|restoring|relocating)-[^/]*$")

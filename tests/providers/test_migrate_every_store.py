@@ -1,0 +1,77 @@
+"""migrate from local Qdrant into every provider: the plan (points per scope, the destination empty, the same
+embedder), the copy verified by count, checksum and sampled queries, the new store serving what the old one
+served (chain, invalidation, tombstone), the old store untouched and registered as a copy until
+``remove_migration_source`` deletes it, a rerun that writes nothing, and a non-empty destination refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mem0_hygiene import Memory, offline_config
+from mem0_hygiene.errors import ConfigError
+from mem0_hygiene.maintenance import export, migrate, remove_migration_source
+from mem0_hygiene.stores.copies import list_copies
+from mem0_hygiene.target import resolve
+
+from .test_portable_every_store import fill, lines
+
+
+def test_migrate_copies_every_memory_into_each_provider_verified(
+    provider_config: Any, tmp_path: Path, clock: Any
+) -> None:
+    source = offline_config(tmp_path / "a", hygiene={"clock": clock})
+    ids = fill(source)
+    before = export(source, str(tmp_path / "before.jsonl"), with_vectors=True)
+    target = provider_config(tmp_path / "b")
+
+    plan = migrate(source, target, dry_run=True)
+    assert plan.to_dict()["problems"] == []
+    assert (plan.points, plan.ledger_rows, plan.destination_points) == (4, 5, 0)
+    assert plan.scopes == {"user_id=alice": 3, "agent_id=ops": 1}
+
+    result = migrate(source, target)
+    doc = result.to_dict()
+    assert (doc["verified"], doc["points"]) == (True, 4)
+    assert doc["queries"] == doc["queries_agreeing"] == 4
+
+    after = export(source, str(tmp_path / "after.jsonl"), with_vectors=True)
+    assert lines(Path(after.path)) == lines(Path(before.path))  # the source is untouched
+    texts = export(source, str(tmp_path / "texts.jsonl"))  # without vectors: each provider keeps floats its way
+    moved = export(target, str(tmp_path / "moved.jsonl"))
+    assert lines(Path(moved.path))[1] == lines(Path(texts.path))[1]
+
+    m = Memory.from_config(target)
+    try:
+        served = {r["id"] for r in m.get_all(filters={"user_id": "alice"})["results"]}
+        assert served == {ids["new"]}
+    finally:
+        m.close()
+
+    dst = resolve(target)
+    copies = {c.path for c in list_copies(dst.ledger_path, dst.history_path) if c.kind == "migration_source"}
+    assert copies == {
+        str(tmp_path / "a" / "qdrant"),
+        str(tmp_path / "a" / "history.db"),
+        str(tmp_path / "a" / "hygiene.db"),
+    }
+    assert migrate(source, target, dry_run=True).resuming == "complete"  # a rerun finds it done
+
+    listed = remove_migration_source(target, dry_run=True)
+    assert {p for p, _role, _size in listed.paths} == copies and (tmp_path / "a" / "qdrant").exists()
+    remove_migration_source(target)
+    assert not (tmp_path / "a" / "qdrant").exists() and not (tmp_path / "a" / "hygiene.db").exists()
+    assert not [c for c in list_copies(dst.ledger_path, dst.history_path) if c.kind == "migration_source"]
+
+
+def test_a_destination_holding_other_memories_is_refused(provider_config: Any, tmp_path: Path, clock: Any) -> None:
+    source = offline_config(tmp_path / "a", hygiene={"clock": clock})
+    fill(source)
+    target = provider_config(tmp_path / "b")
+    m = Memory.from_config(target)
+    m.add("someone else's fact", user_id="bob", infer=False)
+    m.close()
+    with pytest.raises(ConfigError, match=r"the destination is not empty \(1 point"):
+        migrate(source, target)
