@@ -59,6 +59,7 @@ def _run_audit(
     examples: int,
     description: str,
     config_hint: str,
+    fmt: str = "text",
 ) -> int:
     from ..auditing.runner import audit
     from ..render import format_html, format_json, format_text, summary_line
@@ -66,14 +67,18 @@ def _run_audit(
     from .progress import progress_shown
 
     out = current_output()
-    with progress_shown(as_json):
+    with progress_shown(as_json or fmt == "prometheus"):
         report = audit(target, examples=examples, description=description, config_hint=config_hint)
     wrote: list[str] = []
     if html:
         _write(html, format_html(report))
         wrote.append(f"HTML report written to {printable(html)}")
     colored = False
-    if as_json:
+    if fmt == "prometheus":
+        from ..render.prometheus import format_prometheus
+
+        text = format_prometheus(report)
+    elif as_json:
         text = format_json(report) + "\n"
     else:
         from rich.console import Console
@@ -82,12 +87,17 @@ def _run_audit(
         width = console.width if console.is_terminal else 110
         colored = color_wanted(console.is_terminal) and out.file is None
         text = format_text(report, width=width, color=colored)
-    if out.file:
+    if out.file and fmt == "prometheus":  # the textfile collector must never read half a file
+        from ..stores.durable import write_file
+
+        write_file(out.file, text, mode=0o644)
+        wrote.append(f"report written to {printable(out.file)}")
+    elif out.file:
         _write(out.file, text if text.endswith("\n") else text + "\n")
         wrote.append(f"report written to {printable(out.file)}")
     elif not out.quiet:
         click.echo(text, nl=not text.endswith("\n"), color=colored or None)  # click would strip the colours
-    if not out.quiet and (as_json or out.file or html):  # the one summary line, on stderr
+    if not out.quiet and (as_json or out.file or html or fmt == "prometheus"):  # the one summary line, on stderr
         click.echo("; ".join([f"mem0-hygiene audit: {summary_line(report)}", *wrote]), err=True)
     if report.at_or_above(Severity.parse(fail_on)):
         return EXIT_FINDINGS
@@ -144,9 +154,20 @@ def audit_options(func: F) -> F:
 @cli.command()
 @store_options(many_histories=True)
 @audit_options
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "prometheus"]),
+    default="text",
+    show_default=True,
+    help="The report's format: json is --json; prometheus writes the figures as gauges in Prometheus text format "
+    "(for the node exporter's textfile collector: -o DIR/mem0.prom, written atomically).",
+)
 @show_secrets_option
 @hygiene_command
-def audit(store: StoreOptions, as_json: bool, html: str | None, fail_on: str, strict: bool, examples: int) -> None:
+def audit(
+    store: StoreOptions, as_json: bool, html: str | None, fail_on: str, strict: bool, examples: int, fmt: str
+) -> None:
     """Diagnose a mem0 deployment: storage, history.db vs. the vector store, the ledger, content.
 
     A fleet of replicas keeps one history.db per host: give each with --history-db [LABEL=]PATH (repeated), or
@@ -157,16 +178,19 @@ def audit(store: StoreOptions, as_json: bool, html: str | None, fail_on: str, st
     with --strict, a check was skipped), 4 incomplete: the vector store's provider cannot be read here, so
     its checks did not run (never "clean").
     """
+    if as_json and fmt not in ("text", "json"):
+        raise click.UsageError(f"--json and --format {fmt} ask for two formats: give one")
     config = store.load()
     code = _run_audit(
         config,
-        as_json=as_json,
+        as_json=as_json or fmt == "json",
         html=html,
         fail_on=fail_on,
         strict=strict,
         examples=examples,
         description=store.config or "mem0 defaults",
         config_hint=_config_hint(store),
+        fmt=fmt,
     )
     raise SystemExit(code)
 
