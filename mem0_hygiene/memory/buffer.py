@@ -21,6 +21,7 @@ import concurrent.futures
 import functools
 import logging
 import threading
+import time
 import weakref
 from collections.abc import Iterable
 from dataclasses import replace
@@ -32,6 +33,7 @@ from ..stores.ledger import LedgerRow
 from ..stores.ledger.reads import Read, record_reads
 from ..stores.topic_keys import holds_key
 from .birth import adoption_row, point_item, strip_birth
+from .metrics import record_flush
 
 if TYPE_CHECKING:
     from ..config import HygieneSettings
@@ -274,6 +276,7 @@ class LedgerBufferMixin:
                 reads = list(self._reads)
             if not new and not adopt and not uses and not settled and not reads:
                 return
+            started = time.perf_counter()
             try:  # outside the buffer lock: adds and reads go on meanwhile and still find these rows buffered
                 self.ledger.insert(new, keep_state=True)  # never undoes what a replica did meanwhile
                 self.ledger.insert(adopt, ignore_existing=True)
@@ -283,6 +286,7 @@ class LedgerBufferMixin:
             except LedgerError as exc:
                 logger.warning("could not write to the ledger (kept for the next flush): %s", exc)
                 return
+            record_flush(time.perf_counter() - started)
             with self._buffer_lock:  # take out what was written (not a row queued again meanwhile)
                 for row in new:
                     if self._pending_new.get(row.memory_id) is row:

@@ -58,6 +58,7 @@ from .fact_guard import FactGuardMixin, collecting_redactions, with_redactions
 from .guard import CLEAN, Screened, facts_of, screen_messages, screen_text
 from .live_query import hook_for
 from .mem0_rules import expiration_end, mem0_rejects
+from .metrics import record_adds
 from .provenance import (
     QUARANTINED_KINDS,
     normalize_messages,
@@ -268,6 +269,7 @@ class Memory(
         else:
             self.flush_soon()
         self.maybe_auto_prune(now)
+        record_adds(results, rows)
         return {**extra, "results": results}
 
     def _store(

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..progress import counted
 from ..timeutil import to_iso
 from .compaction import compact_ledger
+from .metrics import record_pruned
 
 if TYPE_CHECKING:
     from ..config import HygieneSettings
@@ -253,6 +254,8 @@ class PruneMixin:
             self.delete_ids([p.memory_id for p in pruned])
         self._last_prune = now
         self._prune_pending = False
+        if not dry_run:
+            record_pruned(m.reason for m in pruned)
         return PruneResult(
             memories=tuple(pruned),
             dry_run=dry_run,

@@ -24,6 +24,7 @@ from ..stores.ledger import LedgerRow
 from ..stores.states import live_sql, state_of
 from ..timeutil import age_days, parse_time, to_iso
 from .live_query import Hooked, LiveOnly, fetch_for, live_only
+from .metrics import record_hidden
 from .ranking import rank as rank_items
 from .timetravel import TimeWindow
 
@@ -187,18 +188,23 @@ class LiveReadsMixin:
         if known:
             rows.update((mid, known[mid]) for mid in ids if mid in known)
         kept = []
+        hidden: dict[str, int] = {}
         for item in items:
             row = self.row_for(item, rows)
             state = row.state(now)
             if state == "deleted":
+                hidden[state] = hidden.get(state, 0) + 1
                 continue  # a tombstone hides a point that came back (an old snapshot restored)
             if window is not None:
                 if not window.admits(row, state, include_stale, show_expired):
                     continue
             elif not include_stale and state != "live" and not (show_expired and state == "expired"):
+                hidden[state] = hidden.get(state, 0) + 1
                 continue
             item["hygiene"] = self.hygiene_facts(row, now)
             if seen is not None:
                 seen[row.memory_id] = row
             kept.append(item)
+        if hidden:
+            record_hidden(hidden)
         return kept
