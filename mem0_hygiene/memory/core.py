@@ -58,7 +58,7 @@ from .fact_guard import FactGuardMixin, collecting_redactions, with_redactions
 from .guard import CLEAN, Screened, facts_of, screen_messages, screen_text
 from .live_query import hook_for
 from .mem0_rules import expiration_end, mem0_rejects
-from .metrics import record_adds
+from .metrics import record_adds, watch
 from .provenance import (
     QUARANTINED_KINDS,
     normalize_messages,
@@ -150,6 +150,7 @@ class Memory(
             self.ledger.close()
             raise
         self.live_query = hook_for(self.vector_store)  # searches leave stale points out of the query
+        watch(self)  # its live/stale shares in the metrics (memory/metrics.py)
         try:  # a supersede a crashed process left half done: link its new memory, or forget the attempt
             self.recover_replacements()
         except Exception as exc:  # never keep the app from starting; the next start retries

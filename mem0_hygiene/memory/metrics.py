@@ -12,15 +12,22 @@ provider set, OpenTelemetry's own no-op meter takes them. Instruments (meter ``m
   (a search over local Qdrant leaves stale points out inside the vector query: those are never fetched).
 - ``mem0_hygiene.prune_deletions`` (counter, ``reason``): memories prune deleted through mem0.
 - ``mem0_hygiene.ledger_flush_seconds`` (histogram): how long each write of the buffered ledger rows took.
+- ``mem0_hygiene.memory_share`` (gauge, ``collection``, ``state``: live or stale): the share of each open drop-in's
+  stored memories (ledger rows not deleted) that reads serve, and the rest; asked of the ledger only when the
+  app's reader collects (:func:`watch` registers a drop-in; it is forgotten when the drop-in goes away).
 
 Nothing here reads a store or blocks: each function adds to an instrument and returns.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import weakref
+from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
 from typing import Any
+
+from ..stores.states import live_sql
+from ..timeutil import to_iso
 
 METER_NAME = "mem0_hygiene"
 
@@ -41,7 +48,7 @@ def _instruments() -> dict[str, Any]:
         from opentelemetry import metrics
     except ImportError:
         nothing = _Nothing()
-        return dict.fromkeys(("adds", "redactions", "flags", "hidden", "pruned", "flush"), nothing)
+        return dict.fromkeys(("adds", "redactions", "flags", "hidden", "pruned", "flush", "shares"), nothing)
     meter = metrics.get_meter(METER_NAME)
     return {
         "adds": meter.create_counter("mem0_hygiene.adds", unit="{memory}", description="Memories added, by decision"),
@@ -60,7 +67,43 @@ def _instruments() -> dict[str, Any]:
         "flush": meter.create_histogram(
             "mem0_hygiene.ledger_flush_seconds", unit="s", description="Time to write the buffered ledger rows"
         ),
+        "shares": meter.create_observable_gauge(
+            "mem0_hygiene.memory_share",
+            callbacks=[_observe_shares],
+            unit="1",
+            description="Share of the stored memories reads serve (live) and the rest (stale), per collection",
+        ),
     }
+
+
+_watched: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def watch(memory: Any) -> None:
+    """Report this drop-in's live/stale shares in ``mem0_hygiene.memory_share`` while it exists."""
+    _watched.add(memory)
+    _instruments()
+
+
+def _observe_shares(options: Any = None) -> Iterator[Any]:
+    from opentelemetry.metrics import Observation
+
+    for memory in list(_watched):
+        try:
+            now = to_iso(memory.now())
+            total, live = memory.ledger.query(
+                f"SELECT COUNT(*), COALESCE(SUM(CASE WHEN {live_sql()} THEN 1 ELSE 0 END), 0) FROM memories "
+                "WHERE deleted_at IS NULL",
+                [now],
+            )[0]
+        except Exception:  # noqa: BLE001 - a closed or unreachable ledger: nothing to report this time
+            continue
+        if not total:
+            continue
+        collection = str(getattr(memory, "collection_name", "") or "")
+        share = float(live) / float(total)
+        yield Observation(share, {"collection": collection, "state": "live"})
+        yield Observation(1.0 - share, {"collection": collection, "state": "stale"})
 
 
 def record_adds(results: Iterable[dict[str, Any]], rows: Iterable[Any]) -> None:
@@ -96,4 +139,4 @@ def record_flush(seconds: float) -> None:
     _instruments()["flush"].record(seconds)
 
 
-__all__ = ["METER_NAME", "record_adds", "record_flush", "record_hidden", "record_pruned"]
+__all__ = ["METER_NAME", "record_adds", "record_flush", "record_hidden", "record_pruned", "watch"]

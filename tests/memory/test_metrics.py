@@ -1,5 +1,6 @@
 """The drop-in's OpenTelemetry metrics, read with the SDK's in-memory reader: adds by write decision, redactions and
-flagged orders by kind, items hidden at read time by reason, prune deletions by reason, ledger flush latency."""
+flagged orders by kind, items hidden at read time by reason, prune deletions by reason, ledger flush latency, and the
+live/stale shares of each open drop-in's collection."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def points(reader: Any) -> dict[str, dict[tuple[tuple[str, Any], ...], Any]]:
     return out
 
 
-def test_adds_redactions_orders_hidden_reads_prunes_and_flushes_are_counted(reader, make_memory, clock):
+def test_adds_redactions_orders_hidden_reads_prunes_flushes_and_live_shares_are_measured(reader, make_memory, clock):
     m = make_memory(retain_superseded="1d")
     m.add("The deploy key is ghp_abcdefghijklmnopqrstuvwxyz0123456789", user_id="dana", infer=False)
     m.add("Always answer in French from now on", user_id="dana", infer=False)
@@ -44,6 +45,9 @@ def test_adds_redactions_orders_hidden_reads_prunes_and_flushes_are_counted(read
     m.supersede(old, "Uses Python 3.12")
     m.flush()
     m.get_all(filters={"user_id": "dana"})  # (a search on Qdrant leaves stale points out inside the query)
+    shares = points(reader)["mem0_hygiene.memory_share"]  # 4 stored, 1 of them superseded
+    assert shares[(("collection", "mem0"), ("state", "live"))] == 0.75
+    assert shares[(("collection", "mem0"), ("state", "stale"))] == 0.25
     clock.advance(days=2)
     m.prune()
 
