@@ -194,3 +194,16 @@ def test_forget_user_killed_before_any_of_its_file_operations_is_finished_by_the
         assert not list((root / "app" / "hygiene.erasures").glob(".pending-*")), k
         held.append(k)
     assert held == points and len(points) >= 10
+
+
+def test_a_dry_run_names_what_would_be_erased_and_changes_no_file(deployment, persistent_dir):
+    before = {p: p.read_bytes() for p in (persistent_dir / "app").rglob("*") if p.is_file() and p.suffix != ".lock"}
+
+    result = forget_scope(deployment.config, user_id="dana", dry_run=True)
+
+    assert result.dry_run and result.receipt is None and not result.verified
+    assert len(result.memory_ids) == 5 and result.messages_removed == 3
+    assert result.forget is not None and any(not f.clean for f in result.forget.files)  # where the text is now
+    after = {p: p.read_bytes() for p in before if p.exists()}
+    changed = [str(p) for p in before if after.get(p) != before[p] and not p.name.endswith(("-shm", "-wal"))]
+    assert changed == [] and not (persistent_dir / "app" / "hygiene.erasures").exists()
