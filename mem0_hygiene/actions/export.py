@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from ..display.tables import Line, LinesView
-from ..display.text import human_size
+from ..display.text import human_size, plural
 from ..progress import report
 from ..scan.secrets import redact_secrets
 from ..stores.ledger import COLUMNS, Ledger, LedgerRow, open_ledger, row_from
@@ -78,7 +78,7 @@ class ExportResult(LinesView):
     def _lines(self) -> list[Line]:
         out: list[Line] = [
             [
-                (f"Exported {self.records} memorie(s) to ", ""),
+                (f"Exported {plural(self.records, 'memory', 'memories')} to ", ""),
                 (self.path, "bold"),
                 (f" ({self.points} point(s), {self.ledger_rows} ledger row(s)", ""),
                 (", with vectors" if self.with_vectors else "", ""),

@@ -395,8 +395,8 @@ def migrate(
         export(src, path, with_vectors=not reembed, include_secrets=True)
         doc = write_journal(folder, doc, "exported")
     if not done(doc, "imported"):
-        import_(dst, path, reembed=reembed, ledger=plan.ledger_route == "import")
-        doc = write_journal(folder, doc, "imported")
+        imported = import_(dst, path, reembed=reembed, ledger=plan.ledger_route == "import", verify=False)
+        doc = write_journal(folder, {**doc, "notes": list(imported.notes)}, "imported")
     if not done(doc, "ledger"):
         if plan.ledger_route == "ledger migrate" and _ledger_rows(dst.ledger_path) != plan.ledger_rows:
             with step("copying the ledger into PostgreSQL"):
@@ -419,7 +419,7 @@ def migrate(
         queries_agreeing=agreeing,
         copies=copies,
         config=redacted_config(dst.config),
-        notes=plan.notes,
+        notes=plan.notes + tuple(str(n) for n in doc.get("notes") or ()),
     )
 
 
@@ -443,7 +443,7 @@ def verify(src: Target, dst: Target, *, reembed: bool, sample: int) -> tuple[int
         answers = [_top(a, v) for v in vectors]
     with _mem0_store(dst) as b:
         again = [_top(b, v) for v in vectors]
-    with for_target(src, action="migrate") as store:  # the answers' own vectors, to tell ties from differences
+    with for_target(dst, action="migrate") as store:  # the answers' own vectors, to tell ties from differences
         stored = store.get({i for ids in answers + again for i in ids}, with_vectors=True)
     agreeing = sum(
         1 for v, x, y in zip(vectors, answers, again) if x == y or _closeness(v, x, stored) == _closeness(v, y, stored)

@@ -28,7 +28,7 @@ from ..stores.portable import HISTORY_COLUMNS, PortableFile, PortableFileError, 
 from ..stores.vector import VectorStore, for_target, from_mem0, payload_checksum
 from ..target import Target, resolve
 
-BATCH = 256
+BATCH = 1000
 
 
 class ImportRefused(ConfigError):
@@ -61,6 +61,7 @@ class ImportResult(LinesView):
     ledger_written: int = 0
     checksum: str = ""
     dry_run: bool = False
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -78,6 +79,7 @@ class ImportResult(LinesView):
             "ledger_written": self.ledger_written,
             "verified": bool(self.checksum) and not self.dry_run,
             "checksum": self.checksum,
+            "notes": list(self.notes),
         }
 
     def _lines(self) -> list[Line]:
@@ -107,8 +109,15 @@ class ImportResult(LinesView):
                     "",
                 )
             ],
-            [(f"  {self.points} point(s), checksum sha256 {self.checksum[:16]}... ", ""), ("verified", "bold green")],
         ]
+        if self.checksum:
+            out.append(
+                [
+                    (f"  {self.points} point(s), checksum sha256 {self.checksum[:16]}... ", ""),
+                    ("verified", "bold green"),
+                ]
+            )
+        out += [[(f"  note: {n}", "")] for n in self.notes]
         return out
 
 
@@ -229,12 +238,19 @@ def _payload(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def import_(
-    target: Any, src: str, *, dry_run: bool = False, reembed: bool = False, ledger: bool = True
+    target: Any,
+    src: str,
+    *,
+    dry_run: bool = False,
+    reembed: bool = False,
+    ledger: bool = True,
+    verify: bool = True,
 ) -> ImportResult:
     """Import the export at ``src`` (and its history file) into ``target``'s stores. ``dry_run``: check the
     files and the target and say what would be written; nothing is. ``reembed``: every text is embedded by the
     target's embedder, whatever vectors the file holds. ``ledger=False``: the ledger rows are left to the caller
-    (``migrate`` copies a SQLite ledger into PostgreSQL with ``ledger migrate``, every table). Raises
+    (``migrate`` copies a SQLite ledger into PostgreSQL with ``ledger migrate``, every table). ``verify=False``:
+    the caller verifies the points itself (``migrate`` compares both stores). Raises
     :class:`~mem0_hygiene.stores.portable.PortableFileError` for a file that is not a whole export and
     :class:`ImportRefused` for a target holding other data, before anything is written."""
     tgt = resolve(target)
@@ -268,8 +284,9 @@ def import_(
             check_rest(checked, rows_there, history_rows(tgt.history_path), destination, m.ledger.shown)
             inserted, embedded = _write_points(m, checked, present, reembed)
             history_written = _write_history(m, checked, tgt.history_path)
-            ledger_written = _write_ledger(m.ledger, checked) if ledger else 0
-            checksum = _verify(store, checked, destination)
+            repaired: list[str] = []
+            ledger_written = _write_ledger(m.ledger, checked, repaired) if ledger else 0
+            checksum = _verify(store, checked, destination) if verify else ""
     return ImportResult(
         destination=destination,
         inserted=inserted,
@@ -278,7 +295,17 @@ def import_(
         history_written=history_written,
         ledger_written=ledger_written,
         checksum=checksum,
+        notes=_repair_notes(repaired),
         **base,
+    )
+
+
+def _repair_notes(repaired: list[str]) -> tuple[str, ...]:
+    if not repaired:
+        return ()
+    return (
+        f"{len(repaired)} ledger row(s) superseded by a memory the export has no row of (a broken chain in the "
+        f"source, e.g. {repaired[0]}) were written invalidated, saying by what: they stay out of reads",
     )
 
 
@@ -377,7 +404,20 @@ def _write_history(m: Any, checked: Checked, path: str) -> int:
     return written
 
 
-def _write_ledger(ledger: Ledger, checked: Checked) -> int:
+def dangling(facts: dict[str, Any]) -> dict[str, Any]:
+    """A row superseded by a memory the export has no row of (a broken chain in the source, which enforced no
+    foreign keys): written invalidated instead, saying by what, so it stays out of reads as it was."""
+    return {
+        **facts,
+        "superseded_by": None,
+        "superseded_at": None,
+        "invalid_at": facts.get("invalid_at") or facts.get("superseded_at") or facts.get("created_at"),
+        "invalid_reason": facts.get("invalid_reason")
+        or f"superseded by {facts['superseded_by']}, which the export holds no ledger row of",
+    }
+
+
+def _write_ledger(ledger: Ledger, checked: Checked, notes: list[str]) -> int:
     """Every ledger row and confirmation of the file, in one transaction (links checked at its commit), unless an
     interrupted import committed them already."""
     want = int(checked.counts.get("ledger_rows", 0))
@@ -386,6 +426,7 @@ def _write_ledger(ledger: Ledger, checked: Checked) -> int:
     rows_sql = insert("memories", COLUMNS)
     conf_sql = insert("confirmations", CONFIRMATIONS.column_names)
     written = 0
+    held = {r["id"] for r in checked.memories.records() if r.get("ledger") is not None}
     report("writing the ledger", 0, want)
     with ledger.transaction() as conn:
         ledger.link_guard(conn)
@@ -396,8 +437,11 @@ def _write_ledger(ledger: Ledger, checked: Checked) -> int:
             facts = rec.get("ledger")
             if facts is None:
                 continue
+            if facts.get("superseded_by") and facts["superseded_by"] not in held:
+                facts = dangling(facts)  # kept out of reads, never resurrected: the link had nothing to point at
+                notes.append(rec["id"])
             rows.append(LedgerRow.of(memory_id=rec["id"], **facts).as_tuple())
-            confirmations += [(rec["id"], at, via) for at, via in rec.get("confirmations") or []]
+            confirmations += [(rec["id"], at, via) for at, via in rec.get("confirmations") or []]  # rows held
             if len(rows) >= 1000:
                 conn.executemany(rows_sql, rows)
                 written += len(rows)

@@ -33,7 +33,7 @@ def test_export_then_import_moves_the_memories_into_the_other_config(tmp_path: P
     out = tmp_path / "dana.jsonl"
     exported = run("export", str(out), "--with-vectors", "--config", source)
     assert exported.exit_code == 0, exported.output
-    assert f"Exported 1 memorie(s) to {out}" in exported.output
+    assert f"Exported 1 memory to {out}" in exported.output
     assert (tmp_path / "dana.history.jsonl").is_file()
 
     target = config_file(tmp_path / "b")
