@@ -401,6 +401,7 @@ def migrate(
         if plan.ledger_route == "ledger migrate" and _ledger_rows(dst.ledger_path) != plan.ledger_rows:
             with step("copying the ledger into PostgreSQL"):
                 migrate_ledger(src, dst.ledger_path)
+        _record(dst, plan.destination_embedder if reembed else plan.source_embedder)
         doc = write_journal(folder, doc, "ledger")
     points, checksum, queries, agreeing = verify(src, dst, reembed=reembed, sample=sample)
     if not done(doc, "verified"):
@@ -421,6 +422,18 @@ def migrate(
         config=redacted_config(dst.config),
         notes=plan.notes + tuple(str(n) for n in doc.get("notes") or ()),
     )
+
+
+def _record(dst: Target, made_by: dict[str, Any]) -> None:
+    """Record in the destination's ledger which embedder made its vectors (the audit's EMBEDDER_MISMATCH)."""
+    from ..stores.embedder_record import record_embedder
+    from ..stores.ledger import open_ledger
+
+    ledger = open_ledger(dst.ledger_path)
+    try:
+        record_embedder(ledger, made_by, to_iso(dst.now()))
+    finally:
+        ledger.close()
 
 
 def verify(src: Target, dst: Target, *, reembed: bool, sample: int) -> tuple[int, str, int, int]:

@@ -21,12 +21,14 @@ from typing import Any
 from ..display.tables import Line, LinesView
 from ..errors import ConfigError, HygieneError, LedgerError
 from ..progress import report
+from ..stores.embedder_record import configured_embedder, record_embedder
 from ..stores.ledger import COLUMNS, Ledger, LedgerRow, open_ledger
 from ..stores.ledger.dialect import insert
 from ..stores.ledger.schema import CONFIRMATIONS
 from ..stores.portable import HISTORY_COLUMNS, PortableFile, PortableFileError, history_path, open_checked
 from ..stores.vector import VectorStore, for_target, from_mem0, payload_checksum
 from ..target import Target, resolve
+from ..timeutil import to_iso
 
 BATCH = 1000
 
@@ -286,6 +288,12 @@ def import_(
             history_written = _write_history(m, checked, tgt.history_path)
             repaired: list[str] = []
             ledger_written = _write_ledger(m.ledger, checked, repaired) if ledger else 0
+            if ledger:  # which embedder made the vectors now in the store: the file's, or the target's own
+                copied = checked.with_vectors and not reembed and embedded == 0
+                made_by = dict(checked.memories.header.get("embedder") or {}) if copied else {}
+                if not copied:
+                    made_by = {**configured_embedder(tgt.mem0_config), "dims": target_dims(m)}
+                record_embedder(m.ledger, made_by, to_iso(tgt.now()))
             checksum = _verify(store, checked, destination) if verify else ""
     return ImportResult(
         destination=destination,

@@ -14,6 +14,7 @@ from typing import Any
 from ..errors import AuditError, HygieneError
 from ..progress import counted, report
 from ..report import AREAS, Finding, Report, Skipped
+from ..stores.embedder_record import configured_embedder
 from ..stores.vectors import PAGE_SIZE
 from ..target import resolve
 from ..timeutil import as_utc, system_clock, to_iso
@@ -57,7 +58,7 @@ def audit(
     started = time.perf_counter()
     tgt = resolve(target, description=description)
     moment = as_utc(now) if now is not None else tgt.now()
-    extra: dict[str, Any] = {"stats": {}}
+    extra: dict[str, Any] = {"stats": {}, "embedder": configured_embedder(tgt.mem0_config)}
     with ScratchDB() as db:
         db.attach_histories(tgt.history_files)
         db.open_ledger(tgt.ledger_path, to_iso(moment))

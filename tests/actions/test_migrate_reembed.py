@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mem0_hygiene import Memory, offline_config
+from mem0_hygiene import Memory, audit, offline_config
 from mem0_hygiene.maintenance import migrate
+from mem0_hygiene.stores.embedder_record import recorded_embedder
 from mem0_hygiene.stores.vector import open_vector_store
 
 
@@ -42,3 +43,27 @@ def test_reembedding_into_another_vector_length_keeps_states_chains_and_tombston
         assert old not in {r["id"] for r in found} and gone not in {r["id"] for r in found}
     finally:
         m.close()
+
+
+def test_the_audit_reports_vectors_of_another_embedder_than_the_config_names(tmp_path: Path, clock: Any) -> None:
+    source = offline_config(tmp_path / "a", hygiene={"clock": clock})
+    m = Memory.from_config(source)
+    m.add("Dana deploys with Kubernetes", user_id="dana", infer=False)
+    m.close()
+    target = offline_config(tmp_path / "b", hygiene={"clock": clock})
+    target["embedder"]["config"] = {"embedding_dims": 64}
+    target["vector_store"]["config"]["embedding_model_dims"] = 64
+    migrate(source, target, reembed=True)
+
+    m = Memory.from_config(target)
+    try:
+        recorded = recorded_embedder(m.ledger)
+    finally:
+        m.close()
+    assert recorded is not None and (recorded["provider"], recorded["dims"]) == ("offline", "64")
+    assert "EMBEDDER_MISMATCH" not in {f.code for f in audit(target).findings}
+
+    stale = offline_config(tmp_path / "b", hygiene={"clock": clock})  # the old embedder's length, 256
+    stale["vector_store"]["config"]["embedding_model_dims"] = 256
+    found = [f for f in audit(stale).findings if f.code == "EMBEDDER_MISMATCH"]
+    assert len(found) == 1 and "dims 64 -> 256" in found[0].title
