@@ -29,11 +29,13 @@ def embedder(ctx: Context) -> CheckResult:
     led = ctx.db.ledger
     if not configured or led is None:
         return
-    table = f"l.{TABLE}" if led.dialect == "sqlite" else TABLE
-    try:
-        recorded = {str(k): str(v) for k, v in led.rows(f"SELECT key, value FROM {table}")}
-    except Exception:  # noqa: BLE001 - no table: nothing was recorded
-        return
+    if led.dialect == "sqlite":
+        table, there = f"l.{TABLE}", f"SELECT COUNT(*) FROM l.sqlite_master WHERE type = 'table' AND name = '{TABLE}'"
+    else:  # asked without failing: a failed query would end the audit's one read-only snapshot
+        table, there = TABLE, f"SELECT COUNT(*) FROM (SELECT to_regclass('{TABLE}') AS t) x WHERE t IS NOT NULL"
+    if not led.one(there):
+        return  # nothing recorded
+    recorded = {str(k): str(v) for k, v in led.rows(f"SELECT key, value FROM {table}")}
     changed = differences(recorded, configured)
     if changed:
         yield finding(
