@@ -11,6 +11,7 @@ the caller asks to see them, explicitly and for a block of code: ``with revealin
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterator
 from contextvars import ContextVar
 from datetime import datetime
@@ -112,8 +113,14 @@ def heading_time(value: object) -> str:
     return text
 
 
+_FRACTION = re.compile(r"(?<=:\d\d)\.(\d+)")
+
+
 def parsed_time(iso: str) -> datetime | None:
     """An ISO time as a datetime; None when it is not one."""
+    if isinstance(iso, str):  # Python 3.10's fromisoformat reads no Z and only 3 or 6 digits of a fraction
+        iso = iso[:-1] + "+00:00" if iso.endswith(("Z", "z")) else iso
+        iso = _FRACTION.sub(lambda m: "." + m.group(1)[:6].ljust(6, "0"), iso, count=1)
     try:
         return datetime.fromisoformat(iso)
     except (TypeError, ValueError):
