@@ -272,8 +272,9 @@ def _same_points(src: Target, dst: Target) -> bool:
         return a.exists() and b.exists() and a.checksum() == b.checksum()
 
 
-def plan_migration(target: Any, to: Any, *, reembed: bool = False) -> MigrationPlan:
-    """What :func:`migrate` would do, and why it cannot (``problems``); reads only."""
+def plan_migration(target: Any, to: Any, *, reembed: bool = False, scan: bool = True) -> MigrationPlan:
+    """What :func:`migrate` would do, and why it cannot (``problems``); reads only. ``scan=False``: the points
+    are counted, not read (:func:`migrate` takes the scopes and sizes from its export instead)."""
     src, dst = resolve(target), resolve(to)
     journal = read_journal(work_folder(dst.history_path))
     scopes: dict[str, int] = {}
@@ -284,7 +285,9 @@ def plan_migration(target: Any, to: Any, *, reembed: bool = False) -> MigrationP
         stored = _stored_dims(store)
         if stored:
             src_embedder["dims"] = stored
-        if store.exists():
+        if store.exists() and not scan:
+            points = store.count()
+        elif store.exists():
             for page in store.pages():
                 for p in page:
                     payload = p.get("payload") or {}
@@ -373,7 +376,7 @@ def migrate(
     ``sample``: how many queries are compared on both stores. Raises :class:`~mem0_hygiene.errors.ConfigError`
     naming each problem of the plan before anything is written, and :class:`MigrationError` when the copy does
     not verify (the source is untouched; the journal stays for a rerun)."""
-    plan = plan_migration(target, to, reembed=reembed)
+    plan = plan_migration(target, to, reembed=reembed, scan=dry_run)
     if dry_run:
         return plan
     if plan.problems:
@@ -394,6 +397,8 @@ def migrate(
     if not done(doc, "exported"):
         export(src, path, with_vectors=not reembed, include_secrets=True)
         doc = write_journal(folder, doc, "exported")
+    if os.path.isfile(path):  # the scopes and sizes of what is moved, from the export (no second read)
+        plan = _scopes_from(path, plan)
     if not done(doc, "imported"):
         imported = import_(dst, path, reembed=reembed, ledger=plan.ledger_route == "import", verify=False)
         doc = write_journal(folder, {**doc, "notes": list(imported.notes)}, "imported")
@@ -424,6 +429,23 @@ def migrate(
     )
 
 
+def _scopes_from(path: str, plan: MigrationPlan) -> MigrationPlan:
+    from dataclasses import replace
+
+    from ..stores.portable import open_checked
+
+    scopes: dict[str, int] = {}
+    size = 0
+    for rec in open_checked(path, "memories").records():
+        if not rec.get("point"):
+            continue
+        scope = rec.get("scope") or {}
+        label = ", ".join(f"{k}={scope[k]}" for k in ("user_id", "agent_id", "run_id") if scope.get(k)) or "(no scope)"
+        scopes[label] = scopes.get(label, 0) + 1
+        size += len(json.dumps({**(rec.get("metadata") or {}), "data": rec.get("text"), **scope}, default=str))
+    return replace(plan, scopes=scopes, size_bytes=size)
+
+
 def _record(dst: Target, made_by: dict[str, Any]) -> None:
     """Record in the destination's ledger which embedder made its vectors (the audit's EMBEDDER_MISMATCH)."""
     from ..stores.embedder_record import record_embedder
@@ -440,11 +462,14 @@ def verify(src: Target, dst: Target, *, reembed: bool, sample: int) -> tuple[int
     """Count and checksum equal on both stores (else :class:`MigrationError`), then ``sample`` queries' top-k
     ids compared; (points, checksum, queries, queries agreeing)."""
     with step("verifying: count and checksum of both stores"):
-        with for_target(src, action="migrate") as store:
+        with _mem0_store(src) as a, _seam_of(a, src) as store:
             want = store.checksum()
             vectors = [] if reembed else _sample_vectors(store, sample)
-        with for_target(dst, action="migrate") as store:
+            answers = [_top(a, v) for v in vectors]
+        with _mem0_store(dst) as b, _seam_of(b, dst) as store:
             got = store.checksum()
+            again = [_top(b, v) for v in vectors]
+            stored = store.get({i for ids in answers + again for i in ids}, with_vectors=True) if vectors else {}
     if got != want:
         raise MigrationError(
             f"the destination holds {got[0]} point(s) (checksum {got[1][:12]}), the source {want[0]} "
@@ -452,12 +477,6 @@ def verify(src: Target, dst: Target, *, reembed: bool, sample: int) -> tuple[int
         )
     if not vectors:
         return got[0], got[1], 0, 0
-    with _mem0_store(src) as a:
-        answers = [_top(a, v) for v in vectors]
-    with _mem0_store(dst) as b:
-        again = [_top(b, v) for v in vectors]
-    with for_target(dst, action="migrate") as store:  # the answers' own vectors, to tell ties from differences
-        stored = store.get({i for ids in answers + again for i in ids}, with_vectors=True)
     agreeing = sum(
         1 for v, x, y in zip(vectors, answers, again) if x == y or _closeness(v, x, stored) == _closeness(v, y, stored)
     )
@@ -496,6 +515,20 @@ def _closeness(query: list[float], ids: frozenset[str], stored: dict[str, Any]) 
         (round(cosine(query, list(stored[i]["vector"])), 5) for i in ids if stored.get(i, {}).get("vector")),
         reverse=True,
     )
+
+
+@contextlib.contextmanager
+def _seam_of(mem0_store: Any, tgt: Target) -> Iterator[VectorStore]:
+    """The seam over mem0's open store (one opening of a local folder for the checksum and the searches), or the
+    target's own when the seam cannot read through that object."""
+    from ..stores.vector import UnsupportedVectorStore, from_mem0
+
+    try:
+        store = from_mem0(mem0_store)
+    except UnsupportedVectorStore:
+        store = for_target(tgt, action="migrate")
+    with store:
+        yield store
 
 
 @contextlib.contextmanager
