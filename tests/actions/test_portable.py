@@ -134,3 +134,29 @@ def test_vectors_of_another_length_are_embedded_by_the_targets_embedder(tmp_path
     without = export(target, str(tmp_path / "y.jsonl"))  # no vectors in the file: every text embedded again
     other = offline_config(tmp_path / "c", hygiene={"clock": clock})
     assert import_(other, without.path).embedded == 3
+
+
+def test_a_row_superseded_by_a_memory_without_a_row_is_imported_invalidated(tmp_path: Path, clock: Any) -> None:
+    import sqlite3
+
+    config = drop_in_store(tmp_path / "a", clock)
+    db = sqlite3.connect(tmp_path / "a" / "hygiene.db")  # a broken chain, as a tool without foreign keys leaves it
+    victim = db.execute("SELECT memory_id FROM memories ORDER BY memory_id LIMIT 1").fetchone()[0]
+    db.execute(
+        "UPDATE memories SET superseded_by = 'nowhere', superseded_at = created_at WHERE memory_id = ?", (victim,)
+    )
+    db.commit()
+    db.close()
+    exported = export(config, str(tmp_path / "x.jsonl"))
+
+    target = offline_config(tmp_path / "b", hygiene={"clock": clock})
+    result = import_(target, exported.path)
+    assert result.ledger_written == 3 and len(result.notes) == 1 and victim in result.notes[0]
+    m = Memory.from_config(target)
+    try:
+        row = m.ledger.get(victim)
+        assert row is not None and row.superseded_by is None
+        assert row.invalid_reason == "superseded by nowhere, which the export holds no ledger row of"
+        assert victim not in {r["id"] for r in m.get_all(filters={"user_id": "dana"})["results"]}
+    finally:
+        m.close()
