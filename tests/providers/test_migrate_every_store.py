@@ -16,6 +16,7 @@ from mem0_hygiene.maintenance import export, migrate, remove_migration_source
 from mem0_hygiene.stores.copies import list_copies
 from mem0_hygiene.target import resolve
 
+from .stores import unique_collection
 from .test_portable_every_store import fill, lines
 
 
@@ -75,3 +76,34 @@ def test_a_destination_holding_other_memories_is_refused(provider_config: Any, t
     m.close()
     with pytest.raises(ConfigError, match=r"the destination is not empty \(1 point"):
         migrate(source, target)
+
+
+def test_forget_scrub_on_the_new_store_erases_the_text_from_the_old_local_qdrant_copy(
+    provider_config: Any, tmp_path: Path, clock: Any
+) -> None:
+    name = unique_collection()  # the same name on both sides: the old copy is scrubbed under the new name
+    source = offline_config(tmp_path / "a", collection=name, hygiene={"clock": clock})
+    m = Memory.from_config(source)
+    secret = m.add("the vault code is zebra-77-omega", user_id="dana", infer=False)["results"][0]["id"]
+    m.add("Dana likes tea", user_id="dana", infer=False)
+    m.close()
+    target = provider_config(tmp_path / "b", collection=name)
+    assert not [n for n in migrate(source, target, dry_run=True).notes if "forget --scrub" in n]
+    migrate(source, target)
+
+    m = Memory.from_config(target)
+    try:
+        result = m.forget([secret], scrub=True)
+    finally:
+        m.close()
+    assert result.to_dict()["verified"] is True, [f for f in result.to_dict()["files"] if not f.get("clean", True)]
+    old = tmp_path / "a"
+    assert not [p for p in old.rglob("*") if p.is_file() and b"zebra-77-omega" in p.read_bytes()]
+
+
+def test_the_plan_says_when_forget_cannot_scrub_the_old_copy(tmp_path: Path, clock: Any) -> None:
+    source = offline_config(tmp_path / "a", hygiene={"clock": clock})
+    fill(source)
+    renamed = offline_config(tmp_path / "b", collection="memories", hygiene={"clock": clock})
+    notes = migrate(source, renamed, dry_run=True).notes
+    assert [n for n in notes if "the old store's collection (mem0) is not the new one's (memories)" in n]
