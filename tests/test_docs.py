@@ -1,7 +1,9 @@
-"""The README documents every finding code and every command has help text."""
+"""The README stays a short front page that links into the docs, every finding code is documented (on the docs'
+generated finding codes page) and every command has help text."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,13 +13,25 @@ from click.testing import CliRunner
 from mem0_hygiene.auditing.checks.base import REGISTRY
 from mem0_hygiene.cli import cli
 
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
 
 
-def test_every_finding_code_is_documented_in_the_readme():
+def test_every_finding_code_is_documented_on_the_generated_findings_page_the_readme_links():
     assert len(REGISTRY) >= 29  # the registry is complete on import, not only after mem0_hygiene.audit ran
-    missing = [chk.code for chk in REGISTRY if f"`{chk.code}`" not in README]
-    assert missing == []
+    page = (ROOT / "docs" / "reference" / "findings.md").read_text()
+    assert "```{finding-codes}" in page  # the table is written from REGISTRY at build time (docs/_ext)
+    assert [chk.code for chk in REGISTRY if not (chk.means.strip() and chk.fix.strip())] == []
+    assert "(docs/reference/findings.md)" in README
+
+
+def test_the_readme_is_a_short_front_page():
+    assert len(README.encode()) <= 12 * 1024
+
+
+def test_every_relative_link_of_the_readme_names_a_file_of_the_repository():
+    links = re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", README)
+    assert links and [link for link in links if not (ROOT / link).is_file()] == []
 
 
 def test_the_check_registry_is_complete_in_a_fresh_interpreter_that_imports_only_the_registry():
@@ -46,7 +60,7 @@ def test_readme_has_exactly_two_set_up_commands_and_ci_runs_the_test_one():
     setup = README.split("## Set up", 1)[1].split("\n## ", 1)[0]
     commands = [line.strip() for line in setup.splitlines() if line.startswith("    ")]
     assert len(commands) == 2
-    ci = (Path(__file__).resolve().parent.parent / ".ci" / "run").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
     test_command = commands[1]
     install = test_command.split("&&")[1].strip().replace(".venv/bin/pip install ", "")
     assert install in ci
