@@ -261,12 +261,11 @@ def test_review_lists_old_confirmations_and_the_audit_and_queue_are_readable_res
     assert [m["id"] for m in queue["memories"]] == [laptop]
 
 
-def test_the_readmes_client_registration_starts_the_server_it_describes(app, session):
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    part = readme.split("## Memory tools for agents (MCP)", 1)[1].split("\n## ", 1)[0]
+def test_the_docs_client_registration_starts_the_server_it_describes(app, session):
+    part = (Path(__file__).resolve().parents[2] / "docs" / "guides" / "mcp.md").read_text().split("\n## ", 1)[0]
     entry = json.loads(part.split("```json", 1)[1].split("```", 1)[0])["mcpServers"]["memory"]
     assert entry["command"].endswith("/.venv/bin/mem0-hygiene") and entry["args"][0] == "mcp"
-    assert "    mem0-hygiene mcp --config app/mem0.json --user-id dana" in part
+    assert "$ mem0-hygiene mcp --config app/mem0.json --user-id dana" in part
     args = list(entry["args"][1:])
     at = args.index("--config")
     del args[at : at + 2]  # the session fixture gives --config: the test's own store
