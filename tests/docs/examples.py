@@ -8,6 +8,10 @@ MEM0_DIR inside that folder and no API key, so nothing of the user's is read or 
 one namespace (a later block goes on from an earlier one, as notebook cells do), each command of a console block in
 a new process.
 
+An example that needs an optional extra says so with a condition the page's namespace can evaluate,
+``<!-- skip: next if(not has("faiss"), reason="needs FAISS: pip install -e '.[stores]'") -->`` (:func:`has`), so it
+runs wherever the extra is installed and is skipped, saying why, where it is not.
+
 What a block shows: for Python, the ``# `` comment lines that end the block are its output; for a console block,
 the lines under each command. ``...`` alone on a line stands for any lines (none included), and inside a line for
 any text. A command is expected to exit 0, or with the status an ``[exit N]`` line under it names.
@@ -16,6 +20,7 @@ any text. A command is expected to exit 0, or with the status an ``[exit N]`` li
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
 import os
 import re
@@ -55,6 +60,11 @@ def output_matches(shown: list[str], actual: list[str]) -> bool:
     if head.strip() == "...":
         return any(output_matches(rest, actual[i:]) for i in range(len(actual) + 1))
     return bool(actual) and line_matches(head, actual[0]) and output_matches(rest, actual[1:])
+
+
+def has(module: str) -> bool:
+    """Whether ``module`` can be imported here (for a page's ``skip: ... if(not has(...))`` conditions)."""
+    return importlib.util.find_spec(module) is not None
 
 
 @dataclass

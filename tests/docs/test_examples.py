@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from sybil import Example
 
-from .examples import PAGES, PageRun, example_id, output_matches, page_examples
+from .examples import PAGES, PageRun, example_id, has, output_matches, page_examples
 
 RUNS: dict[Path, tuple[list[Example], PageRun]] = {}
 CASES = [(page, i) for page in PAGES for i, _ex in enumerate(page_examples(page))]
@@ -23,6 +23,7 @@ def _run(page: Path, tmp_path_factory: pytest.TempPathFactory, upto: int) -> Non
         RUNS[page] = (examples, PageRun(folder))
         for example in examples:
             example.namespace["page"] = RUNS[page][1]
+            example.namespace["has"] = has
     examples, run = RUNS[page]
     for i in range(upto + 1):
         if i in run.done:

@@ -19,9 +19,10 @@ from mem0_hygiene.config import SETTINGS_SECTIONS, settings_reference
 DOCS = Path(__file__).resolve().parent.parent.parent / "docs"
 
 
-def reference_extension() -> ModuleType:
-    """docs/_ext/hygiene_reference.py, the Sphinx extension that writes the generated pages, loaded by path."""
-    spec = importlib.util.spec_from_file_location("hygiene_reference", DOCS / "_ext" / "hygiene_reference.py")
+def reference_tables() -> ModuleType:
+    """docs/_ext/reference_tables.py, which writes the generated pages' tables (the Sphinx extension puts them in
+    place), loaded by path: it needs no Sphinx."""
+    spec = importlib.util.spec_from_file_location("reference_tables", DOCS / "_ext" / "reference_tables.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -54,13 +55,12 @@ def test_the_cli_reference_page_is_generated_from_the_whole_command_group() -> N
 def test_every_public_name_has_a_docstring_and_a_place_in_the_api_reference() -> None:
     names = [n for n in mem0_hygiene.__all__ if n != "__version__"]
     assert [n for n in names if not (getattr(mem0_hygiene, n).__doc__ or "").strip()] == []
-    generated = "\n".join(reference_extension().PublicApi.lines(object.__new__(reference_extension().PublicApi)))
+    generated = "\n".join(reference_tables().public_api())
     assert [n for n in names if f"mem0_hygiene.{n}\n" not in generated + "\n"] == []
 
 
 def test_every_finding_code_has_its_severity_meaning_and_fix_on_the_generated_page() -> None:
-    ext = reference_extension()
-    page = "\n".join(ext.FindingCodes.lines(object.__new__(ext.FindingCodes)))
+    page = "\n".join(reference_tables().finding_codes())
     assert len(REGISTRY) >= 33
     for chk in REGISTRY:
         assert chk.severity and chk.means.strip() and chk.fix.strip(), chk.code
@@ -72,3 +72,5 @@ def test_every_hygiene_setting_is_documented_by_its_class() -> None:
     assert {k.key.rsplit(".", 1)[0] for k in keys} == {section for section, _cls in SETTINGS_SECTIONS}
     assert [k.key for k in keys if not k.doc.strip()] == []
     assert "hygiene.write_decision.judge" in {k.key for k in keys}
+    page = "\n".join(reference_tables().hygiene_settings())
+    assert [k.key for k in keys if f"| `{k.key}` |" not in page] == []
