@@ -15,6 +15,8 @@ from mem0_hygiene.maintenance import migrate
 
 from ..migrate_kills import check_after_kill, check_finished, fingerprint, run_migration
 
+pytest.importorskip("faiss", reason="the migration's destination here is FAISS: pip install -e '.[stores]'")
+
 SAMPLE = (
     "journal planned",
     "writing the points 4/",

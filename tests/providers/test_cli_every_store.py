@@ -104,7 +104,7 @@ def test_adopt_prune_and_forget_scrub_work_alike_on_every_store(provider_config:
 def test_a_provider_mem0_has_but_the_seam_lacks_makes_the_audit_incomplete(tmp_path: Path, clock: Any) -> None:
     from .stores import store_config
 
-    store = fill_plain(store_config("faiss", tmp_path, hygiene={"clock": clock}))
+    store = fill_plain(store_config("qdrant", tmp_path, hygiene={"clock": clock}))  # any store: milvus replaces it
     store.config["vector_store"] = {
         "provider": "milvus",
         "config": {"url": "http://127.0.0.1:1", "collection_name": "m"},
