@@ -1,6 +1,10 @@
 """Sphinx configuration of the documentation site: Markdown pages (MyST), the furo theme, and reference pages
 generated from the code (the CLI by sphinx-click, the Python API by autodoc, the finding codes and the settings by
-``_ext/hygiene_reference.py``). Build: ``sphinx-build -W -b html docs docs/_build/html`` (offline)."""
+``_ext/hygiene_reference.py``). Build: ``sphinx-build -W -b html docs docs/_build/html`` (offline).
+
+Why Sphinx rather than MkDocs: the references must come from the code, and sphinx-click (every command and option of
+the click group) and autodoc (the public names' docstrings) do that without a second copy; MyST keeps the pages in
+Markdown, and ``-W`` turns every broken reference or stray page into a failure."""
 
 from __future__ import annotations
 
