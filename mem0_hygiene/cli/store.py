@@ -22,7 +22,7 @@ WHERE_SCHEMA_VERSION = 1
 
 
 @cli.command()
-@store_options
+@store_options(many_histories=True)
 @json_option("the locations and copies")
 @output_options
 @hygiene_command

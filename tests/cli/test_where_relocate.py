@@ -71,6 +71,26 @@ def test_where_json_with_defaults(mem0_home: Path):
     assert roles["mem0_dir"]["path"] == str(mem0_home)
 
 
+def test_where_lists_each_hosts_history_db_given_as_label_and_path(tmp_path: Path):
+    (tmp_path / "web1").mkdir()
+    (tmp_path / "web2").mkdir()
+    first, second = tmp_path / "web1" / "history.db", tmp_path / "web2" / "history.db"
+    result = run(
+        "where",
+        "--json",
+        "--qdrant-path",
+        str(tmp_path / "q"),
+        "--history-db",
+        f"web1={first}",
+        "--history-db",
+        f"web2={second}",
+    )
+    assert result.exit_code == 0, result.output
+    paths = [d["path"] for d in json.loads(result.output)["locations"]]
+    assert str(first) in paths and str(second) in paths
+    assert not [p for p in paths if "web2=" in p or "web1=" in p]  # a label is never read as part of a path
+
+
 def test_where_table_with_shortcuts(tmp_path: Path):
     result = run(
         "where",
