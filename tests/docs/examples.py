@@ -27,6 +27,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -113,16 +114,18 @@ def run_python(example: Example) -> str | None:
     code = example.parsed
     run = example.namespace["page"]
     printed = io.StringIO()
-    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    saved_env, saved_cwd, saved_tempdir = dict(os.environ), os.getcwd(), tempfile.tempdir
     os.environ.clear()
     os.environ.update(environment(run.folder))
     os.chdir(run.folder)
+    tempfile.tempdir = str(run.folder.parent / "t")  # not the process's (cached) temp folder: the pages' own
     try:
         with contextlib.redirect_stdout(printed):
             exec(compile(code, f"{example.path}:{example.line}", "exec"), example.namespace)
     except Exception:
         return f"the example raised:\n{traceback.format_exc()[-3000:]}"
     finally:
+        tempfile.tempdir = saved_tempdir
         os.chdir(saved_cwd)
         os.environ.clear()
         os.environ.update(saved_env)

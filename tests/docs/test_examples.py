@@ -4,6 +4,10 @@ skipped by name, with its reason)."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,10 +19,24 @@ RUNS: dict[Path, tuple[list[Example], PageRun]] = {}
 CASES = [(page, i) for page in PAGES for i, _ex in enumerate(page_examples(page))]
 
 
-def _run(page: Path, tmp_path_factory: pytest.TempPathFactory, upto: int) -> None:
+@pytest.fixture(scope="session")
+def pages_root() -> Iterator[Path]:
+    """Where the pages run: a new folder with a short path (/tmp/mh-docs-*, whatever $TMPDIR is), removed after
+    the session. A page shows paths as ``...``, but a long one still moves a line's end: the
+    CLI's text is as wide as a pipe's console (the audit's tables cut a long path with an ellipsis)."""
+    root = Path(tempfile.mkdtemp(prefix="mh-docs-", dir="/tmp" if os.path.isdir("/tmp") else None))
+    (root / "t").mkdir()  # the temp folder of the pages' Python blocks (their tempfile.mkdtemp())
+    try:
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _run(page: Path, root: Path, upto: int) -> None:
     """Evaluate the page's examples in order up to and including ``upto`` (earlier ones once per session)."""
     if page not in RUNS:
-        folder = tmp_path_factory.mktemp(page.stem.lower())
+        folder = root / page.stem.lower()
+        folder.mkdir()
         examples = page_examples(page)
         RUNS[page] = (examples, PageRun(folder))
         for example in examples:
@@ -39,10 +57,8 @@ def _run(page: Path, tmp_path_factory: pytest.TempPathFactory, upto: int) -> Non
 
 
 @pytest.mark.parametrize(("page", "index"), CASES, ids=[example_id(p, page_examples(p)[i]) for p, i in CASES])
-def test_the_example_runs_offline_and_prints_what_the_page_shows(
-    page: Path, index: int, tmp_path_factory: pytest.TempPathFactory
-) -> None:
-    _run(page, tmp_path_factory, index)
+def test_the_example_runs_offline_and_prints_what_the_page_shows(page: Path, index: int, pages_root: Path) -> None:
+    _run(page, pages_root, index)
 
 
 def test_a_shown_ellipsis_stands_for_any_lines_or_any_text() -> None:
