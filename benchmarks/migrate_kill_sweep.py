@@ -26,24 +26,10 @@ os.environ.setdefault("MEM0_TELEMETRY", "False")
 logging.disable(logging.WARNING)
 
 from benchmarks.pgvector_server import pgvector_server  # noqa: E402
-from mem0_hygiene import Memory, offline_config  # noqa: E402
+from mem0_hygiene import offline_config  # noqa: E402
 from mem0_hygiene.maintenance import migrate  # noqa: E402
-from tests.migrate_kills import check_after_kill, check_finished, fingerprint, run_migration  # noqa: E402
+from tests.migrate_kills import check_after_kill, check_finished, fill, fingerprint, run_migration  # noqa: E402
 from tests.providers.stores import PROVIDERS, missing, store_config  # noqa: E402
-
-
-def fill(config: dict[str, Any]) -> None:
-    """Six memories, one superseded, one deleted (the same data as the CI sample)."""
-    m = Memory.from_config(config)
-    try:
-        ids = [
-            m.add(f"fact {i}: the build runs on host {i}", user_id="dana", infer=False)["results"][0]["id"]
-            for i in range(6)
-        ]
-        m.supersede(ids[0], "fact 0: the build runs on host 9 now", source="chat")
-        m.delete(ids[1])
-    finally:
-        m.close()
 
 
 def main() -> int:

@@ -66,6 +66,22 @@ class Run:
     error: str = ""
 
 
+def fill(config: dict[str, Any]) -> None:
+    """Six memories, one superseded, one deleted: the data every migrate kill run starts from."""
+    from mem0_hygiene import Memory
+
+    m = Memory.from_config(config)
+    try:
+        ids = [
+            m.add(f"fact {i}: the build runs on host {i}", user_id="dana", infer=False)["results"][0]["id"]
+            for i in range(6)
+        ]
+        m.supersede(ids[0], "fact 0: the build runs on host 9 now", source="chat")
+        m.delete(ids[1])
+    finally:
+        m.close()
+
+
 def run_migration(source: dict[str, Any], target: dict[str, Any], kill_at: int, folder: Path) -> Run:
     """``migrate(source, target)`` in a new interpreter, SIGKILLed right after step ``kill_at`` (0: never)."""
     report = folder / f"report-{kill_at}.json"

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from mem0_hygiene import Memory, offline_config
+from mem0_hygiene import offline_config
 from mem0_hygiene.maintenance import migrate
 
-from ..migrate_kills import check_after_kill, check_finished, fingerprint, run_migration
+from ..migrate_kills import check_after_kill, check_finished, fill, fingerprint, run_migration
 
 pytest.importorskip("faiss", reason="the migration's destination here is FAISS: pip install -e '.[stores]'")
 
@@ -25,19 +25,6 @@ SAMPLE = (
     "removing the migration's working copy 1/1",
 )
 """Steps (by the start of their label) to kill after; the first step matching each is used."""
-
-
-def fill(config: dict[str, Any]) -> None:
-    m = Memory.from_config(config)
-    try:
-        ids = [
-            m.add(f"fact {i}: the build runs on host {i}", user_id="dana", infer=False)["results"][0]["id"]
-            for i in range(6)
-        ]
-        m.supersede(ids[0], "fact 0: the build runs on host 9 now", source="chat")
-        m.delete(ids[1])
-    finally:
-        m.close()
 
 
 def configs(folder: Path) -> tuple[dict[str, Any], dict[str, Any]]:
