@@ -182,21 +182,27 @@ def persistent_dir() -> Iterator[Path]:
         root.rmdir()  # the last one out removes the shared folder
 
 
-@pytest.fixture(scope="session", autouse=True)
-def no_demo_left_in_ram(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """At the session's end, remove the RAM-disk folders (/dev/shm/mem0-hygiene-demo-*) of demos this session built:
+def remove_demos_built_under(root: Path) -> None:
+    """Remove the RAM-disk folders (/dev/shm/mem0-hygiene-demo-*) of the demos built in a folder under ``root``:
     the demo puts its vector store there, outside its folder, and only a later demo removes it."""
     from mem0_hygiene.demo import OWNER_FILE, RAM_PREFIX, RAM_ROOT
 
-    yield
-    ours = tmp_path_factory.getbasetemp().resolve()  # this session's own: never another run's demo
+    root = root.resolve()
     for ram in RAM_ROOT.glob(f"{RAM_PREFIX}*") if RAM_ROOT.is_dir() else ():
         try:
             owner = Path((ram / OWNER_FILE).read_text(encoding="utf-8").strip()).resolve()
         except OSError:
             continue
-        if owner.is_relative_to(ours) and not ram.is_symlink():
+        if owner.is_relative_to(root) and not ram.is_symlink():
             shutil.rmtree(ram, ignore_errors=True)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_demo_left_in_ram(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """At the session's end, remove the RAM-disk folders of the demos this session built in its temp folders (this
+    session's own: never another run's demo)."""
+    yield
+    remove_demos_built_under(tmp_path_factory.getbasetemp())
 
 
 HOLD_QDRANT = """

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from sybil import Example
 
+from ..conftest import remove_demos_built_under
 from .examples import PAGES, PageRun, example_id, has, output_matches, page_examples
 
 RUNS: dict[Path, tuple[list[Example], PageRun]] = {}
@@ -29,6 +30,7 @@ def pages_root() -> Iterator[Path]:
     try:
         yield root
     finally:
+        remove_demos_built_under(root)  # the pages' demos keep their vector store in /dev/shm
         shutil.rmtree(root, ignore_errors=True)
 
 
