@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .version import __version__
 
 _EXPORTS = {
-    "AsyncMemory": ".memory.asynchronous",
+    "AsyncMemory": ".actions.drop_in",
     "AuditError": ".errors",
     "audit": ".auditing.runner",
     "HygieneSettings": ".config",
@@ -30,8 +30,8 @@ _EXPORTS = {
     "SupersedeError": ".errors",
     "VolatileStoreError": ".errors",
     "inspect": ".auditing.inspection",
-    "HygieneMemory": ".memory.core",
-    "Memory": ".memory.core",
+    "HygieneMemory": ".actions.drop_in",
+    "Memory": ".actions.drop_in",
     "format_for_prompt": ".memory.prompt",
     "PrunedMemory": ".memory.pruning",
     "PruneResult": ".memory.pruning",
@@ -84,6 +84,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from .actions.drop_in import AsyncMemory, HygieneMemory, Memory
     from .auditing.inspection import inspect
     from .auditing.runner import audit
     from .config import HygieneSettings, offline_config
@@ -99,8 +100,6 @@ if TYPE_CHECKING:
         SupersedeError,
         VolatileStoreError,
     )
-    from .memory.asynchronous import AsyncMemory
-    from .memory.core import HygieneMemory, Memory
     from .memory.prompt import format_for_prompt
     from .memory.pruning import PrunedMemory, PruneResult
     from .report import Finding, Report, Severity, Skipped

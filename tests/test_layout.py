@@ -127,17 +127,7 @@ def test_the_documented_import_paths_still_work():
 # An import names the module it imports, not the packages above it (which Python also runs first): a package's
 # ``__init__`` importing its own modules is not a circle.
 
-PENDING = {
-    (
-        "mem0_hygiene.memory.core",
-        "mem0_hygiene.actions.backup",
-    ): "Memory.backup(): the backup operation moves below memory/ once actions/backup.py's rework (the durable "
-    "writer, issue 31) has landed",
-    (
-        "mem0_hygiene.memory.core",
-        "mem0_hygiene.actions.forget",
-    ): "Memory.forget(): the erasure (forget, scrubbing, copy_erasure) moves below memory/ with the backup",
-}
+PENDING: dict[tuple[str, str], str] = {}
 """Imports that still point up or close a circle, each with what removes it. The tests below fail on any other,
 and on an entry here that no longer exists (remove it then)."""
 

@@ -1,6 +1,6 @@
 """The drop-in ``Memory`` (:mod:`.core`) and what it is made of.
 
-- :mod:`.core`: ``Memory`` itself (``HygieneMemory`` is the same class): constructor, the mem0 methods
+- :mod:`.core`: ``Memory`` itself: constructor, the mem0 methods
   it overrides, the lifecycle verbs;
 - :mod:`.asynchronous`: ``AsyncMemory``, mem0's async API over one ``Memory`` (calls serialized for local Qdrant);
 - mixins of ``Memory``: :mod:`.buffer` (buffered ledger writes), :mod:`.reads` (read filtering and
@@ -14,7 +14,7 @@
 
 Imports: this package uses ``stores/``, ``config``, ``errors``, ``timeutil`` and ``display/`` (the prune
 results' tables) (and mem0); :mod:`.compaction` (ledger compaction, run by ``hygiene.auto_prune`` and by the
-prune action) lives here. It never imports ``auditing/``, ``render/``, ``target`` or ``cli/``, and ``actions/``
-only lazily, inside ``Memory.backup()`` and ``Memory.forget()`` (the last upward imports, listed in
-``tests/test_layout.py`` until those operations move below this package).
+prune action) lives here. It never imports ``actions/``, ``auditing/``, ``render/``, ``target`` or ``cli/``:
+the package exports these classes with ``backup()`` and ``forget()`` added, from
+:mod:`mem0_hygiene.actions.drop_in` above them.
 """

@@ -38,7 +38,7 @@ import contextvars
 import functools
 import os
 import threading
-from collections.abc import Awaitable, Callable, Generator, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
@@ -158,7 +158,8 @@ class AsyncMemory(Mem0AsyncMemory):
     """mem0's ``AsyncMemory`` with the hygiene ledger: same constructor, ``from_config``, awaitable methods,
     arguments and result shapes; result items carry one extra key, ``"hygiene"``. Every hygiene argument and
     verb of the drop-in ``Memory`` is here too, awaitable: ``confirm``, ``supersede``, ``invalidate``,
-    ``review_queue``, ``prune``, ``adopt``, ``backup``, ``forget``, ``flush``. ``close()`` works awaited or not,
+    ``review_queue``, ``prune``, ``adopt``, ``flush`` (and ``backup``, ``forget`` on the package's export,
+    :class:`mem0_hygiene.AsyncMemory`). ``close()`` works awaited or not,
     and ``async with AsyncMemory.from_config(config) as m:`` closes it at the end.
 
     Safe to share between any number of coroutines (and event loops, and threads): see the module docstring for
@@ -444,14 +445,6 @@ class AsyncMemory(Mem0AsyncMemory):
     async def adopt(self) -> int:
         """Give every memory without a ledger row one (source "unknown"); returns how many."""
         return await self._call(self._sync.adopt)
-
-    async def backup(self, dest: Any, *, keep: int | None = None, dry_run: bool = False) -> Any:
-        """Back up this deployment into a new dated folder under ``dest`` (see ``Memory.backup``)."""
-        return await self._call(self._sync.backup, dest, keep=keep, dry_run=dry_run)
-
-    async def forget(self, memory_ids: Sequence[str], *, scrub: bool = False, dry_run: bool = False) -> Any:
-        """Delete memories and, with ``scrub``, erase their text from every store file (see ``Memory.forget``)."""
-        return await self._call(self._sync.forget, memory_ids, scrub=scrub, dry_run=dry_run)
 
     async def flush(self) -> None:
         """Write the buffered ledger rows now."""

@@ -7,12 +7,13 @@ hide what is no longer true: superseded, invalidated, quarantined, expired and d
 :mod:`mem0_hygiene.memory.reads`).
 
 This module holds the class, its constructor, the mem0 methods it overrides and the lifecycle verbs
-(confirm, supersede, invalidate, adopt, review_queue, backup, forget, close). The rest is mixed in:
+(confirm, supersede, invalidate, adopt, review_queue, close). The rest is mixed in:
 buffered ledger writes (:mod:`~mem0_hygiene.memory.buffer`), read filtering and paging
 (:mod:`~mem0_hygiene.memory.reads`), the write-time decision (:mod:`~mem0_hygiene.memory.write_decision`),
 pruning (:mod:`~mem0_hygiene.memory.pruning`), finishing what a crashed process left under way
 (:mod:`~mem0_hygiene.memory.recovery`) and the write guard on the texts mem0 makes itself, its LLM's facts
-included (:mod:`~mem0_hygiene.memory.fact_guard`).
+included (:mod:`~mem0_hygiene.memory.fact_guard`). The package exports it with two operations on the whole
+deployment added (``backup``, ``forget``: :mod:`mem0_hygiene.actions.drop_in`).
 """
 
 from __future__ import annotations
@@ -899,25 +900,6 @@ class Memory(
             out.append(item)
         return out
 
-    def backup(self, dest: Any, *, keep: int | None = None, dry_run: bool = False) -> Any:
-        """Back up this deployment into a new dated folder under ``dest`` (in-process: through this
-        Memory's own open vector-store client, so it works while the app runs and holds the local
-        Qdrant lock). Returns a :class:`mem0_hygiene.actions.backup.BackupResult`; see
-        :func:`mem0_hygiene.actions.backup.backup` (``keep=N`` rotates, ``dry_run`` writes nothing)."""
-        from ..actions.backup import backup
-
-        self.flush()
-        return backup(self, dest, keep=keep, dry_run=dry_run)
-
-    def forget(self, memory_ids: Sequence[str], *, scrub: bool = False, dry_run: bool = False) -> Any:
-        """Delete memories through :meth:`delete` (cascade as usual) and, with ``scrub``, erase their
-        text from every store file and verify it byte by byte. ``scrub`` edits mem0's history.db on
-        purpose (blanks the text, keeps the event rows). Returns a
-        :class:`mem0_hygiene.actions.forget.ForgetResult`; see :func:`mem0_hygiene.actions.forget.forget`."""
-        from ..actions.forget import forget
-
-        return forget(self, memory_ids, scrub=scrub, dry_run=dry_run)
-
     def history_lock(self) -> Any:
         """The lock mem0 holds around every use of its history.db connection: hold it while editing that file
         from another connection (erasure), so mem0's own writes wait instead of failing. mem0 keeps it private
@@ -938,6 +920,3 @@ class Memory(
                 client = getattr(store, "client", None)
                 if client is not None and hasattr(client, "close"):
                     client.close()
-
-
-HygieneMemory = Memory
