@@ -354,18 +354,23 @@ def verify_receipt(target: Any, receipt: str | os.PathLike[str]) -> ReceiptCheck
     """Check an erasure receipt again: is anything of its scope back in the stores (a restore of an older
     backup, a replica, the app writing again)? Runs the receipt's scope-level queries and searches every text of
     history.db, mem0's messages, the vector store's payloads and every registered copy's history.db for the
-    erased texts' sha256. Changes nothing. ``target``: the app's drop-in ``Memory`` or its config dict."""
+    erased texts' sha256 (but the backup sets of an erasure run with ``keep_backups``: they were left holding the
+    scope on purpose, and the receipt names them). Changes nothing. ``target``: the app's drop-in ``Memory`` or its
+    config dict."""
     path = os.fspath(receipt)
     doc = read_receipt(path)
     scope = {k: str(v) for k, v in dict(doc.get("scope") or {}).items() if k in SCOPE_FIELDS and v}
     if not scope:
         raise BackupError(f"{path} names no scope; it is not a receipt of forget --user/--agent/--run")
     digests = set(doc.get("text_sha256") or [])
+    kept = bool(doc.get("keep_backups"))
     tgt = resolve(target)
     with tgt.memory_for("check an erasure receipt in", readonly=True) as m:
         history_path, ledger_path = file_path(tgt.history_path), file_path(tgt.ledger_path)
-        copies = _copies(ledger_path, history_path, local_qdrant_path(m))
-        checks = _live_checks(m, scope, history_path, copies, kept=False)
+        copies = [
+            c for c in _copies(ledger_path, history_path, local_qdrant_path(m)) if not (kept and c.kind == "backup_set")
+        ]
+        checks = _live_checks(m, scope, history_path, copies, kept=kept)
         if history_path and os.path.isfile(history_path):
             rows, msgs = _digests_in_history(history_path, digests)
             checks.append(ScopeCheck("history_db", "history row(s) holding an erased text", rows))

@@ -73,6 +73,7 @@ from ..stores.vector import DATA_FOLDERS
 from ..target import Target, is_memory
 from ..timeutil import as_utc, to_iso
 from .backup import SEAM_KIND, backup_target
+from .restore_erasures import ReappliedErasure, planned, reapply
 from .restore_result import RestoredStore, RestoreResult
 
 # ---------------------------------------------------------------------------------------------- restore
@@ -158,6 +159,7 @@ def restore(
     dry_run: bool = False,
     now: datetime | None = None,
     config_source: str | None = None,
+    reapply_erasures: bool = False,
 ) -> RestoreResult:
     """Put a backup set made by :func:`backup` back in place of the stores of ``target_config``.
 
@@ -185,6 +187,12 @@ def restore(
     compared before it commits. A set whose ledger came from a SQLite file that still exists is refused: it is
     unclear whether it belongs in that file or in PostgreSQL. ``config_source`` (the CLI's ``--config``) is
     what the command that finishes an interrupted restore names, since the ledger's URL is never written down.
+
+    A set made before an erasure (``forget --user ID``) that did not scrub it would bring the erased person back:
+    it is refused, naming the receipt, unless ``reapply_erasures``; then, once the stores are back and verified
+    and before the journal is removed (nothing opens the stores meanwhile), each such erasure is applied again to
+    what was restored and its receipt checked (:mod:`mem0_hygiene.actions.restore_erasures`; the result's
+    ``reapplied``). Killed in between, the next restore of the same set finishes it.
     """
     if is_memory(target_config):
         raise BackupError(
@@ -211,14 +219,20 @@ def restore(
             f"{exc}. The interrupted restore of {pending['src']} was rolled back: the stores are the "
             "ones it had replaced, as they were"
         ) from exc
+    if pending is not None and jpath is not None and pending.get("state") == "erasing":
+        return _finish_erasing(pending, jpath, src_s, doc, tgt, moment, registry, notes, dry_run)
     undone = erasures_undone_by(receipts_folder(tgt.ledger_path, tgt.history_path), src_s, str(doc.get("created_at")))
-    if undone:  # the erasures this set would undo (receipt, its forget options)
+    if pending is not None and pending.get("src") == src_s and pending.get("reapply"):
+        reapply_erasures = True  # the interrupted run was asked to: its finish does it too
+    if undone and not reapply_erasures:  # the erasures this set would undo (receipt, its forget options)
         raise BackupError(
             f"{src_s} was made before the erasure recorded in {undone[-1][0]} and was not scrubbed by it (left out "
             "with --keep-backups, or not registered then): restoring it would bring the erased memories back. "
-            f"Re-apply the erasure to it first (`mem0-hygiene forget {undone[-1][1]}`, without --keep-backups), "
-            "then restore (nothing was changed)"
+            "Restore it with --reapply-erasures (the erasure is applied again to what was restored before anything "
+            f"opens it), or re-apply the erasure to the set first (`mem0-hygiene forget {undone[-1][1]}`, without "
+            "--keep-backups), then restore (nothing was changed)"
         )
+    to_reapply = [path for path, _flags in undone] if reapply_erasures else []
     vs = doc["stores"].get("vector_store") or {}
     seam = vs.get("kind") == SEAM_KIND
     if seam and vs.get("provider") != tgt.provider:
@@ -250,7 +264,9 @@ def restore(
             notes.append(f"a restore of {pending['src']} was interrupted ({jpath}); this run would {what}")
             if resume:
                 steps = [_Step.from_dict(d) for d in pending["steps"]]
-                return _result(src_s, doc, moment, steps, True, registry, notes, resumed="finished")
+                return _result(
+                    src_s, doc, moment, steps, True, registry, notes, resumed="finished", reapplied=planned(to_reapply)
+                )
         elif resume:
             return _roll_forward(pending, jpath, src_s, doc, tgt, moment, registry, notes)
         else:
@@ -277,6 +293,7 @@ def restore(
             registry,
             notes,
             leftovers=tuple(p for s in steps for p in _leftovers(s.path, remove=False)),
+            reapplied=planned(to_reapply),
         )
 
     leftovers: list[str] = []
@@ -289,10 +306,18 @@ def restore(
         "stamp": stamp,
         "backup_created_at": doc.get("created_at"),
         "command": finish_command(
-            src_s, tgt.vector_path, tgt.collection, tgt.history_path, tgt.ledger_path, config=config_source
+            src_s,
+            tgt.vector_path,
+            tgt.collection,
+            tgt.history_path,
+            tgt.ledger_path,
+            config=config_source,
+            reapply=bool(to_reapply),
         ),
         "steps": [],
     }
+    if to_reapply:
+        journal["reapply"] = to_reapply
     if seam and vs.get("provider") == "pgvector" and vs.get("folder"):
         with progress_step("loading the pgvector table"):  # one transaction, checked before it commits
             _restore_rows(tgt, src_s, vs)
@@ -306,7 +331,7 @@ def restore(
             run.swap(_swapper(src_s, doc, registry, to_iso(moment), held=held, stamp=stamp, ledger_url=ledger_url))
         with progress_step("verifying the restored stores"):
             verified = _verify_restored(steps, ledger_url)
-    return _finish(src_s, doc, tgt, moment, steps, verified, jpath, registry, notes, tuple(leftovers))
+    return _finish(src_s, doc, tgt, moment, steps, verified, jpath, registry, notes, tuple(leftovers), journal=journal)
 
 
 def _journal(jpath: str, journal: dict[str, Any]) -> SwapJournal:
@@ -461,6 +486,7 @@ def _result(
     verified: dict[str, dict[str, int]] | None = None,
     leftovers: tuple[str, ...] = (),
     resumed: str = "",
+    reapplied: tuple[ReappliedErasure, ...] = (),
 ) -> RestoreResult:
     return RestoreResult(
         src=src,
@@ -482,6 +508,7 @@ def _result(
         copies_path=registry,
         notes=tuple(dict.fromkeys(notes)),
         resumed=resumed,
+        reapplied=reapplied,
     )
 
 
@@ -501,8 +528,13 @@ def _finish(
     notes: list[str],
     leftovers: tuple[str, ...],
     resumed: str = "",
+    journal: dict[str, Any] | None = None,
 ) -> RestoreResult:
-    """Record the restore, then remove the journal: the restore is complete."""
+    """Apply again the erasures the journal names (``reapply``), record the restore, then remove the journal: the
+    restore is complete."""
+    reapplied: tuple[ReappliedErasure, ...] = ()
+    if journal is not None and journal.get("reapply"):
+        reapplied = reapply(tgt, jpath, journal)
     notes += [n for n in dict.fromkeys(s.register_note for s in steps) if n]
     note = update_record(
         tgt.side_file("backup_record"),
@@ -515,7 +547,17 @@ def _finish(
             remove_path(step.staged)
     remove_journal(jpath)
     return _result(
-        src, doc, moment, steps, False, registry, notes, verified=verified, leftovers=leftovers, resumed=resumed
+        src,
+        doc,
+        moment,
+        steps,
+        False,
+        registry,
+        notes,
+        verified=verified,
+        leftovers=leftovers,
+        resumed=resumed,
+        reapplied=reapplied,
     )
 
 
@@ -572,7 +614,45 @@ def _roll_forward(
         notes,
         tuple(removed),
         resumed="finished",
+        journal=pending,
     )
+
+
+def _finish_erasing(
+    pending: dict[str, Any],
+    jpath: str,
+    src: str,
+    doc: dict[str, Any],
+    tgt: Target,
+    moment: datetime,
+    registry: str | None,
+    notes: list[str],
+    dry_run: bool,
+) -> RestoreResult:
+    """Every store of an earlier restore is back and its erasures are being applied again (state ``erasing``):
+    the same set finishes that; another set is refused until then (it would put back stores the erasure has not
+    reached yet, or roll back half an erasure)."""
+    if pending["src"] != src:
+        raise BackupError(unfinished_message(jpath, pending, "restore another set"))
+    steps = [_Step.from_dict(d) for d in pending["steps"]]
+    for s in steps:
+        s.placed = True
+    notes.append(f"finished the restore of {src} started {pending.get('started_at')}: its erasures applied again")
+    if dry_run:
+        return _result(
+            src,
+            doc,
+            moment,
+            steps,
+            True,
+            registry,
+            notes,
+            resumed="finished",
+            reapplied=planned([str(r) for r in pending.get("reapply") or []]),
+        )
+    started = parse_backup_time(str(pending.get("started_at") or "")) or moment
+    counts = {s.role: dict(s.counts) for s in steps}
+    return _finish(src, doc, tgt, started, steps, counts, jpath, registry, notes, (), "finished", journal=pending)
 
 
 def _roll_back(pending: dict[str, Any], jpath: str, registry: str | None, ledger_url: str | None) -> None:

@@ -8,10 +8,13 @@ Jupyter show) is :func:`~mem0_hygiene.actions.restore_text.restore_lines`. Impor
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..display.tables import Line, LinesView
 from .restore_text import restore_lines
+
+if TYPE_CHECKING:
+    from .restore_erasures import ReappliedErasure
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,8 @@ class RestoreResult(LinesView):
         notes: anything else worth saying.
         resumed: "finished" when this run finished a restore of the same set that a crash had interrupted
             (in a dry run: would finish), else "".
+        reapplied: the erasures the set predates, applied again to what was restored before anything opened it
+            (``reapply_erasures``; in a dry run: would be).
     """
 
     src: str
@@ -73,6 +78,7 @@ class RestoreResult(LinesView):
     copies_path: str | None = None
     notes: tuple[str, ...] = ()
     resumed: str = ""
+    reapplied: tuple[ReappliedErasure, ...] = ()
 
     def store(self, role: str) -> RestoredStore | None:
         for s in self.stores:
@@ -95,4 +101,5 @@ class RestoreResult(LinesView):
             "copies_path": self.copies_path,
             "notes": list(self.notes),
             "resumed": self.resumed,
+            "reapplied": [r.to_dict() for r in self.reapplied],
         }

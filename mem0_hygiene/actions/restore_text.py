@@ -54,5 +54,21 @@ def restore_lines(result: RestoreResult) -> list[Line]:
                 )
             ]
         )
+    for r in result.reapplied:
+        label = " ".join(f"{k.removesuffix('_id')}={v}" for k, v in r.scope.items())
+        if result.dry_run:
+            out.append([(f"  would erase {label} again (receipt {r.receipt}) before anything opens the stores", "")])
+            continue
+        state = ("something came back", "bold red") if r.came_back else ("its receipt checks out", "green")
+        out.append(
+            [
+                (
+                    f"  erased {label} again ({r.memories} memory(ies); receipt {r.receipt}, "
+                    f"new receipt {r.new_receipt}): ",
+                    "",
+                ),
+                state,
+            ]
+        )
     out += [[("  ", ""), ("note", "yellow"), (f": {note}", "")] for note in result.notes]
     return out

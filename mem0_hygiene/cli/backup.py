@@ -63,10 +63,16 @@ def backup(store: StoreOptions, dest: str, keep: int | None, dry_run: bool, as_j
 @click.argument("src", type=click.Path(file_okay=False))
 @click.option("--dry-run", is_flag=True, help="Check the backup set and show the plan; change nothing.")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@click.option(
+    "--reapply-erasures",
+    is_flag=True,
+    help="Restore a set made before an erasure (forget --user ...) that did not scrub it, then apply that erasure "
+    "again to what was restored and check its receipt, before anything opens the stores.",
+)
 @json_option()
 @output_options
 @hygiene_command
-def restore(store: StoreOptions, src: str, dry_run: bool, yes: bool, as_json: bool) -> None:
+def restore(store: StoreOptions, src: str, dry_run: bool, yes: bool, reapply_erasures: bool, as_json: bool) -> None:
     """Put the backup SRC back in place of the stores of the config, all together.
 
     Checks the manifest and every file's sha256 first and refuses a partial or damaged set. Refuses
@@ -75,6 +81,11 @@ def restore(store: StoreOptions, src: str, dry_run: bool, yes: bool, as_json: bo
     they are put back. A ledger on PostgreSQL (named by --config) gets the set's ledger rows in one
     transaction, verified per table before it commits; the rows it replaces are kept in
     ledger-postgresql.db.replaced-STAMP beside the journal. Asks for confirmation unless --yes.
+
+    A set made before an erasure receipt (forget --user ...) that did not scrub it is refused, naming the
+    receipt: it would bring the erased person back. --reapply-erasures restores it and erases each such scope
+    again from what was restored, then checks the receipts; until that is done (also when killed midway: run
+    the same command again) nothing opens the stores.
     """
     import os
 
@@ -83,7 +94,7 @@ def restore(store: StoreOptions, src: str, dry_run: bool, yes: bool, as_json: bo
     config = store.load()
     source = os.path.abspath(store.config) if store.config and os.path.isfile(store.config) else store.config
     with progress_shown(as_json):
-        plan = do_restore(config, src, dry_run=True)
+        plan = do_restore(config, src, dry_run=True, reapply_erasures=reapply_erasures)
     if dry_run:
         emit(plan, as_json)
         return
@@ -94,7 +105,7 @@ def restore(store: StoreOptions, src: str, dry_run: bool, yes: bool, as_json: bo
             click.echo("not restored: nothing was changed", err=True)
             return
     with progress_shown(as_json):
-        result = do_restore(config, src, config_source=source)
+        result = do_restore(config, src, config_source=source, reapply_erasures=reapply_erasures)
     emit(result, as_json)
 
 

@@ -14,16 +14,24 @@ are dumped to ``ledger-postgresql.db.replaced-STAMP`` and the set's rows loaded 
 a mark in the ledger's ``hygiene_meta``, so a rerun knows whether that transaction committed.
 
 Its ``state`` is ``swapping`` (the next ``restore`` of the same set rolls it forward; another set, or a set that no
-longer checks out, rolls it back first) or ``undoing`` (a failed restore was putting everything back: the next run
-finishes that). The restore removes the journal as its last step. While it is there, nothing opens the stores:
-:func:`refuse_while_restoring` raises (the drop-in ``Memory``, backup, digest and history, the audit), so no
-process creates a fresh, empty ledger beside a store whose ledger the restore moved aside.
+longer checks out, rolls it back first), ``undoing`` (a failed restore was putting everything back: the next run
+finishes that) or ``erasing`` (``restore --reapply-erasures``: every store is back and the erasures the set
+predates, its ``reapply`` receipts, are being applied to it again; the next restore of the same set finishes that,
+and a restore of another set is refused until then). The restore removes the journal as its last step. While it is
+there, nothing opens the stores: :func:`refuse_while_restoring` raises (the drop-in ``Memory``, backup, digest and
+history, the audit), so no process creates a fresh, empty ledger beside a store whose ledger the restore moved
+aside, and no app serves a person a restored set brought back before the erasure is re-applied. The one exception
+is the re-application itself, in the restoring process: :func:`reapplying` lets it open the stores of an
+``erasing`` journal.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
 import shlex
+from collections.abc import Iterator
 from typing import Any
 
 from ..errors import BackupError
@@ -32,7 +40,8 @@ from .paths import SIDE_FILES, side_file
 
 JOURNAL_SUFFIX = SIDE_FILES["restore_journal"]
 JOURNAL_FORMAT = "mem0-hygiene-restore-journal"
-STATES = ("swapping", "undoing")
+STATES = ("swapping", "undoing", "erasing")
+_REAPPLYING: contextvars.ContextVar[str | None] = contextvars.ContextVar("mem0_hygiene_reapplying", default=None)
 
 
 def journal_path_for(ledger_path: str | None, history_path: str | None, vector_path: str | None = None) -> str | None:
@@ -53,10 +62,11 @@ def finish_command(
     history_path: str | None,
     ledger_path: str | None,
     config: str | None = None,
+    reapply: bool = False,
 ) -> str:
     """The CLI command that finishes (rolls forward) an interrupted restore of ``src`` into these stores. A
     ledger on PostgreSQL is named through ``--config`` (``config``, else :data:`CONFIG_PLACEHOLDER`), never by
-    its URL."""
+    its URL. ``reapply``: the restore re-applies erasures (``--reapply-erasures``)."""
     parts = ["mem0-hygiene", "restore", src]
     if ledger_path and "://" in ledger_path:
         parts += ["--config", config or CONFIG_PLACEHOLDER]
@@ -69,6 +79,8 @@ def finish_command(
         parts += ["--history-db", history_path]
     if ledger_path and ledger_path != ":memory:":
         parts += ["--ledger", ledger_path]
+    if reapply:
+        parts.append("--reapply-erasures")
     return " ".join(shlex.quote(p) for p in [*parts, "--yes"])
 
 
@@ -114,6 +126,12 @@ def unfinished_message(path: str, doc: dict[str, Any], action: str = "open the s
         if f"--config {CONFIG_PLACEHOLDER}" in command
         else ""
     )
+    if doc.get("state") == "erasing":
+        return (
+            f"cannot {action}: {doc['src']} was restored into them and the erasures it predates are not yet applied "
+            f"to it again (journal {path}), so nothing opens the stores until they are; run `{command}`{config} to "
+            "apply them"
+        )
     return (
         f"cannot {action}: a restore of {doc['src']} into them was interrupted (started {doc.get('started_at')}; "
         f"journal {path}) and the stores may be half swapped, so nothing opens them until it is finished; run "
@@ -129,5 +147,20 @@ def refuse_while_restoring(
     if path is None or not os.path.lexists(path):
         return
     doc = read_journal(path)
-    if doc is not None:
-        raise BackupError(unfinished_message(path, doc, action))
+    if doc is None:
+        return
+    allowed = _REAPPLYING.get()
+    if doc.get("state") == "erasing" and allowed is not None and os.path.realpath(allowed) == os.path.realpath(path):
+        return  # the restore re-applying its erasures, in this process
+    raise BackupError(unfinished_message(path, doc, action))
+
+
+@contextlib.contextmanager
+def reapplying(path: str) -> Iterator[None]:
+    """Within it (this thread or task only), the stores of the ``erasing`` journal at ``path`` may be opened: the
+    restore re-applies its erasures through the drop-in while every other process is still refused."""
+    token = _REAPPLYING.set(path)
+    try:
+        yield
+    finally:
+        _REAPPLYING.reset(token)
