@@ -1,5 +1,6 @@
 """``where``: every place a deployment keeps its data, with the filesystem behind each and what is at risk,
-and every copy of the stores the tool made (backup sets, stores a restore moved aside, relocation sources).
+every copy of the stores the tool made (backup sets, stores a restore moved aside, relocation sources), and the
+erasure receipts ``forget --user`` left (:mod:`mem0_hygiene.stores.erasures`).
 
 :func:`where` returns a :class:`Where`, which renders itself: a rich table of the locations and one of the
 copies, with the warnings under them (the CLI, ``rich.print``), HTML tables (Jupyter), and ``to_dict()`` for
@@ -20,6 +21,7 @@ from ..display.tables import html_table
 from ..display.text import human_size, plural, printable, yes_no
 from ..errors import BackupError
 from ..stores.copies import StoreCopy, list_copies
+from ..stores.erasures import ReceiptEntry, receipt_entries, receipts_folder
 from ..stores.locations import StoreLocation
 from ..target import resolve
 
@@ -36,12 +38,15 @@ class Where:
             (:func:`mem0_hygiene.stores.copies.list_copies`).
         now: the time the copies' ages are counted to (the deployment's clock).
         copies_problem: why the copies could not be listed ("" when they could).
+        receipts: the erasure receipts of the deployment, oldest first (scope as recorded, time, and the
+            verification when the erasure ran; ``forget --verify RECEIPT`` and the audit check them again).
     """
 
     locations: tuple[StoreLocation, ...]
     copies: tuple[StoreCopy, ...] = ()
     now: datetime | None = None
     copies_problem: str = ""
+    receipts: tuple[ReceiptEntry, ...] = ()
 
     def to_list(self) -> list[dict[str, Any]]:
         """The locations as JSON-ready dicts."""
@@ -49,12 +54,26 @@ class Where:
 
     def to_dict(self) -> dict[str, Any]:
         """What ``where --json`` prints: the locations, the copies (each with its age in days) and, when the
-        copies could not be listed, why."""
+        copies could not be listed, why; the erasure receipts."""
         return {
             "locations": self.to_list(),
             "copies": [c.to_dict(self.now) for c in self.copies],
             "copies_problem": self.copies_problem or None,
+            "receipts": [r.to_dict() for r in self.receipts],
         }
+
+    def _receipt_rows(self) -> list[tuple[object, ...]]:
+        return [
+            (
+                r.label,
+                r.erased_at,
+                "verified" if r.verified else "NOT verified",
+                "kept" if r.keep_backups else "scrubbed",
+                r.memories,
+                r.path,
+            )
+            for r in self.receipts
+        ]
 
     def _copy_rows(self) -> list[tuple[object, ...]]:
         rows: list[tuple[object, ...]] = []
@@ -150,6 +169,18 @@ class Where:
                     )
                 )
                 parts.append(Text("  " + printable(str(path)), no_wrap=True, overflow="ignore"))
+        if self.receipts:  # the facts on one line, the path whole on its own
+            parts.append(Text("erasure receipts (forget --user/--agent/--run)", style="bold"))
+            for r in self.receipts:
+                parts.append(
+                    Text.assemble(
+                        (printable(r.label), "bold"),
+                        f"  erased {r.erased_at}  {plural(r.memories, 'memory', 'memories')}  ",
+                        ("verified", "green") if r.verified else ("NOT verified", "bold red"),
+                        "  backup sets kept" if r.keep_backups else "",
+                    )
+                )
+                parts.append(Text("  " + printable(r.path), no_wrap=True, overflow="ignore"))
         lines = [Text.assemble((label, style), f": {printable(message)}") for label, style, message in self.notes()]
         return Group(*parts, *lines)
 
@@ -164,10 +195,12 @@ class Where:
             if self.copies
             else ""
         )
-        return html_table("mem0 store locations", headers, self._rows()) + copies + notes
+        receipts = html_table("erasure receipts", _RECEIPT_HEADERS, self._receipt_rows()) if self.receipts else ""
+        return html_table("mem0 store locations", headers, self._rows()) + copies + receipts + notes
 
 
 _COPY_HEADERS = ("kind", "path", "holds", "age", "size")
+_RECEIPT_HEADERS = ("scope", "erased at", "verified then", "backup sets", "memories", "receipt")
 
 
 def _age_text(seconds: float | None) -> str:
@@ -180,10 +213,12 @@ def _age_text(seconds: float | None) -> str:
 
 def where(target: Any = None) -> Where:
     """Where the deployment's stores live (a config dict, a live Memory or a Target), and every registered
-    copy of them. Opens no store; reads the registry of copies and the backup record."""
+    copy of them, and the erasure receipts. Opens no store; reads the registry of copies, the backup record and
+    the receipts folder."""
     tgt = resolve(target)
     try:
         copies, problem = list_copies(tgt.ledger_path, tgt.history_path), ""
     except BackupError as exc:
         copies, problem = (), str(exc)
-    return Where(locations=tgt.every_location, copies=copies, now=tgt.now(), copies_problem=problem)
+    receipts = tuple(receipt_entries(receipts_folder(tgt.ledger_path, tgt.history_path)))
+    return Where(locations=tgt.every_location, copies=copies, now=tgt.now(), copies_problem=problem, receipts=receipts)

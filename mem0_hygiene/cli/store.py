@@ -32,7 +32,10 @@ def where(store: StoreOptions, as_json: bool) -> None:
     For each local path: the filesystem behind it, whether it is RAM-backed (tmpfs: gone at reboot)
     or under /tmp, whether it exists, and its size. Then every copy of the stores the tool made and
     registered (backup sets, stores restore moved aside, relocation sources), with its age and size.
-    With --json: {"schema_version": 1, "locations": [...], "copies": [...], "copies_problem": null}.
+    Then the erasure receipts forget --user/--agent/--run wrote: the scope, when, and whether the erasure was
+    verified then (forget --verify RECEIPT and the audit's ERASURE_UNDONE check them again).
+    With --json: {"schema_version": 1, "locations": [...], "copies": [...], "copies_problem": null,
+    "receipts": [...]}.
     """
     from ..actions.where import where as locate
 

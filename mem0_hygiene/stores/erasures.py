@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -174,6 +175,61 @@ def list_receipts(folder: str | None) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
+@dataclass(frozen=True)
+class ReceiptEntry:
+    """One erasure receipt of a deployment, as ``where`` lists it (read from the file; no store opened).
+
+    Fields:
+        path: the receipt.
+        scope: the erased scope, as the receipt records it.
+        erased_at: when (UTC ISO).
+        verified: the erasure's verification when it ran (every file and query clean).
+        keep_backups: backup sets were left holding the scope on purpose (``--keep-backups``).
+        memories: memories it erased.
+    """
+
+    path: str
+    scope: dict[str, str]
+    erased_at: str
+    verified: bool
+    keep_backups: bool = False
+    memories: int = 0
+
+    @property
+    def label(self) -> str:
+        return scope_label(self.scope)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "scope": dict(self.scope),
+            "erased_at": self.erased_at,
+            "verified": self.verified,
+            "keep_backups": self.keep_backups,
+            "memories": self.memories,
+        }
+
+
+def receipt_entries(folder: str | None) -> list[ReceiptEntry]:
+    """Every receipt in the folder as a :class:`ReceiptEntry`, oldest first."""
+    out = []
+    for path, doc in list_receipts(folder):
+        scope = {k: str(v) for k, v in dict(doc.get("scope") or {}).items() if k in SCOPE_KEYS and v}
+        counts = doc.get("counts")
+        counts = counts if isinstance(counts, dict) else {}
+        out.append(
+            ReceiptEntry(
+                path,
+                scope,
+                str(doc.get("erased_at", "")),
+                doc.get("verified") is True,
+                bool(doc.get("keep_backups")),
+                int(counts.get("memories") or 0),
+            )
+        )
+    return out
+
+
 def erasures_undone_by(folder: str | None, backup_path: str, backup_created_at: str) -> list[tuple[str, str]]:
     """The erasures a restore of this backup set would undo: (receipt path, the scope's ``forget`` options) of each
     receipt written after the set was made whose erasure did not scrub the set (left with ``--keep-backups``, or not
@@ -205,10 +261,12 @@ def erasures_undone_by(folder: str | None, backup_path: str, backup_created_at: 
 
 
 __all__ = [
+    "ReceiptEntry",
     "erasures_undone_by",
     "list_receipts",
     "read_journal",
     "read_receipt",
+    "receipt_entries",
     "receipts_folder",
     "remove_journal",
     "scope_flags",

@@ -4,7 +4,17 @@ Importing this package imports every family, so :data:`REGISTRY` is complete as 
 is imported (a check registers itself with ``@check(code, area, needs=...)``).
 """
 
-from . import backups, consolidation, content, copies, embedder, history, ledger, storage  # noqa: F401  (each registers its checks)
+from . import (  # noqa: F401  (each registers its checks)
+    backups,
+    consolidation,
+    content,
+    copies,
+    embedder,
+    erasures,
+    history,
+    ledger,
+    storage,
+)
 from .base import REGISTRY, Context, skipped
 
 __all__ = ["REGISTRY", "Context", "skipped"]
