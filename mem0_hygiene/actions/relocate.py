@@ -39,7 +39,6 @@ from ..config_loader import read_config_source
 from ..display.tables import Line, LinesView, counts_text
 from ..errors import ConfigError, RelocateError
 from ..progress import counted
-from ..stores import qdrant as qdrant_local
 from ..stores.locations import StoreLocation, location_of
 from ..stores.moves import (
     Signature,
@@ -65,11 +64,15 @@ from ..stores.restore_journal import refuse_while_restoring
 from ..stores.sqlite import connect, copy_database, file_signature, table_counts
 from ..stores.staging import aside_path, remove_path
 from ..stores.swap import Swap, SwapJournal, check_done
+from ..stores.vector import SUPPORTED, UnsupportedVectorStore
+from ..stores.vector.folders import FOLDER_PROVIDERS, check_not_held, copy_folder_verified, folder_counts
 from ..target import resolve
 from .config_file import ConfigRewrite, plan_config_rewrite, write_config_file
 from .relocate_journal import read_journal, remove_journal, signature_of, write_journal
 
 QDRANT_DIRNAME = "qdrant"
+"""The folder a local Qdrant store lands in, inside the destination (Chroma's is ``chroma``, FAISS's ``faiss``: a
+vector-store folder is named after its provider)."""
 CONFIG_KEYS = {
     "vector_store": ("vector_store", "config", "path"),
     "history_db": ("history_db_path",),
@@ -90,12 +93,17 @@ class MovedStore:
         destination: where it is now (or would be, in a dry run).
         counts_before: points per collection (Qdrant) or rows per table (SQLite) at the source.
         counts_after: the same, read from the copy ({} in a dry run).
-        sampled: how many points had their payload and vector compared between source and copy.
+        sampled: how many points had their payload and vector compared between source and copy (local Qdrant),
+            or how many collections had their ids and payloads checksummed equal (Chroma, FAISS: the files are
+            compared byte for byte too).
         integrity: the copy's ``PRAGMA integrity_check`` result ("ok"), for SQLite; None otherwise.
         linked: the old path is now a link to the destination: every reader of it sees this same store.
         source_removed: the old path is gone, link included (``remove_source``): readers find nothing there.
         resumed: picked up from a run that was interrupted (or had already finished it).
         note: anything else worth saying (an interrupted switch finished, ...).
+        provider: the vector store's provider ("qdrant", "chroma", "faiss"); "" for the SQLite and plain files.
+        held_check: what was checked to know no other process holds the store (local Qdrant's lock; for Chroma and
+            FAISS, which take none, the processes' open files); "" for the SQLite and plain files.
     """
 
     role: str
@@ -109,10 +117,13 @@ class MovedStore:
     source_removed: bool = False
     resumed: bool = False
     note: str = ""
+    provider: str = ""
+    held_check: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "role": self.role,
+            "provider": self.provider,
             "source": self.source,
             "destination": self.destination,
             "counts_before": dict(self.counts_before),
@@ -123,6 +134,7 @@ class MovedStore:
             "source_removed": self.source_removed,
             "resumed": self.resumed,
             "note": self.note,
+            "held_check": self.held_check,
         }
 
 
@@ -207,15 +219,21 @@ class RelocateResult(LinesView):
         if self.dry_run:
             then = f"then {src} is removed" if move.source_removed else f"then {src} becomes a link to {dst}"
             verb = "would finish moving" if move.resumed else "would copy"
-            return [[(f"{move.role}: {verb} {src} -> {dst} ({counts_text(move.counts_before)}); {then}", "")]]
+            plan: list[Line] = [
+                [(f"{move.role}: {verb} {src} -> {dst} ({counts_text(move.counts_before)}); {then}", "")]
+            ]
+            return plan + self._held_lines(move)
         verb = ("already moved" if move.note.startswith(ALREADY) else "finished moving") if move.resumed else "copied"
         out: list[Line] = [[(f"{move.role}: {verb} {src} -> {dst} ({counts_text(move.counts_after)})", "")]]
         checks = [f"counts match ({counts_text(move.counts_after)})"]
-        if move.sampled:
+        if move.sampled and move.provider in ("chroma", "faiss"):
+            checks.append(f"files identical; ids and payloads checksummed equal in {move.sampled} collection(s)")
+        elif move.sampled:
             checks.append(f"{move.sampled} sampled points identical")
         if move.integrity:
             checks.append(f"integrity_check {move.integrity}")
         out.append([("  verified: " + "; ".join(checks), "")])
+        out += self._held_lines(move)
         if move.source_removed:
             out.append(
                 [
@@ -230,6 +248,13 @@ class RelocateResult(LinesView):
         if move.note:
             out.append([(f"  {move.note}", "yellow")])
         return out
+
+    @staticmethod
+    def _held_lines(move: MovedStore) -> list[Line]:
+        """What was checked for a provider without a lock (local Qdrant's lock is the check its lines imply)."""
+        if move.provider in ("", "qdrant") or not move.held_check:
+            return []
+        return [[(f"  not held: {move.held_check}", "")]]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -254,7 +279,7 @@ COPY, RECOPY, SWITCH, DONE, REMOVED = "copy", "recopy", "switch", "done", "remov
 @dataclass
 class _Move:
     role: str
-    kind: str  # "qdrant" | "sqlite" | "file"
+    kind: str  # the vector store's provider ("qdrant", "chroma", "faiss"), or "sqlite" | "file"
     source: str  # the configured path
     store: str  # the path that holds the data (``source`` with its link resolved)
     destination: str
@@ -268,10 +293,12 @@ class _Move:
     sampled: int = 0
     integrity: str | None = None
     notes: list[str] = field(default_factory=list)
+    collection: str = "mem0"
+    held_check: str = ""
 
     @property
     def folder(self) -> bool:
-        return self.kind == "qdrant"
+        return self.kind in FOLDER_PROVIDERS
 
     def entry(self) -> dict[str, Any]:
         return {
@@ -299,20 +326,39 @@ def _signature(m: _Move) -> Signature:
     return folder_signature(m.store) if m.folder else file_signature(m.store)
 
 
-def _vector_move(vs: StoreLocation, to: str, include_sqlite: bool, skipped: list[str]) -> _Move | None:
-    if vs.provider != "qdrant" or not vs.is_local or vs.path is None:
+def unsupported_message(provider: str) -> str:
+    """The one line for a vector store relocate has no module for: what is unsupported, and what to do."""
+    return (
+        f"cannot relocate a {provider!r} vector store: mem0-hygiene moves local Qdrant, Chroma and FAISS folders "
+        f"(and reads {', '.join(SUPPORTED)}); nothing was moved. Move it with the store's own tools and point "
+        "vector_store.config at the new place (move history.db and the ledger at the same moment), or open an "
+        "issue asking for the provider"
+    )
+
+
+def _vector_move(vs: StoreLocation, to: str, include_sqlite: bool, skipped: list[str]) -> tuple[_Move | None, bool]:
+    """The vector store's move (None when it does not move) and whether it is on a server (it stays there; the
+    SQLite files move alone)."""
+    if vs.provider not in SUPPORTED:
+        raise UnsupportedVectorStore(unsupported_message(vs.provider))
+    if vs.provider not in FOLDER_PROVIDERS or not vs.is_local or vs.path is None:
         where = vs.remote or vs.note or "not a local folder"
-        reason = f"the vector store ({vs.provider}: {where}) is not a local Qdrant folder"
-        if not include_sqlite:
-            raise RelocateError(f"nothing to relocate: {reason}; a server keeps its own data")
-        skipped.append(reason)
-        return None
-    src, dst = vs.path, os.path.join(to, QDRANT_DIRNAME)
+        skipped.append(
+            f"vector_store: {vs.provider} on a server ({where}) keeps its data there and stays; only the SQLite "
+            "files (history.db, the ledger) move"
+        )
+        return None, True
+    name = vs.provider
+    src, dst = vs.path, os.path.join(to, name if vs.provider != "qdrant" else QDRANT_DIRNAME)
+    collection = vs.collection or "mem0"
     if links_to(src, dst):
-        return _Move("vector_store", "qdrant", src, src, dst, DONE, resumed=True, notes=[ALREADY])
+        return _Move(
+            "vector_store", name, src, src, dst, DONE, resumed=True, notes=[ALREADY], collection=collection
+        ), False
     store = _real(src)
     if not os.path.isdir(store):
-        reason = f"there is no local Qdrant store at {src}"
+        label = "local Qdrant" if name == "qdrant" else name.capitalize()
+        reason = f"there is no {label} store at {src}"
         if os.path.lexists(aside_path(store)):
             reason += (
                 f" ({aside_path(store)} holds it, left by an interrupted move: start the app once, the "
@@ -321,10 +367,10 @@ def _vector_move(vs: StoreLocation, to: str, include_sqlite: bool, skipped: list
         if not include_sqlite:
             raise RelocateError(f"nothing to relocate: {reason}")
         skipped.append(reason)
-        return None
+        return None, False
     check_not_nested(store, dst)
     check_destination_free(dst)
-    return _Move("vector_store", "qdrant", src, store, dst, COPY)
+    return _Move("vector_store", name, src, store, dst, COPY, collection=collection), False
 
 
 def _file_move(role: str, kind: str, src: str, dst: str, moves: list[_Move], skipped: list[str]) -> None:
@@ -361,10 +407,10 @@ def _beside_ledger(locations: list[StoreLocation], moves: list[_Move], role: str
 def _plan_fresh(locations: list[StoreLocation], to: str, include_sqlite: bool) -> tuple[list[_Move], list[str]]:
     moves: list[_Move] = []
     skipped: list[str] = []
-    vector = _vector_move(location_of(locations, "vector_store"), to, include_sqlite, skipped)
+    vector, on_server = _vector_move(location_of(locations, "vector_store"), to, include_sqlite, skipped)
     if vector is not None:
         moves.append(vector)
-    if include_sqlite:
+    if include_sqlite or on_server:
         for role in ("history_db", "ledger"):
             loc = location_of(locations, role)
             if not loc.is_local or loc.path is None:
@@ -394,6 +440,7 @@ def _plan_resumed(journal: dict[str, Any], locations: list[StoreLocation], to: s
             signature_of(e.get("signature")),
             done=bool(e.get("switched")),
             resumed=True,
+            collection=location_of(locations, "vector_store").collection or "mem0",
         )
         here = configured.get(m.role, m.source)
         if here is None or os.path.abspath(here) not in (m.source, m.store, m.destination):
@@ -449,7 +496,7 @@ def _snippet(moves: list[_Move], locations: list[StoreLocation]) -> dict[str, An
         if m.role == "vector_store":
             vs = location_of(locations, "vector_store")
             snippet["vector_store"] = {
-                "provider": "qdrant",
+                "provider": m.kind,
                 "config": {"path": m.destination, "collection_name": vs.collection or "mem0"},
             }
         elif m.role == "history_db":
@@ -481,8 +528,8 @@ def _plan_rewrite(path: str | os.PathLike[str], moves: list[_Move]) -> ConfigRew
 def _counts(m: _Move, path: str, *, ours: bool = False) -> dict[str, int]:
     if not os.path.exists(path):
         return {}
-    if m.kind == "qdrant":
-        return qdrant_local.collection_counts(path)
+    if m.folder:
+        return folder_counts(m.kind, path, m.collection)
     if m.kind == "sqlite" and ours:
         # our own copy: read-write (nothing is written), as the last read-only connection to a WAL database
         # would leave its -wal and -shm files behind
@@ -509,6 +556,10 @@ def _copy(m: _Move, sample_size: int) -> bool:
         qcopy = copy_store_verified(m.store, m.destination, sample_size)
         m.counts_before, m.counts_after, m.sampled = qcopy.counts_before, qcopy.counts_after, qcopy.sampled
         m.signature = qcopy.signature
+    elif m.folder:
+        fcopy = copy_folder_verified(m.kind, m.store, m.destination, m.collection)
+        m.counts_before, m.counts_after, m.sampled = fcopy.counts_before, fcopy.counts_after, fcopy.checksummed
+        m.signature = fcopy.signature
     elif m.kind == "sqlite":
         scopy = copy_database(m.store, m.destination)
         m.counts_before, m.counts_after, m.integrity = scopy.counts_before, scopy.counts_after, scopy.integrity
@@ -537,7 +588,7 @@ def _switch(m: _Move) -> None:
             if not os.path.lexists(m.store):
                 os.symlink(m.destination, m.store, target_is_directory=m.folder)
             elif m.folder:
-                swap_folder_for_link(m.store, m.destination, m.signature)
+                swap_folder_for_link(m.store, m.destination, m.signature, lock=m.kind == "qdrant")
             else:
                 swap_file_for_link(m.store, m.destination, m.signature, sqlite=m.kind == "sqlite")
         m.state = DONE
@@ -596,7 +647,7 @@ def relocate(
     rewrite = _plan_rewrite(update_config, moves) if update_config is not None else None
     for m in moves:
         if m.folder and m.state != REMOVED:
-            qdrant_local.ensure_unlocked(m.store if os.path.lexists(m.store) else m.destination, "relocate")
+            m.held_check = check_not_held(m.kind, m.store if os.path.lexists(m.store) else m.destination, "relocate")
     snippet = _snippet(moves, locations)
 
     if dry_run:
@@ -658,6 +709,8 @@ def _result(
             source_removed=remove_source,
             resumed=m.resumed,
             note="; ".join(m.notes),
+            provider=m.kind if m.folder else "",
+            held_check=m.held_check,
         )
         for m in moves
     )

@@ -23,7 +23,8 @@ from ..stores.durable import read_json, remove_file, write_json
 JOURNAL_NAME = ".mem0-hygiene.relocating-journal.json"
 JOURNAL_FORMAT = "mem0-hygiene-relocation"
 ROLES = ("vector_store", "history_db", "ledger", "backup_record", "copies_registry")
-KINDS = ("qdrant", "sqlite", "file")
+KINDS = ("qdrant", "chroma", "faiss", "sqlite", "file")
+"""What each journaled move is: a vector-store folder of its provider, a SQLite database, or a plain file."""
 
 
 def journal_path(to_dir: str) -> str:

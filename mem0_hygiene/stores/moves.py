@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import RelocateError, StoreLocked
-from .qdrant import client_counts, folder_signature, held_lock, is_locked, is_qdrant_folder, opened
+from .qdrant import client_counts, folder_signature, held_lock, is_locked, opened
 from .sqlite import SIDECARS, file_signature
 from .staging import aside_path, link_tmp_path, remove_path, remove_stale_copies, staging_prefix
 from .vectors import qdrant_pages
@@ -53,8 +53,12 @@ def links_to(path: str, target: str) -> bool:
 
 
 def has_store(path: str, *, folder: bool) -> bool:
-    """A store is there: a local Qdrant folder (``folder``) or a file."""
-    return is_qdrant_folder(path) if folder else os.path.isfile(path)
+    """A store is there: a store folder (``folder``: local Qdrant, Chroma or FAISS) or a file."""
+    if not folder:
+        return os.path.isfile(path)
+    from .vector.folders import FOLDER_PROVIDERS, is_store_folder
+
+    return any(is_store_folder(provider, path) for provider in FOLDER_PROVIDERS)
 
 
 def replace_with_link(path: str, target: str) -> None:
@@ -89,16 +93,17 @@ def exchange_paths(a: str, b: str) -> bool:
     raise OSError(err, os.strerror(err), b)
 
 
-def swap_folder_for_link(old: str, new: str, signature: Signature | None = None) -> None:
-    """Replace the local Qdrant folder ``old`` by a link to its verified copy ``new``.
+def swap_folder_for_link(old: str, new: str, signature: Signature | None = None, *, lock: bool = True) -> None:
+    """Replace the store folder ``old`` by a link to its verified copy ``new``.
 
-    Holds the folder's lock throughout (:class:`StoreLocked` when a client has it open) and, given the
+    Holds the folder's local Qdrant lock throughout (:class:`StoreLocked` when a client has it open; ``lock=False``
+    for a provider that takes none, Chroma or FAISS: no lock file is made in its folder) and, given the
     ``signature`` the folder had when it was copied, refuses with :class:`RelocateError` when it changed
     since (the copy would be behind). Then the folder and a new link trade places in one atomic exchange and
     the moved-from folder is deleted; without the exchange: rename ``old`` aside, link ``new`` at ``old``
     (renamed back should that fail), delete the aside copy.
     """
-    with held_lock(old, "move"):
+    with held_lock(old, "move") if lock else contextlib.nullcontext():
         if signature is not None and folder_signature(old) != signature:
             raise RelocateError(
                 f"{old} changed after it was copied to {new} (a client wrote to it); nothing was switched. "

@@ -179,7 +179,7 @@ def test_nothing_to_relocate(tmp_path: Path):
     with pytest.raises(RelocateError, match="no local Qdrant store"):
         relocate(offline_config(tmp_path / "empty"), tmp_path / "new")
     server = {"vector_store": {"provider": "qdrant", "config": {"host": "localhost", "port": 6333}}}
-    with pytest.raises(RelocateError, match="not a local Qdrant folder"):
+    with pytest.raises(RelocateError, match=r"qdrant on a server \(localhost:6333\) keeps its data there and stays"):
         relocate(server, tmp_path / "new")
     assert not (tmp_path / "new").exists()
 
