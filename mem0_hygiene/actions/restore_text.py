@@ -60,15 +60,9 @@ def restore_lines(result: RestoreResult) -> list[Line]:
             out.append([(f"  would erase {label} again (receipt {r.receipt}) before anything opens the stores", "")])
             continue
         state = ("something came back", "bold red") if r.came_back else ("its receipt checks out", "green")
-        out.append(
-            [
-                (
-                    f"  erased {label} again ({r.memories} memory(ies); receipt {r.receipt}, "
-                    f"new receipt {r.new_receipt}): ",
-                    "",
-                ),
-                state,
-            ]
-        )
+        out.append([(f"  erased {label} again ({r.memories} memory(ies)): ", ""), state])
+        out.append([(f"    receipt: {r.receipt}", "")])
+        if r.new_receipt:
+            out.append([(f"    new receipt: {r.new_receipt}", "")])
     out += [[("  ", ""), ("note", "yellow"), (f": {note}", "")] for note in result.notes]
     return out
