@@ -1,14 +1,18 @@
 """Moving a local store to a safe place without leaving a second live copy: copy, verify, link, resume.
 
-:func:`relocate` moves a local Qdrant folder (and, on request, mem0's history.db, the ledger and the files kept
-beside it: the backup record ``hygiene.backups.json`` and the registry of copies ``hygiene.copies.json``) into a
-destination folder. For each store:
+:func:`relocate` moves a vector store kept as a local folder (local Qdrant, Chroma, FAISS) and, on request, mem0's
+history.db, the ledger and the files kept beside it (the backup record ``hygiene.backups.json`` and the registry of
+copies ``hygiene.copies.json``) into a destination folder. A vector store on a server (pgvector, a Qdrant server)
+stays there: only the SQLite files move. A provider the seam has no module for is refused
+(:class:`~mem0_hygiene.stores.vector.UnsupportedVectorStore`). For each store:
 
 1. **copy**: built under a hidden temporary name inside the destination, verified (point counts per
-   collection and a sample of payloads and vectors for Qdrant; ``PRAGMA integrity_check`` and rows per
+   collection and a sample of payloads and vectors for local Qdrant, under its lock; for Chroma and FAISS, which
+   take no lock, every file compared by sha256 with a source checked unchanged, and counts and checksums of ids
+   and payloads per collection read through the provider seam; ``PRAGMA integrity_check`` and rows per
    table for SQLite, which keeps its file mode and WAL mode; byte for byte for the JSON files), then renamed
    into place (:func:`mem0_hygiene.stores.qdrant.copy_store_verified`,
-   :func:`mem0_hygiene.stores.sqlite.copy_database`);
+   :func:`mem0_hygiene.stores.vector.folders.copy_folder_verified`, :func:`mem0_hygiene.stores.sqlite.copy_database`);
 2. **switch**: the old path becomes a link to the new one (:mod:`mem0_hygiene.stores.moves`), so every
    reader of the old path (the app with its old config, plain mem0, another tool) sees the very same store;
    the moved-from data is deleted only once the link is in place, never before;
@@ -613,13 +617,17 @@ def relocate(
     sample_size: int = DEFAULT_SAMPLE,
     update_config: str | os.PathLike[str] | None = None,
 ) -> RelocateResult:
-    """Move the local Qdrant store of ``config`` (and with ``include_sqlite`` history.db, the ledger, the backup
-    record and the registry of copies) to ``to_dir``, leaving a link at each old path.
+    """Move the local vector-store folder of ``config`` (local Qdrant, Chroma or FAISS; and with ``include_sqlite``
+    history.db, the ledger, the backup record and the registry of copies) to ``to_dir``, leaving a link at each old
+    path. A vector store on a server (pgvector, a Qdrant server) stays there, said in ``skipped``, and the SQLite
+    files move without ``include_sqlite``; a provider the seam lacks raises
+    :class:`~mem0_hygiene.stores.vector.UnsupportedVectorStore`.
 
-    The Qdrant folder lands in ``TO_DIR/qdrant``, the SQLite files keep their names (``TO_DIR/history.db``,
-    ``TO_DIR/hygiene.db``), the backup record and the registry of copies follow the ledger
-    (``TO_DIR/hygiene.backups.json``, ``TO_DIR/hygiene.copies.json``). Refuses
-    when another process holds the store (:class:`~mem0_hygiene.errors.StoreLocked`, naming the remedies) or
+    The store folder lands in ``TO_DIR/PROVIDER`` (``qdrant``, ``chroma``, ``faiss``), the SQLite files keep their
+    names (``TO_DIR/history.db``, ``TO_DIR/hygiene.db``), the backup record and the registry of copies follow the
+    ledger (``TO_DIR/hygiene.backups.json``, ``TO_DIR/hygiene.copies.json``). Refuses
+    when another process holds the store (:class:`~mem0_hygiene.errors.StoreLocked`, naming the remedies: local
+    Qdrant's lock; for Chroma and FAISS, which take none, a process with a file of the folder open) or
     a destination is taken by something that is not this relocation's own copy
     (:class:`~mem0_hygiene.errors.RelocateError`). Each store is copied and verified; then each old path
     becomes a link to its new path (the moved-from data is deleted once the link is in place), so every

@@ -56,7 +56,8 @@ def where(store: StoreOptions, as_json: bool) -> None:
     "to_dir",
     required=True,
     type=click.Path(file_okay=False),
-    help="Destination folder: the store goes to DIR/qdrant (SQLite files keep their names).",
+    help="Destination folder: the vector store goes to DIR/qdrant, DIR/chroma or DIR/faiss (SQLite files keep "
+    "their names).",
 )
 @click.option(
     "--with-sqlite",
@@ -90,11 +91,13 @@ def relocate(
     update_config: str | None,
     as_json: bool,
 ) -> None:
-    """Move a local Qdrant store (and with --with-sqlite, history.db and the ledger) to DIR.
+    """Move a local Qdrant, Chroma or FAISS store (and with --with-sqlite, history.db and the ledger) to DIR.
 
-    Refuses while another process has the store open. Copies, verifies point counts and a sample of
+    Refuses while another process has the store open (local Qdrant's lock; Chroma and FAISS take none, so
+    the processes' open files are checked, and the output says so). Copies, verifies point counts and the
     payloads, then turns each old path into a link to the new one, so every reader of the old path (the
-    app's old config, plain mem0) sees the same store, and deletes the moved-from data. An interrupted
+    app's old config, plain mem0) sees the same store, and deletes the moved-from data. A vector store on a
+    server (pgvector, a Qdrant server) stays there: only history.db and the ledger move. An interrupted
     run is finished by running the same command again. With --update-config the app's config file is
     rewritten; otherwise the config to use from now on is printed.
     """
