@@ -532,8 +532,8 @@ def _plan_rewrite(path: str | os.PathLike[str], moves: list[_Move]) -> ConfigRew
 def _counts(m: _Move, path: str, *, ours: bool = False) -> dict[str, int]:
     if not os.path.exists(path):
         return {}
-    if m.folder:
-        return folder_counts(m.kind, path, m.collection)
+    if m.folder:  # a dry run's count (not ``ours``) leaves the store as it was, byte for byte
+        return folder_counts(m.kind, path, m.collection, scratch=not ours)
     if m.kind == "sqlite" and ours:
         # our own copy: read-write (nothing is written), as the last read-only connection to a WAL database
         # would leave its -wal and -shm files behind

@@ -21,6 +21,7 @@ from mem0_hygiene.cli import cli
 from mem0_hygiene.config_loader import load_config
 from mem0_hygiene.errors import StoreLocked
 from mem0_hygiene.stores.vector import forget_cached
+from mem0_hygiene.stores.vector.files import file_digests, folder_files
 
 TEXTS = ("Dana deploys with Kubernetes", "Dana lives in Haifa", "Dana prefers pnpm")
 
@@ -56,7 +57,7 @@ def config_file(config: dict[str, Any], path: Path) -> Path:
 
 
 @pytest.mark.parametrize("provider", ["qdrant", "chroma", "faiss"], indirect=True)
-def test_a_local_folder_store_is_moved_counted_through_the_seam_and_its_old_path_links_to_it(
+def test_a_local_folder_store_is_moved_counted_through_the_seam_and_its_old_path_links_to_it_a_dry_run_writes_nothing(
     provider: str, provider_config: Callable[..., dict[str, Any]], tmp_path: Path
 ) -> None:
     config = provider_config(tmp_path / "old")
@@ -64,9 +65,11 @@ def test_a_local_folder_store_is_moved_counted_through_the_seam_and_its_old_path
     old = config["vector_store"]["config"].get("path") or str(tmp_path / "old" / "qdrant")
     app = config_file(config, tmp_path / "app.json")
 
+    files = file_digests(folder_files(old), old)
     planned = relocate(load_config(str(app)), tmp_path / "new", dry_run=True)
     assert planned.move("vector_store").counts_before == {"mem0": len(TEXTS)}  # type: ignore[union-attr]
     assert not (tmp_path / "new").exists()
+    assert file_digests(folder_files(old), old) == files  # the dry run wrote nothing (Chroma: counted on a copy)
 
     result = relocate(load_config(str(app)), tmp_path / "new", update_config=app)
     move = result.move("vector_store")

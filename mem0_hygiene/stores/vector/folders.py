@@ -79,13 +79,29 @@ def release(provider: str, path: str) -> None:
     forget_cached(provider, path)
 
 
-def folder_counts(provider: str, path: str, collection: str, *, action: str = "relocate") -> dict[str, int]:
-    """Points per collection in the folder (the configured ``collection`` first found or not), each counted
-    through the provider's seam module; {} when there is no store."""
-    from . import open_vector_store
+REWRITES_ON_OPEN = ("chroma",)
+"""Providers whose client writes to the folder when it opens and closes it (Chroma persists its index and touches
+``chroma.sqlite3``): a count that must write nothing is taken on a scratch copy."""
 
+
+def folder_counts(
+    provider: str, path: str, collection: str, *, action: str = "relocate", scratch: bool = False
+) -> dict[str, int]:
+    """Points per collection in the folder (the configured ``collection`` when its files name none), each counted
+    through the provider's seam module; {} when there is no store. ``scratch``: the folder is left byte for byte as
+    it was (a provider that writes when opened is counted on a copy in a temporary folder, removed after)."""
     if not os.path.isdir(path):
         return {}
+    if scratch and provider in REWRITES_ON_OPEN:
+        work = tempfile.mkdtemp(prefix="mem0-hygiene-count-")
+        try:
+            copy = os.path.join(work, "store")
+            shutil.copytree(path, copy, symlinks=True)
+            return folder_counts(provider, copy, collection, action=action)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    from . import open_vector_store
+
     names = collection_names(provider, path) or ([collection] if is_store_folder(provider, path) else [])
     counts: dict[str, int] = {}
     try:
