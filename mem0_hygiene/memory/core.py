@@ -55,6 +55,7 @@ from ..stores.vectors import iter_points
 from ..timeutil import Clock, as_utc, parse_duration, parse_time, shift_time, system_clock, to_iso
 from .birth import adoption_row, birth_facts, birth_metadata, point_item, replaces_facts, strip_birth, upgraded
 from .buffer import LedgerBufferMixin
+from .embedder_check import check_embedder
 from .fact_guard import FactGuardMixin, collecting_redactions, with_redactions
 from .guard import CLEAN, Screened, facts_of, screen_messages, screen_text
 from .live_query import hook_for
@@ -161,6 +162,14 @@ class Memory(
                 self.finish_deletes_once()
             except Exception as exc:  # never keep the app from starting; the next delete or prune retries
                 logger.warning("could not finish the deletes a previous process left under way: %s", exc)
+            try:  # which embedder makes the vectors: recorded on an empty store, compared on every start
+                mismatch = check_embedder(self.ledger, self.config, self.vector_store, self.now())
+            except Exception as exc:  # a read-only ledger, a store that cannot list: nothing recorded, nothing lost
+                logger.debug("could not check the store's embedder: %s", exc)
+            else:
+                if mismatch:
+                    logger.warning("%s", mismatch)
+                    self.store_warnings.append(mismatch)
 
     @classmethod
     def from_config(cls, config_dict: dict[str, Any]) -> Memory:
