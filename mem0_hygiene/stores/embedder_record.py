@@ -1,10 +1,10 @@
 """Which embedder made a store's vectors, recorded in its ledger: the ``embedder`` table (``key``, ``value``: the
 ``provider``, ``model``, ``dims`` and ``recorded_at``), created when first written, in SQLite or PostgreSQL.
 
-``import`` and ``migrate`` write it when they fill a store (the embedder whose vectors they wrote, or that embedded
-the texts); the audit's ``EMBEDDER_MISMATCH`` compares it with the embedder the config names
-(:func:`configured_embedder`). A ledger without the table says nothing about its vectors. Nothing here imports
-mem0."""
+``import`` and ``migrate`` write it when they fill a store (the embedder whose vectors they wrote, or that embedded the
+texts), and the drop-in when it opens a store empty (:mod:`mem0_hygiene.memory.embedder_check`); the audit's
+``EMBEDDER_MISMATCH`` compares it with the embedder the config names (:func:`configured_embedder`). A ledger without the
+table says nothing about its vectors. Nothing here imports mem0."""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
 """The embedder check: the store's vectors were made by the embedder the config names.
 
-``import`` and ``migrate`` record in the ledger which embedder made the vectors they wrote
-(:mod:`mem0_hygiene.stores.embedder_record`). When the config names another one (provider, model or vector length),
-every search compares a query embedded one way with memories embedded another: mem0 answers, wrongly or with an
-error from the store. ``EMBEDDER_MISMATCH`` reports it. A ledger with nothing recorded says nothing.
-"""
+``import`` and ``migrate`` record in the ledger which embedder made the vectors they wrote, and the drop-in which one
+makes them when it opens a store empty (:mod:`mem0_hygiene.stores.embedder_record`). When the config names another one
+(provider, model or vector length), every search compares a query embedded one way with memories embedded another: mem0
+answers, wrongly or with an error from the store. ``EMBEDDER_MISMATCH`` reports it. A ledger with nothing recorded says
+nothing."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ from .base import CheckResult, Context, check, finding
     needs=("ledger",),
     severity="warning",
     means=(
-        "the embedder recorded as having made the store's vectors (by import or migrate) is not the one the "
+        "the embedder recorded as having made the store's vectors (by import, migrate or the drop-in on an empty "
+        "store) is not the one the "
         "config names: searches compare vectors of two models"
     ),
     fix="`mem0-hygiene migrate --to NEW_CONFIG --reembed` embeds every text with the configured embedder",
