@@ -10,6 +10,16 @@ back, holds neither the text nor the memory:
 - a copy of the ledger: text fields holding it blanked, the memories tombstoned; ``VACUUM``;
 - a copy of a local Qdrant folder: the points deleted through a Qdrant client opened on the copy (the
   deployment's collection only), then every ``storage.sqlite`` in it vacuumed;
+- a copy of a Chroma folder (a backup set's ``vector/chroma``, or a folder a relocation or migration left): the
+  points deleted through a Chroma client opened on the copy (every collection in it: the copy may be of another
+  collection name), what Chroma's own log keeps of them blanked, then ``chroma.sqlite3`` vacuumed with
+  ``secure_delete`` (free pages included) and its write-ahead log truncated when it keeps one;
+- a copy of a FAISS folder: the memories' entries removed from the docstore and the id map and their vectors from
+  the index, both files rewritten atomically (:meth:`~mem0_hygiene.stores.vector.faiss.FaissStore.erase`);
+- a pgvector snapshot (a backup set's ``vector/rows.jsonl``): the memories' lines removed, rewritten atomically
+  (:func:`~mem0_hygiene.stores.vector.rows.erase_rows`);
+- a snapshot taken through the provider seam: its own manifest (``vector-manifest.json``) rewritten to the new
+  count and checksum, which the set's manifest keeps too;
 - a backup set: its three parts as above, then its manifest rewritten (:func:`~mem0_hygiene.stores.
   backup_set.reseal`: counts, integrity results, sha256 of every file, and a ``changes`` entry) so that
   ``restore --dry-run`` accepts it again. A set that already failed its checks before the scrub is
@@ -35,6 +45,8 @@ from ..stores import qdrant as qdrant_local
 from ..stores.backup_set import HISTORY_FILE, LEDGER_FILE, QDRANT_DIR, check_set, read_manifest, reseal
 from ..stores.copies import StoreCopy
 from ..stores.sqlite import files_under, integrity_check, table_counts
+from ..stores.vector.files import folder_files
+from .backup import SEAM_KIND
 from .scrubbing import connect_secure, history_texts, scrub_history, scrub_ledger_fields, vacuum
 
 
@@ -89,6 +101,9 @@ class Part:
     role: str
     path: str
     is_folder: bool
+    provider: str = ""
+    """For a backup set's snapshot taken through the provider seam (``vector/``): its provider (pgvector, Chroma,
+    FAISS); "" otherwise (a local Qdrant folder, a SQLite file, a folder copied as it was)."""
 
     def files(self) -> list[tuple[str, str]]:
         """(file, the database it belongs to: itself, or the database whose sidecar it is)."""
@@ -123,7 +138,8 @@ def parts_of(copy: StoreCopy) -> list[Part]:
                 parts.append(Part(role, os.path.join(copy.path, name), False))
         vs = stores.get("vector_store") or {}
         if vs.get("folder") and os.path.isdir(os.path.join(copy.path, vs["folder"])):
-            parts.append(Part("vector_store", os.path.join(copy.path, vs["folder"]), True))
+            provider = str(vs.get("provider") or "") if vs.get("kind") == SEAM_KIND else ""
+            parts.append(Part("vector_store", os.path.join(copy.path, vs["folder"]), True, provider))
         return parts
     return [Part(role, copy.path, os.path.isdir(copy.path)) for role in copy.roles[:1]]
 
@@ -146,6 +162,7 @@ class _Work:
     points_deleted: int = 0
     blanked: int = 0
     points: dict[str, int] | None = None
+    snapshot_checksum: str | None = None  # a seam snapshot's new checksum, for the set's manifest
 
 
 def _uuid_ids(ids: Sequence[str]) -> list[str]:
@@ -187,6 +204,102 @@ def _scrub_qdrant(part: Part, ids: Sequence[str], collection: str, work: _Work) 
         reason = vacuum(path)
         if reason:
             work.failed[path] = reason
+
+
+def folder_provider(folder: str) -> str:
+    """Which provider's data a copied folder holds when it is not a local Qdrant folder: "chroma" (a
+    ``chroma.sqlite3``), "faiss" (``*.faiss`` index files), or ""."""
+    if os.path.isfile(os.path.join(folder, "chroma.sqlite3")):
+        return "chroma"
+    with contextlib.suppress(OSError):
+        if any(n.endswith(".faiss") for n in os.listdir(folder)):
+            return "faiss"
+    return ""
+
+
+def _scrub_data_folder(
+    provider: str, folder: str, ids: Sequence[str], work: _Work, checksums: dict[str, tuple[int, str]] | None = None
+) -> dict[str, int] | None:
+    """Erase the memories from a Chroma or FAISS folder kept as a copy (in a backup set's snapshot, or a folder a
+    relocation or migration left): every collection in it (the copy may be of another collection name than the
+    deployment's), through Chroma's client then ``VACUUM`` of ``chroma.sqlite3`` with ``secure_delete``, or FAISS's
+    index and docstore rewritten. Returns the points per collection after it (None when it failed: ``work``
+    says why); ``checksums``, when given, receives each collection's count and checksum after it (read before the
+    vacuum, which comes last)."""
+    from ..stores.vector.chroma import ChromaStore, collection_names, forget_cached_clients
+    from ..stores.vector.faiss import FaissStore
+
+    counts: dict[str, int] = {}
+    try:
+        if provider == "chroma":
+            try:
+                for name in collection_names(folder):
+                    store = ChromaStore(folder, name)
+                    try:
+                        work.points_deleted += store.erase(ids)
+                        counts[name] = store.count()
+                        if checksums is not None:
+                            checksums[name] = store.checksum()
+                    finally:
+                        store.close()
+            finally:
+                forget_cached_clients(folder)  # chromadb keeps the folder's database open until then
+        else:
+            names = sorted(n[: -len(".faiss")] for n in os.listdir(folder) if n.endswith(".faiss"))
+            names += sorted(n[1 : -len(".erasing")] for n in os.listdir(folder) if n.endswith(".erasing"))
+            for name in dict.fromkeys(names):
+                index = FaissStore(folder, name)
+                work.points_deleted += index.erase(ids)
+                counts[name] = index.count()
+                if checksums is not None:
+                    checksums[name] = index.checksum()
+    except Exception as exc:  # the providers' own errors vary: say which copy and what happened
+        work.problems.append(
+            f"could not erase the memories from the {provider} copy {folder}: {type(exc).__name__}: {exc}"
+        )
+        work.failed.update({p: f"its {provider} folder could not be edited" for p in folder_files(folder)})
+        return None
+    database = os.path.join(folder, "chroma.sqlite3")
+    if provider == "chroma" and os.path.isfile(database):
+        reason = vacuum(database)
+        if reason:
+            work.failed[database] = reason
+    return counts
+
+
+def _scrub_snapshot(part: Part, ids: Sequence[str], work: _Work) -> None:
+    """A backup set's snapshot taken through the provider seam (``vector/``): the memories erased from its data (a
+    Chroma or FAISS folder, or pgvector's ``rows.jsonl``), then its own manifest rewritten to the new count and
+    checksum (whenever they differ, so a rerun after a kill finishes it), and both kept for the set's manifest."""
+    from ..stores.vector import DATA_FOLDERS, Snapshot, payload_checksum
+    from ..stores.vector.rows import ROWS_FILE, erase_rows, write_snapshot_manifest
+
+    try:
+        snap = Snapshot.read(part.path)
+        if part.provider in DATA_FOLDERS:
+            data = os.path.join(part.path, DATA_FOLDERS[part.provider])
+            if not os.path.isdir(data):
+                work.problems.append(f"{data} is missing: the snapshot's data could not be erased")
+                return
+            checksums: dict[str, tuple[int, str]] = {}
+            if _scrub_data_folder(part.provider, data, ids, work, checksums) is None:
+                return
+            count, digest = checksums.get(snap.collection) or payload_checksum([])
+            now = Snapshot(snap.provider, snap.collection, count, digest, part.path)
+            if (count, digest) != (snap.count, snap.checksum):
+                write_snapshot_manifest(now)
+        elif os.path.isfile(os.path.join(part.path, ROWS_FILE)):
+            removed, now = erase_rows(part.path, ids)
+            work.points_deleted += removed
+        else:
+            work.problems.append(f"{part.path} holds no {part.provider} data this version can erase")
+            return
+    except (BackupError, OSError) as exc:
+        work.problems.append(f"could not erase the memories from the {part.provider} snapshot {part.path}: {exc}")
+        work.failed.update({p: f"its {part.provider} snapshot could not be edited" for p in folder_files(part.path)})
+        return
+    work.points = {now.collection: now.count}
+    work.snapshot_checksum = now.checksum
 
 
 def _scrub_entities(client: Any, name: str, ids: set[str]) -> int:
@@ -259,8 +372,14 @@ def scrub_copy(
                 pass
     for part in parts:
         if part.is_folder:
-            if part.role == "vector_store" and qdrant_local.is_qdrant_folder(part.path):
+            if part.role != "vector_store":
+                continue
+            if part.provider:
+                _scrub_snapshot(part, ids, work)
+            elif qdrant_local.is_qdrant_folder(part.path):
                 _scrub_qdrant(part, ids, collection, work)
+            elif folder_provider(part.path):
+                _scrub_data_folder(folder_provider(part.path), part.path, ids, work)
         else:
             _scrub_sqlite(part, ids, texts, at, work)
     resealed = False
@@ -315,6 +434,8 @@ def _reseal_set(folder: str, parts: list[Part], work: _Work, damaged: list[str],
             counts["history" if part.role == "history_db" else "ledger"] = table_counts(part.path)
     if work.points is not None:
         counts["points"] = work.points
+    if work.snapshot_checksum is not None:
+        doc["stores"]["vector_store"]["checksum"] = work.snapshot_checksum
     bad = {rel: r for rel, r in integrity.items() if r != "ok"}
     if bad:
         work.problems.append(

@@ -1,7 +1,8 @@
 """A local Chroma store (a ``PersistentClient`` folder): points read with ``collection.get(include=["metadatas"])``
 in pages by offset and limit. A snapshot is the folder copied while it is quiet (checked: every file the same
 before and after the copy) and verified by opening the copy and comparing count and checksum; a restore swaps
-the copy back in and verifies the same way. The app must not be writing meanwhile."""
+the copy back in and verifies the same way. The app must not be writing meanwhile. :meth:`ChromaStore.erase` deletes
+memories from a copy's folder (a backup set's, a folder relocated or migrated from) through Chroma's client."""
 
 from __future__ import annotations
 
@@ -39,6 +40,13 @@ def forget_cached_clients(path: str) -> None:
             system.stop()
         except Exception:  # a system already stopped: nothing held
             pass
+
+
+def collection_names(path: str) -> list[str]:
+    """The collections of the Chroma folder ``path`` ([] when it holds no Chroma database)."""
+    if not os.path.isfile(os.path.join(path, "chroma.sqlite3")):
+        return []
+    return sorted(str(getattr(c, "name", c)) for c in _client(path).list_collections())
 
 
 class ChromaStore(VectorStore):
@@ -127,6 +135,18 @@ class ChromaStore(VectorStore):
             return 0
         finally:
             conn.close()
+
+    def erase(self, ids: Iterable[str]) -> int:
+        """Delete these ids from the collection through Chroma's own client (for a copy's folder: the app's own store
+        changes through mem0's ``delete``), then blank what Chroma's write-ahead log still keeps of them
+        (:meth:`scrub_log`). The deleted rows' bytes stay in ``chroma.sqlite3``'s free pages until it is vacuumed
+        (with ``secure_delete``), which the caller does once every client of the folder is let go
+        (:func:`forget_cached_clients`). Returns how many points were deleted."""
+        present = list(self.get(ids))
+        if present:
+            self._col().delete(ids=present)
+        self.scrub_log(ids)
+        return len(present)
 
     def raw_files(self) -> list[str]:
         return folder_files(self.path)

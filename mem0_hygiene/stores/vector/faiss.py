@@ -2,7 +2,8 @@
 and index_to_id: position -> id), or the legacy ``COLLECTION.pkl`` pickle of the same two dicts. Read from the
 files, read-only (the pickle through mem0's restricted unpickler; vectors with ``faiss.read_index``). A snapshot
 is the files copied, checked unchanged at the source while copied and equal in the copy; a restore swaps the
-copies in by rename and verifies count and checksum."""
+copies in by rename and verifies count and checksum. :meth:`FaissStore.erase` removes memories from a copy's
+files (a backup set's, a folder relocated or migrated from), rewritten atomically."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from types import SimpleNamespace
 from typing import Any
 
 from ...errors import BackupError
+from ..durable import sync_folder
 from ..vectors import PAGE_SIZE
 from .base import Point, Snapshot, VectorStore, new_snapshot_folder
 from .files import copy_files_verified
@@ -118,3 +120,73 @@ class FaissStore(VectorStore):
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         return self.verify_against(snapshot, "the restored files do not match their snapshot")
+
+    # -- erasure in a copy -----------------------------------------------------------------------
+    def _erasing_folder(self) -> str:
+        return os.path.join(self.path, f".{self.collection}.erasing")
+
+    def erase(self, ids: Iterable[str]) -> int:
+        """Remove these ids from the collection's files (a copy's: the app's own store changes through mem0's
+        ``delete``): their entries of the docstore and of the id map, and their vectors from the index, rebuilt
+        from the vectors kept as mem0's own delete does. The new index and docstore (JSON, as mem0 writes it; a
+        legacy ``.pkl`` is removed) are written and fsynced in a staging folder beside them
+        (``.COLLECTION.erasing``), marked complete, then renamed over the old ones; a run killed before the mark
+        leaves the old files (the staging folder is dropped next time), one killed after it is finished by the
+        next call. Returns how many entries were removed (0 when none of the ids is there)."""
+        self.finish_erasure()
+        if not self.exists():
+            return 0
+        wanted = {str(i) for i in ids}
+        docstore, index_to_id = self._docstore()
+        if not wanted.intersection(docstore) and not wanted.intersection(map(str, index_to_id.values())):
+            return 0
+        import faiss
+        import numpy as np
+
+        index = faiss.read_index(self._file(".faiss"))
+        keep = [(pos, vid) for pos, vid in sorted(index_to_id.items()) if str(vid) not in wanted and pos < index.ntotal]
+        vectors = [index.reconstruct(int(pos)) for pos, _ in keep]
+        index.reset()
+        if vectors:
+            index.add(np.array(vectors, dtype=np.float32))
+        kept = {k: v for k, v in docstore.items() if str(k) not in wanted}
+        data = {"docstore": kept, "index_to_id": {str(n): vid for n, (_, vid) in enumerate(keep)}}
+        stage = self._erasing_folder()
+        shutil.rmtree(stage, ignore_errors=True)
+        os.makedirs(stage)
+        staged_index = os.path.join(stage, self.collection + ".faiss")
+        faiss.write_index(index, staged_index)
+        with open(staged_index, "rb+") as fh:
+            os.fsync(fh.fileno())
+        for name, text in ((self.collection + ".json", json.dumps(data, indent=2)), (_READY, "")):
+            with open(os.path.join(stage, name), "w", encoding="utf-8") as fh:
+                fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+        sync_folder(stage)
+        self.finish_erasure()
+        return len(docstore) - len(kept)
+
+    def finish_erasure(self) -> bool:
+        """Finish an :meth:`erase` that was interrupted after its new files were complete (rename them in, remove
+        a legacy ``.pkl``), or drop one interrupted before; True when one was finished."""
+        stage = self._erasing_folder()
+        if not os.path.isdir(stage):
+            return False
+        if not os.path.isfile(os.path.join(stage, _READY)):
+            shutil.rmtree(stage, ignore_errors=True)
+            return False
+        for suffix in (".faiss", ".json"):
+            staged = os.path.join(stage, self.collection + suffix)
+            if os.path.isfile(staged):
+                os.replace(staged, self._file(suffix))
+        if os.path.isfile(self._file(".pkl")):
+            os.remove(self._file(".pkl"))  # mem0 reads the JSON first; the pickle would still hold the texts
+        sync_folder(self.path)
+        shutil.rmtree(stage)
+        sync_folder(self.path)
+        return True
+
+
+_READY = "complete"
+"""The file marking a staged erasure's new index and docstore as complete (:meth:`FaissStore.erase`)."""
