@@ -166,12 +166,18 @@ def check_not_held(provider: str, path: str, action: str = "relocate") -> str:
             f"{provider.capitalize()} takes no lock, so moving it now would lose what the app writes next: stop "
             "the app and retry"
         )
+    whose = "" if _sees_every_process() else " of this user (other users' processes cannot be seen from here)"
     if provider == "faiss":
         return (
-            "FAISS takes no lock and no process has its files open (mem0 opens them only to read or write): "
+            f"FAISS takes no lock and no process{whose} has its files open (mem0 opens them only to read or write): "
             "the files were checked unchanged while copied and up to the switch"
         )
-    return f"{provider} takes no lock; checked /proc: no other process has a file of the folder open"
+    return f"{provider} takes no lock; checked /proc: no other process{whose} has a file of the folder open"
+
+
+def _sees_every_process() -> bool:
+    geteuid = getattr(os, "geteuid", None)
+    return geteuid is not None and geteuid() == 0
 
 
 @dataclass(frozen=True)
