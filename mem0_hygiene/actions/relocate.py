@@ -69,7 +69,13 @@ from ..stores.sqlite import connect, copy_database, file_signature, table_counts
 from ..stores.staging import aside_path, remove_path
 from ..stores.swap import Swap, SwapJournal, check_done
 from ..stores.vector import SUPPORTED, UnsupportedVectorStore
-from ..stores.vector.folders import FOLDER_PROVIDERS, check_not_held, copy_folder_verified, folder_counts
+from ..stores.vector.folders import (
+    FOLDER_PROVIDERS,
+    check_not_held,
+    copy_folder_verified,
+    folder_counts,
+    is_store_folder,
+)
 from ..target import resolve
 from .config_file import ConfigRewrite, plan_config_rewrite, write_config_file
 from .relocate_journal import read_journal, remove_journal, signature_of, write_journal
@@ -360,7 +366,7 @@ def _vector_move(vs: StoreLocation, to: str, include_sqlite: bool, skipped: list
             "vector_store", name, src, src, dst, DONE, resumed=True, notes=[ALREADY], collection=collection
         ), False
     store = _real(src)
-    if not os.path.isdir(store):
+    if not os.path.isdir(store) or (name != "qdrant" and not is_store_folder(name, store)):
         label = "local Qdrant" if name == "qdrant" else name.capitalize()
         reason = f"there is no {label} store at {src}"
         if os.path.lexists(aside_path(store)):

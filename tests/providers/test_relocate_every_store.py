@@ -19,7 +19,7 @@ from mem0_hygiene import Memory
 from mem0_hygiene.actions.relocate import relocate
 from mem0_hygiene.cli import cli
 from mem0_hygiene.config_loader import load_config
-from mem0_hygiene.errors import StoreLocked
+from mem0_hygiene.errors import RelocateError, StoreLocked
 from mem0_hygiene.stores.vector import forget_cached
 from mem0_hygiene.stores.vector.files import file_digests, folder_files
 
@@ -104,6 +104,19 @@ def test_relocate_says_what_it_checked_for_a_store_that_takes_no_lock(
     assert "takes no lock" in held[0]
     assert ("/proc" in held[0]) if provider == "chroma" else ("checked unchanged while copied" in held[0])
     assert f'"provider": "{provider}"' in result.output  # the config to use from now on
+
+
+@pytest.mark.parametrize("provider", ["chroma", "faiss"], indirect=True)
+def test_a_folder_holding_no_store_of_the_provider_is_not_moved(
+    provider: str, provider_config: Callable[..., dict[str, Any]], tmp_path: Path
+) -> None:
+    config = provider_config(tmp_path / "old")
+    folder = Path(config["vector_store"]["config"]["path"])
+    folder.mkdir(parents=True)
+    (folder / "notes.txt").write_text("not a store")
+    with pytest.raises(RelocateError, match=rf"nothing to relocate: there is no {provider.capitalize()} store at"):
+        relocate(config, tmp_path / "new")
+    assert not (tmp_path / "new").exists() and (folder / "notes.txt").is_file()
 
 
 HOLD_CHROMA = """
