@@ -10,12 +10,8 @@ from __future__ import annotations
 
 import json
 import os
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from mem0_hygiene.actions.backup import backup
 from mem0_hygiene.actions.forget_scope import verify_receipt
@@ -102,32 +98,7 @@ def test_forget_user_keep_backups_killed_anywhere_is_finished_by_the_rerun_and_l
         assert not verify_receipt(json.loads(config.read_text()), again["result"]["receipt"]).came_back, k
 
 
-@pytest.fixture
-def pg_schemas() -> Iterator[Any]:
-    """Make a fresh PostgreSQL schema per call (a ledger URL whose search_path is it); all dropped after. Skips,
-    saying why, when psycopg is missing or PostgreSQL cannot be reached (.ci/run starts it)."""
-    psycopg = pytest.importorskip("psycopg", reason="psycopg 3 is not installed (pip install -e '.[postgres]')")
-    base = pg_schema.base_url()
-    try:
-        admin = psycopg.connect(base, autocommit=True, connect_timeout=3)
-    except psycopg.Error as exc:
-        pytest.skip(
-            f"PostgreSQL cannot be reached at {pg_schema.URL_ENV}: {str(exc).splitlines()[0]}; .ci/run starts it"
-        )
-    made: list[str] = []
-
-    def make() -> str:
-        schema = "t_" + uuid.uuid4().hex[:12]
-        admin.execute(f"CREATE SCHEMA {schema}")
-        made.append(schema)
-        return f"{base}{'&' if '?' in base else '?'}options=-csearch_path%3D{schema}"
-
-    try:
-        yield make
-    finally:
-        for schema in made:
-            admin.execute(f"DROP SCHEMA {schema} CASCADE")
-        admin.close()
+pg_urls = pg_schema.pg_urls  # a fresh PostgreSQL schema per call, skipped with the reason without PostgreSQL
 
 
 def ledger_rows_holding(url: str, text: str) -> list[str]:
@@ -156,9 +127,9 @@ def ledger_scope_rows(url: str) -> int:
 
 
 def test_forget_user_with_a_postgres_ledger_killed_anywhere_is_finished_by_the_rerun(
-    make_deployment, persistent_dir, crash_runner, pg_schemas
+    make_deployment, persistent_dir, crash_runner, pg_urls
 ):
-    url = pg_schemas()
+    url = pg_urls()
     clean = crash_runner.run(ERASE, str(deploy(make_deployment, persistent_dir / "clean", {"ledger_url": url})), False)
     assert clean["status"] == "ok" and clean["result"]["verified"], clean
     assert ledger_rows_holding(url, "Dana") == []
@@ -166,7 +137,7 @@ def test_forget_user_with_a_postgres_ledger_killed_anywhere_is_finished_by_the_r
     assert len(calls) >= 5  # the journal's writes, the receipt, the journal's removal
     for k in sampled(len(calls)):
         root = persistent_dir / f"kill-{k}"
-        url = pg_schemas()
+        url = pg_urls()
         config = deploy(make_deployment, root, {"ledger_url": url})
         assert ledger_scope_rows(url) >= 3  # the ledger is the PostgreSQL one: dana's rows are there before
         killed = crash_runner.run(ERASE, str(config), False, kill_at=k)

@@ -1,7 +1,8 @@
 """restore --reapply-erasures: a backup set made before an erasure it was kept out of is restored and the erasure
 applied again to what was restored before anything opens the stores; the receipt checks out after. Killed at any
 of a sample of its file operations (the swap, the journal's state change, the re-applied erasure, the end), the
-drop-in either refuses to open the stores or serves nothing of the erased person, and the rerun finishes it."""
+drop-in either refuses to open the stores or serves nothing of the erased person, and the rerun finishes it; with
+the ledger in a SQLite file and on PostgreSQL (skipped, saying why, when PostgreSQL cannot be reached)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,12 @@ from mem0_hygiene.actions.backup import backup
 from mem0_hygiene.actions.forget_scope import forget_scope, verify_receipt
 from mem0_hygiene.actions.restore import restore
 from mem0_hygiene.cli import cli
+from mem0_hygiene.config import offline_config
 from mem0_hygiene.errors import BackupError
+
+from .. import pg_schema
+
+pg_urls = pg_schema.pg_urls  # a fresh PostgreSQL schema per call, skipped with the reason without PostgreSQL
 
 DANA = "Dana's passport number is X1234567"
 TURN = "hi, my cat is called Pixel and I live at 12 Birch Lane"
@@ -138,6 +144,26 @@ EVERY = 4
 MEM0_HYGIENE_FULL_SWEEP=1."""
 
 
+def ledger_rows_holding(url: str, texts: list[str]) -> list[str]:
+    """The tables of the ledger's schema with a row whose text holds one of ``texts``."""
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        names = [
+            r[0]
+            for r in conn.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
+                "AND table_type = 'BASE TABLE'"
+            )
+        ]
+        return [
+            n
+            for n in names
+            for t in texts
+            if conn.execute(f'SELECT 1 FROM "{n}" r WHERE r::text LIKE %s', (f"%{t}%",)).fetchone()
+        ]
+
+
 def sampled(n: int) -> list[int]:
     import os
 
@@ -146,23 +172,28 @@ def sampled(n: int) -> list[int]:
     return sorted({*range(1, n + 1, EVERY), *range(max(1, n - 2), n + 1)})
 
 
-def kept_deployment(make_deployment, root: Path) -> tuple[str, str, str]:
+def kept_deployment(make_deployment, root: Path, hygiene: dict[str, Any] | None = None) -> tuple[str, str, str]:
     """(config file, the set, the receipt) of a deployment whose set predates an erasure it was kept out of."""
     from mem0_hygiene.actions.backup import backup as do_backup
 
     root.mkdir()
-    make_deployment(root / "app", plant=plant, config_file=root / "mem0.json", hygiene={})
-    config = json.loads((root / "mem0.json").read_text())
+    make_deployment(root / "app", plant=plant, hygiene=hygiene or {})
+    config = offline_config(root / "app", hygiene=hygiene or None)
+    (root / "mem0.json").write_text(json.dumps(config))
     made = do_backup(config, root / "backups").path
     receipt = forget_scope(config, user_id="dana", keep_backups=True).receipt
     assert receipt
     return str(root / "mem0.json"), made, receipt
 
 
+@pytest.mark.parametrize("ledger", ["sqlite", "postgresql"])
 def test_killed_anywhere_between_the_restore_and_the_reapplied_erasure_nothing_serves_the_person_and_the_rerun_finishes(
-    make_deployment, persistent_dir, crash_runner
+    ledger, make_deployment, persistent_dir, crash_runner, request
 ):
-    config, made, _receipt = kept_deployment(make_deployment, persistent_dir / "clean")
+    def hygiene() -> dict[str, Any]:
+        return {"ledger_url": request.getfixturevalue("pg_urls")()} if ledger == "postgresql" else {}
+
+    config, made, _receipt = kept_deployment(make_deployment, persistent_dir / "clean", hygiene())
     clean = crash_runner.run(RESTORE, config, made)
     assert clean["status"] == "ok" and len(clean["result"]["reapplied"]) == 1, clean
     calls = clean["calls"]
@@ -171,7 +202,8 @@ def test_killed_anywhere_between_the_restore_and_the_reapplied_erasure_nothing_s
     refused = 0
     for k in points:
         root = persistent_dir / f"kill-{k}"
-        config, made, receipt = kept_deployment(make_deployment, root)
+        settings = hygiene()
+        config, made, receipt = kept_deployment(make_deployment, root, settings)
         killed = crash_runner.run(RESTORE, config, made, kill_at=k)
         assert killed["status"] == "killed", (k, calls[k - 1], killed)
         opened = crash_runner.run(OPEN, config)
@@ -188,4 +220,6 @@ def test_killed_anywhere_between_the_restore_and_the_reapplied_erasure_nothing_s
         assert files_holding(root / "app", BOB), k
         assert not verify_receipt(json.loads(Path(config).read_text()), receipt).came_back, k
         assert crash_runner.run(OPEN, config)["result"] == {"dana": []}, k
+        if settings:  # no row of the PostgreSQL ledger holds a text of the person
+            assert ledger_rows_holding(settings["ledger_url"], DANA_TEXTS) == [], k
     assert refused >= len(points) // 2  # most of the run is under the journal: the stores are not opened
