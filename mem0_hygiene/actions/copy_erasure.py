@@ -12,7 +12,8 @@ back, holds neither the text nor the memory:
   deployment's collection only), then every ``storage.sqlite`` in it vacuumed;
 - a copy of a Chroma folder (a backup set's ``vector/chroma``, or a folder a relocation or migration left): the
   points deleted through a Chroma client opened on the copy (every collection in it: the copy may be of another
-  collection name), what Chroma's own log keeps of them blanked, then ``chroma.sqlite3`` vacuumed with
+  collection name), what Chroma's own log keeps of them blanked, the unused slots of its HNSW files zeroed (they
+  hold whatever the writing process's memory held, texts included), then ``chroma.sqlite3`` vacuumed with
   ``secure_delete`` (free pages included) and its write-ahead log truncated when it keeps one;
 - a copy of a FAISS folder: the memories' entries removed from the docstore and the id map and their vectors from
   the index, both files rewritten atomically (:meth:`~mem0_hygiene.stores.vector.faiss.FaissStore.erase`);
@@ -226,7 +227,7 @@ def _scrub_data_folder(
     index and docstore rewritten. Returns the points per collection after it (None when it failed: ``work``
     says why); ``checksums``, when given, receives each collection's count and checksum after it (read before the
     vacuum, which comes last)."""
-    from ..stores.vector.chroma import ChromaStore, collection_names, forget_cached_clients
+    from ..stores.vector.chroma import ChromaStore, clear_unused_capacity, collection_names, forget_cached_clients
     from ..stores.vector.faiss import FaissStore
 
     counts: dict[str, int] = {}
@@ -244,6 +245,7 @@ def _scrub_data_folder(
                         store.close()
             finally:
                 forget_cached_clients(folder)  # chromadb keeps the folder's database open until then
+            clear_unused_capacity(folder)  # the HNSW files' unused slots hold the writer's memory: texts too
         else:
             names = sorted(n[: -len(".faiss")] for n in os.listdir(folder) if n.endswith(".faiss"))
             names += sorted(n[1 : -len(".erasing")] for n in os.listdir(folder) if n.endswith(".erasing"))

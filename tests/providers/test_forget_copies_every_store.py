@@ -2,7 +2,7 @@
 Chroma's folder, FAISS's index and docstore; local Qdrant's folder as the baseline) holds the person before, and
 after ``forget --user`` (or ``forget --scrub``) no file of the set holds a byte of the text, the set is resealed (its
 checks pass, ``restore --dry-run`` accepts it), and restoring it serves the other user's memories and not the
-erased ones."""
+erased ones. A Chroma or FAISS folder a migration left (a registered copy) is erased the same way."""
 
 from __future__ import annotations
 
@@ -11,12 +11,15 @@ from typing import Any
 
 import pytest
 
-from mem0_hygiene import Memory
+from mem0_hygiene import Memory, offline_config
 from mem0_hygiene.actions.backup import backup
 from mem0_hygiene.actions.forget import forget
 from mem0_hygiene.actions.forget_scope import forget_scope
 from mem0_hygiene.actions.restore import restore
+from mem0_hygiene.maintenance import migrate
 from mem0_hygiene.stores.backup_set import check_set, read_manifest
+
+from .stores import missing, store_config
 
 SECRET = "Dana's passport number is X1234567"
 TEA = "Dana likes green tea with oat milk"
@@ -43,6 +46,17 @@ def planted(config: dict[str, Any], dest: Path) -> tuple[dict[str, str], Path]:
     vector_files = [f for f in files_holding(made, SECRET) if not f.endswith(".db")]
     assert vector_files, files_holding(made, SECRET)  # the set's vector store really holds the text before
     return ids, made
+
+
+def unclean(result: Any) -> Any:
+    """What a forget result says is not clean: the files still holding a text, the copies, and its notes."""
+    d = result.to_dict() if result is not None else {}
+    return (
+        [f for f in d.get("files", []) if not f.get("clean", True)],
+        d.get("copies"),
+        d.get("unverified"),
+        d.get("notes"),
+    )
 
 
 def served(config: dict[str, Any], user: str) -> list[str]:
@@ -72,8 +86,8 @@ def test_forget_user_erases_every_stores_backup_set_which_still_restores(provide
 
     result = forget_scope(config, user_id="dana")
 
-    assert result.verified, result.to_dict()
     assert result.forget is not None
+    assert result.verified, unclean(result.forget)
     [erased] = [c for c in result.forget.copies if c.path == str(made)]
     assert erased.points_deleted >= 2
     assert_erased_and_restorable(config, made, [SECRET, TEA], erased)
@@ -85,7 +99,7 @@ def test_forget_scrub_erases_one_memory_from_every_stores_backup_set(provider_co
 
     result = forget(config, [ids[SECRET]], scrub=True)
 
-    assert result.verified, result.to_dict()
+    assert result.verified, unclean(result)
     [erased] = [c for c in result.copies if c.path == str(made)]
     assert erased.points_deleted == 1
     assert files_holding(made, TEA)  # only the forgotten memory left the set
@@ -105,7 +119,7 @@ def test_a_second_erasure_of_the_same_set_changes_nothing_more(provider_config: 
 
     again = forget_scope(config, user_id="dana")
 
-    assert again.verified, again.to_dict()
+    assert again.verified and again.forget is not None, unclean(again.forget)
     after = read_manifest(made)
     assert after["stores"]["vector_store"] == before["stores"]["vector_store"]
     assert check_set(made) == []
@@ -114,3 +128,32 @@ def test_a_second_erasure_of_the_same_set_changes_nothing_more(provider_config: 
 @pytest.fixture(autouse=True)
 def _quiet_telemetry(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEM0_TELEMETRY", "False")
+
+
+@pytest.mark.parametrize("old", ["chroma", "faiss"])
+def test_forget_scrub_erases_the_text_from_an_old_chroma_or_faiss_folder_a_migration_left(
+    old: str, tmp_path: Path, clock: Any
+) -> None:
+    why = missing(old)
+    if why:
+        pytest.skip(why)
+    source = store_config(old, tmp_path / "a", collection="mem0", hygiene={"clock": clock})
+    m = Memory.from_config(source)
+    try:
+        secret = m.add(SECRET, user_id="dana", infer=False)["results"][0]["id"]
+        m.add(BOB, user_id="bob", infer=False)
+    finally:
+        m.close()
+    target = offline_config(tmp_path / "b", collection="mem0", hygiene={"clock": clock})
+    migrate(source, target)
+    folder = tmp_path / "a" / old
+    assert files_holding(folder, SECRET)  # the old folder, a registered copy, holds the text
+
+    result = forget(target, [secret], scrub=True)
+
+    assert result.verified, unclean(result)
+    [erased] = [c for c in result.copies if c.path == str(folder)]
+    assert erased.kind == "migration_source" and erased.scrubbed and erased.points_deleted == 1, erased
+    assert files_holding(tmp_path / "a", SECRET) == []
+    assert files_holding(folder, BOB)
+    assert served(source, "bob") == [BOB] and served(source, "dana") == []  # the old store still opens

@@ -6,6 +6,7 @@ memories from a copy's folder (a backup set's, a folder relocated or migrated fr
 
 from __future__ import annotations
 
+import glob
 import os
 from collections.abc import Iterable, Iterator
 from types import SimpleNamespace
@@ -47,6 +48,44 @@ def collection_names(path: str) -> list[str]:
     if not os.path.isfile(os.path.join(path, "chroma.sqlite3")):
         return []
     return sorted(str(getattr(c, "name", c)) for c in _client(path).list_collections())
+
+
+def clear_unused_capacity(path: str) -> int:
+    """Zero the unused tail of every HNSW segment's ``data_level0.bin`` in the Chroma folder ``path`` (a copy no
+    client has open: call after :func:`forget_cached_clients`). hnswlib allocates room for ``max_elements`` and
+    persists all of it, but clears a slot only when a point is added to it, so the slots past ``cur_element_count``
+    hold whatever the writing process's memory held there: texts of memories included. The header (``header.bin``,
+    format version 1: ``offsetLevel0``, ``max_elements``, ``cur_element_count``, ``size_data_per_element`` ...) says
+    where the used part ends; a segment whose header or sizes do not read as expected is left alone. Returns the
+    bytes zeroed (in place, fsynced; running it again changes nothing)."""
+    import struct
+
+    zeroed = 0
+    for header in sorted(glob.glob(os.path.join(glob.escape(path), "*", "header.bin"))):
+        data = os.path.join(os.path.dirname(header), "data_level0.bin")
+        try:
+            with open(header, "rb") as fh:
+                raw = fh.read(36)
+            version, offset, capacity, used, size = struct.unpack("<iqqqq", raw)
+            length = os.path.getsize(data)
+        except (OSError, struct.error):
+            continue
+        if version != 1 or offset != 0 or size <= 0 or not 0 <= used <= capacity or length != capacity * size:
+            continue
+        start = used * size
+        if start >= length:
+            continue
+        with open(data, "r+b") as fh:
+            fh.seek(start)
+            remaining = length - start
+            while remaining:
+                block = min(remaining, 1 << 20)
+                fh.write(b"\0" * block)
+                remaining -= block
+            fh.flush()
+            os.fsync(fh.fileno())
+        zeroed += length - start
+    return zeroed
 
 
 class ChromaStore(VectorStore):
