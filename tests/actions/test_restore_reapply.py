@@ -223,3 +223,36 @@ def test_killed_anywhere_between_the_restore_and_the_reapplied_erasure_nothing_s
         if settings:  # no row of the PostgreSQL ledger holds a text of the person
             assert ledger_rows_holding(settings["ledger_url"], DANA_TEXTS) == [], k
     assert refused >= len(points) // 2  # most of the run is under the journal: the stores are not opened
+
+
+def test_killed_while_erasing_again_another_set_is_refused_until_the_same_command_finishes_it(
+    make_deployment, persistent_dir, crash_runner
+):
+    from mem0_hygiene.auditing.runner import audit
+
+    config_path, made, _receipt = kept_deployment(make_deployment, persistent_dir / "clean")
+    calls = crash_runner.run(RESTORE, config_path, made)["calls"]  # how many file operations a whole run makes
+    root = persistent_dir / "kill"
+    config_path, made, receipt = kept_deployment(make_deployment, root)
+    config = json.loads(Path(config_path).read_text())
+    later = backup(config, root / "later").path  # made after the erasure: nothing to re-apply
+    killed = crash_runner.run(RESTORE, config_path, made, kill_at=len(calls))  # the journal's removal
+    assert killed["status"] == "killed"
+    [journal] = list((root / "app").glob("*restore-journal*"))
+    doc = json.loads(journal.read_text())
+    assert doc["state"] == "erasing" and doc["reapply"] == [receipt] and "--reapply-erasures" in doc["command"]
+
+    with pytest.raises(BackupError, match="restore another set") as err:
+        restore(config, later)
+    assert "--reapply-erasures" in str(err.value) and made in str(err.value)
+    with pytest.raises(BackupError, match="erasures it predates"):
+        audit(config)
+
+    plan = restore(config, made, dry_run=True)  # the journal says what is left, without the option
+    assert plan.resumed == "finished" and [r.receipt for r in plan.reapplied] == [receipt]
+    done = restore(config, made)
+    assert done.resumed == "finished" and [r.receipt for r in done.reapplied] == [receipt]
+    assert not list((root / "app").glob("*restore-journal*"))
+    assert not verify_receipt(config, receipt).came_back
+    for text in DANA_TEXTS:
+        assert files_holding(root / "app", text) == [], text
