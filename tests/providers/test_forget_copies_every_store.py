@@ -157,3 +157,22 @@ def test_forget_scrub_erases_the_text_from_an_old_chroma_or_faiss_folder_a_migra
     assert files_holding(tmp_path / "a", SECRET) == []
     assert files_holding(folder, BOB)
     assert served(source, "bob") == [BOB] and served(source, "dana") == []  # the old store still opens
+
+
+def test_forget_user_erases_the_store_a_restore_moved_aside_on_every_store(
+    provider_config: Any, tmp_path: Path
+) -> None:
+    config = provider_config()
+    _ids, made = planted(config, tmp_path / "backups")
+    restored = restore(config, made)
+    asides = [Path(s.replaced_to) for s in restored.stores if s.replaced_to]
+    assert asides and any(files_holding(a, SECRET) if a.is_dir() else SECRET.encode() in a.read_bytes() for a in asides)
+
+    result = forget_scope(config, user_id="dana")
+
+    assert result.forget is not None
+    assert result.verified, unclean(result.forget)
+    assert {c.kind for c in result.forget.copies} >= {"backup_set", "replaced_aside"}
+    for text in (SECRET, TEA):
+        assert files_holding(tmp_path, text) == [], text
+    assert served(config, "bob") == [BOB]
