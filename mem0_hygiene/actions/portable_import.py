@@ -14,7 +14,7 @@ ledger in one transaction, last. Verified after by the count and checksum of the
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -247,12 +247,15 @@ def import_(
     reembed: bool = False,
     ledger: bool = True,
     verify: bool = True,
+    vectors: Callable[[list[str]], dict[str, Any]] | None = None,
 ) -> ImportResult:
     """Import the export at ``src`` (and its history file) into ``target``'s stores. ``dry_run``: check the
     files and the target and say what would be written; nothing is. ``reembed``: every text is embedded by the
     target's embedder, whatever vectors the file holds. ``ledger=False``: the ledger rows are left to the caller
     (``migrate`` copies a SQLite ledger into PostgreSQL with ``ledger migrate``, every table). ``verify=False``:
-    the caller verifies the points itself (``migrate`` compares both stores). Raises
+    the caller verifies the points itself (``migrate`` compares both stores). ``vectors``: where the vectors of
+    points the file carries none for come from, by id (``migrate``: its source store, which it leaves untouched;
+    a vector it does not give is embedded from the text, as without ``vectors``). Raises
     :class:`~mem0_hygiene.stores.portable.PortableFileError` for a file that is not a whole export and
     :class:`ImportRefused` for a target holding other data, before anything is written."""
     tgt = resolve(target)
@@ -284,7 +287,7 @@ def import_(
             present = present_ids(store, checked, destination)
             rows_there = _ledger_count(m.ledger) if ledger else 0
             check_rest(checked, rows_there, history_rows(tgt.history_path), destination, m.ledger.shown)
-            inserted, embedded = _write_points(m, checked, present, reembed)
+            inserted, embedded = _write_points(m, checked, present, reembed, vectors)
             history_written = _write_history(m, checked, tgt.history_path)
             repaired: list[str] = []
             ledger_written = _write_ledger(m.ledger, checked, repaired) if ledger else 0
@@ -341,8 +344,15 @@ def _memory_for_import(tgt: Target, checked: Checked, reembed: bool = False) -> 
         m.close()
 
 
-def _write_points(m: Any, checked: Checked, present: set[str], reembed: bool = False) -> tuple[int, int]:
-    """Every point of the file not in ``present`` into mem0's vector store, in batches; (written, embedded)."""
+def _write_points(
+    m: Any,
+    checked: Checked,
+    present: set[str],
+    reembed: bool = False,
+    given: Callable[[list[str]], dict[str, Any]] | None = None,
+) -> tuple[int, int]:
+    """Every point of the file not in ``present`` into mem0's vector store, in batches; (written, embedded).
+    ``given``: the vectors of the points the file has none for, by id (see :func:`import_`)."""
     dims = target_dims(m)
     total = int(checked.counts.get("points", 0))
     done = inserted = embedded = 0
@@ -354,8 +364,12 @@ def _write_points(m: Any, checked: Checked, present: set[str], reembed: bool = F
         if not batch:
             return
         vectors = []
+        wanted = [] if reembed or given is None else [r["id"] for r in batch if r.get("vector") is None]
+        found = given(wanted) if wanted and given is not None else {}
         for rec in batch:
             vector = None if reembed else rec.get("vector")
+            if vector is None and not reembed:
+                vector = found.get(rec["id"])
             if vector is None or (dims is not None and len(vector) != dims):
                 vector = m.embedding_model.embed(rec.get("text") or "", "add")
                 embedded += 1

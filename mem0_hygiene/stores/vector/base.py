@@ -175,11 +175,16 @@ class VectorStore(ABC):
     def close(self) -> None:  # noqa: B027 - most stores hold nothing open
         """Release what this object opened (nothing by default)."""
 
+    held = False
+    """Kept open by :func:`~mem0_hygiene.stores.vector.held` for a whole operation: a ``with`` block of one of its
+    steps leaves it open."""
+
     def __enter__(self) -> VectorStore:
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        self.close()
+        if not self.held:
+            self.close()
 
 
 def new_snapshot_folder(dest: str) -> str:

@@ -69,6 +69,13 @@ class QdrantLocalStore(VectorStore):
             )
         return self._client
 
+    def live_client(self) -> Any | None:
+        """The open ``QdrantClient`` this object reads through (opened now if need be), or None when it reads the
+        folder's file without the lock: for mem0's own Qdrant class over the same folder in this process (a second
+        client would be refused the folder's lock)."""
+        reader = self._reader()
+        return reader.client if isinstance(reader, QdrantClientStore) else None
+
     def _scale_source(self) -> Any:
         reader = self._reader()
         if isinstance(reader, QdrantFolder):
