@@ -113,6 +113,7 @@ def test_backup_dumps_every_ledger_table_into_the_set_as_a_sqlite_ledger(fleet: 
         "consolidation": 0,
         "write_decisions": 0,
         "reads": 0,
+        "embedder": 3,  # provider, dims, recorded_at: recorded by the drop-in that opened the store empty
     }
     doc = read_manifest(result["path"])
     store = doc["stores"]["ledger"]
@@ -125,6 +126,7 @@ def test_backup_dumps_every_ledger_table_into_the_set_as_a_sqlite_ledger(fleet: 
         "consolidation",
         "write_decisions",
         "reads",
+        "embedder",
     }
     assert "hygiene.db" in doc["files"] and not check_set(result["path"])
     record = json.loads(Path(result["record_path"]).read_text())
