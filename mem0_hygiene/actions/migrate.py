@@ -35,7 +35,7 @@ from typing import Any
 from ..config_loader import for_maintenance
 from ..display.tables import Line, LinesView
 from ..display.text import human_size
-from ..errors import ConfigError, LedgerError
+from ..errors import CollectionNotFound, ConfigError, LedgerError
 from ..progress import report, step
 from ..stores.copies import copies_path_for, register_copy
 from ..stores.database_url import is_database_url
@@ -275,7 +275,7 @@ def _same_points(src: Target, dst: Target) -> bool:
 def plan_migration(target: Any, to: Any, *, reembed: bool = False, scan: bool = True) -> MigrationPlan:
     """What :func:`migrate` would do, and why it cannot (``problems``); reads only. ``scan=False``: the points
     are counted, not read (:func:`migrate` takes the scopes and sizes from its export instead)."""
-    src, dst = resolve(target), resolve(to)
+    src, dst = resolve(target), resolve_destination(to)
     journal = read_journal(work_folder(dst.history_path))
     scopes: dict[str, int] = {}
     points = size = 0
@@ -388,12 +388,27 @@ def migrate(
     ``sample``: how many queries are compared on both stores. Raises :class:`~mem0_hygiene.errors.ConfigError`
     naming each problem of the plan before anything is written, and :class:`MigrationError` when the copy does
     not verify (the source is untouched; the journal stays for a rerun)."""
-    src, dst = resolve(target), resolve(to)
+    src, dst = resolve(target), resolve_destination(to)
     # the source's folder opened once for every step that reads it (not when the destination is in the same folder:
     # mem0 opens that one to write it)
     holding = held(src, action="migrate") if not _same_folder(src, dst) else contextlib.nullcontext()
     with holding:
         return _migrate(target, to, dry_run=dry_run, reembed=reembed, sample=sample)
+
+
+def resolve_destination(to: Any) -> Target:
+    """The migration's destination, resolved; a local Qdrant folder that holds other collections but not the one
+    named is refused as a destination, saying so (a new collection beside others in one folder is not supported:
+    the folder would be registered as the source's copy, and removed with it)."""
+    try:
+        return resolve(to)
+    except CollectionNotFound as exc:
+        raise ConfigError(
+            f"cannot migrate into collection {exc.collection!r}: its local Qdrant folder already holds "
+            f"{', '.join(repr(n) for n in exc.present)}. Give the destination a folder of its own "
+            "(vector_store.config.path in the new config); a new collection beside others in one folder is not "
+            "supported"
+        ) from exc
 
 
 def _same_folder(src: Target, dst: Target) -> bool:
@@ -414,7 +429,7 @@ def _migrate(target: Any, to: Any, *, dry_run: bool, reembed: bool, sample: int)
         return plan
     if plan.problems:
         raise ConfigError("cannot migrate: " + "; ".join(plan.problems))
-    src, dst = resolve(target), resolve(to)
+    src, dst = resolve(target), resolve_destination(to)
     folder = work_folder(dst.history_path)
     doc = read_journal(folder)
     if plan.resuming == "complete":  # finished before: verified again, nothing written but the registry

@@ -61,3 +61,21 @@ def test_another_embedder_without_reembed_is_refused_naming_it(tmp_path: Path) -
     assert result.exit_code == 2
     assert "64 dims) is not the source's (offline , 256 dims)" in result.output
     assert "pass --reembed" in result.output
+
+
+def test_a_new_collection_beside_the_source_in_its_own_folder_is_refused_naming_the_fix(tmp_path: Path) -> None:
+    source = config_file(tmp_path / "a")
+    m = Memory.from_config(json.loads(Path(source).read_text()))
+    m.add("Dana deploys on Fridays", user_id="dana", infer=False)
+    m.close()
+    beside = json.loads(Path(source).read_text())
+    beside["vector_store"]["config"]["collection_name"] = "mem0_v2"
+    beside["history_db_path"] = str(tmp_path / "a" / "v2-history.db")
+    (tmp_path / "b").mkdir()
+    to = tmp_path / "b" / "config.json"
+    to.write_text(json.dumps(beside))
+    result = run("migrate", "--config", source, "--to", str(to), "--reembed")
+    assert result.exit_code == 2
+    assert "cannot migrate into collection 'mem0_v2': its local Qdrant folder already holds 'mem0'" in result.output
+    assert "Give the destination a folder of its own" in result.output
+    assert "--collection mem0" not in result.output  # the advice for a source, wrong for a destination
