@@ -143,14 +143,6 @@ class LedgerBufferMixin:
             return row
         return replace(row, superseded_by=held.memory_id, superseded_at=held.created_at)
 
-    def buffered_with_key(self, key: str, scope: dict[str, str]) -> list[LedgerRow]:
-        """The new rows still buffered that hold identity key ``key`` in exactly ``scope``, newest first. Taken
-        before the ledger is read for the same rows: a flush writes a row before it leaves the buffer, so a row
-        flushed meanwhile is in one of the two."""
-        with self._buffer_lock:
-            rows = [r for r in self._pending_new.values() if r.topic_key == key and r.scope == scope]
-        return sorted(rows, key=lambda r: r.created_at, reverse=True)
-
     def settle_later(self, memory_ids: Iterable[str]) -> None:
         """Queue the closing of these finished deletes' journal entries (written by the next flush). Safe to
         lose: an entry left open only makes the next recovery look the point up again and find it gone."""

@@ -134,7 +134,6 @@ class WriteDecisionMixin:
         def flush(self) -> None: ...
         def note_uses(self, items: Iterable[dict[str, Any]], now: datetime) -> None: ...
         def row_for(self, item: dict[str, Any], rows: dict[str, LedgerRow]) -> LedgerRow: ...
-        def buffered_with_key(self, key: str, scope: dict[str, str]) -> list[LedgerRow]: ...
         def unbuffer_new(self, memory_id: str) -> LedgerRow | None: ...
         def resolve_replacement(self, old_id: str, action: str, since: str) -> str | None: ...
 
@@ -386,11 +385,9 @@ class WriteDecisionMixin:
         for name in SCOPE_KEYS:
             where += f" AND {self.ledger.dialect.is_same(name)}"
             params.append(scope.get(name))
-        # earlier adds' rows still buffered, taken before the ledger is read (a flush may write them meanwhile)
-        buffered = self.buffered_with_key(key, scope)
         stored = list(self.ledger.iter_rows(where, params, order="created_at DESC"))
         fresh = [r for r in reversed(pending.values()) if r.topic_key == key and r.scope == scope]
-        for row in [*fresh, *buffered, *stored]:
+        for row in [*fresh, *stored]:
             if row.memory_id in exclude or row.memory_id in dead or row.state(now) != "live":
                 continue
             item = Mem0Memory.get(self, row.memory_id)

@@ -153,25 +153,3 @@ def test_a_second_memory_on_the_same_ledger_sees_the_update_once_it_is_committed
     finally:
         b.close()
         a.close()
-
-
-def test_the_write_decision_finds_the_newest_memory_of_a_key_while_its_row_is_still_buffered(
-    make_memory: Any, writer_jobs: list[Any], clock: Any
-) -> None:
-    """The writer thread has not written the second memory's row yet (on a loaded machine a background flush may
-    not have run, or may run between the ledger read and the buffer read): the third add still decides "update of
-    the second" by the key, though the texts are too far apart for the nearest-neighbour decision to link them."""
-    m = make_memory(**HELD, write_decision=True)
-    first = add(m, "Standup is at 9:00")
-    clock.advance(minutes=1)
-    second = add(m, "Standup is at 10:30")
-    clock.advance(minutes=1)
-    text = "The daily sync moved to the afternoon, right after lunch"
-    item = m.add(text, **SCOPE, infer=False, topic_key="standup")["results"][0]
-    assert m.ledger.get(second) is None  # still buffered
-    assert (item["event"], item["previous_memory"]) == ("UPDATE", "Standup is at 10:30")
-    for job in writer_jobs:
-        job()
-    m.flush()
-    assert [m.ledger.get(i).superseded_by for i in (first, second)] == [second, item["id"]]  # type: ignore[union-attr]
-    assert served(m) == [text]
