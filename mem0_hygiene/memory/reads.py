@@ -189,9 +189,10 @@ class LiveReadsMixin:
             rows.update((mid, known[mid]) for mid in ids if mid in known)
         kept = []
         hidden: dict[str, int] = {}
+        now_iso = to_iso(now)  # once per page, not per item
         for item in items:
             row = self.row_for(item, rows)
-            state = row.state(now)
+            state = state_of(row, now_iso)
             if state == "deleted":
                 hidden[state] = hidden.get(state, 0) + 1
                 continue  # a tombstone hides a point that came back (an old snapshot restored)
@@ -201,7 +202,7 @@ class LiveReadsMixin:
             elif not include_stale and state != "live" and not (show_expired and state == "expired"):
                 hidden[state] = hidden.get(state, 0) + 1
                 continue
-            item["hygiene"] = self.hygiene_facts(row, now)
+            item["hygiene"] = self.hygiene_facts(row, now, now_iso)
             if seen is not None:
                 seen[row.memory_id] = row
             kept.append(item)
