@@ -345,12 +345,6 @@ def plan_migration(target: Any, to: Any, *, reembed: bool = False, scan: bool = 
             "looks for the text in the new name in the old copy and reports such an erasure unverified; remove the "
             "old store with `migrate --remove-source` once the app runs on the new one"
         )
-    if src.provider in ("chroma", "faiss"):
-        notes.append(
-            f"the old {src.provider} folder is kept as a registered copy, which forget --scrub cannot scrub yet (it "
-            "reports such an erasure unverified): remove the old store with `migrate --remove-source` once the app "
-            "runs on the new one"
-        )
     if is_database_url(src.ledger_path) or is_database_url(dst.ledger_path):
         notes.append(
             "a ledger on PostgreSQL is shared by replicas: stop every replica (or switch them all to the new "
