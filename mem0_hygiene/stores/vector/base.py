@@ -10,9 +10,12 @@ password left out). A snapshot folder holds :data:`MANIFEST` (provider, collecti
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import sqlite3
+import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
@@ -63,15 +66,50 @@ class Snapshot:
             ) from exc
 
 
-def payload_checksum(points: Iterable[Point]) -> tuple[int, str]:
+SPILL_AT = 100_000
+"""Points a checksum sorts in memory; past it the lines are sorted in a temporary SQLite file (a million
+memories' lines would take a few hundred MB)."""
+
+
+def payload_checksum(points: Iterable[Point], *, spill_at: int = SPILL_AT) -> tuple[int, str]:
     """The number of points and a sha256 over their ids and payloads (JSON, keys sorted), in id order, so the
-    same points give the same checksum on every provider and in every page order."""
-    lines = sorted(f"{p['id']}\t{json.dumps(p.get('payload') or {}, sort_keys=True, default=str)}" for p in points)
-    digest = hashlib.sha256()
-    for line in lines:
-        digest.update(line.encode("utf-8"))
-        digest.update(b"\n")
-    return len(lines), digest.hexdigest()
+    same points give the same checksum on every provider and in every page order. Memory stays flat whatever
+    the number of points: past ``spill_at`` lines they are sorted on disk (SQLite orders text as UTF-8 bytes,
+    which is the order of the code points Python sorts by)."""
+    lines: list[str] = []
+    count = 0
+    with contextlib.ExitStack() as stack:
+        spilled: sqlite3.Connection | None = None
+        for p in points:
+            lines.append(f"{p['id']}\t{json.dumps(p.get('payload') or {}, sort_keys=True, default=str)}")
+            count += 1
+            if len(lines) >= spill_at:
+                spilled = spilled or _spill_file(stack)
+                spilled.executemany("INSERT INTO lines VALUES (?)", ((line,) for line in lines))
+                lines.clear()
+        if spilled is not None:
+            spilled.executemany("INSERT INTO lines VALUES (?)", ((line,) for line in lines))
+            ordered: Iterable[str] = (row[0] for row in spilled.execute("SELECT line FROM lines ORDER BY line"))
+        else:
+            ordered = sorted(lines)
+        digest = hashlib.sha256()
+        for line in ordered:
+            digest.update(line.encode("utf-8"))
+            digest.update(b"\n")
+    return count, digest.hexdigest()
+
+
+def _spill_file(stack: contextlib.ExitStack) -> sqlite3.Connection:
+    """A temporary SQLite file for a checksum's lines, removed when ``stack`` closes."""
+    fd, path = tempfile.mkstemp(prefix="mem0-hygiene-checksum-", suffix=".db")
+    os.close(fd)
+    stack.callback(os.unlink, path)
+    db = sqlite3.connect(path)
+    stack.callback(db.close)
+    db.execute("PRAGMA journal_mode = OFF")
+    db.execute("PRAGMA synchronous = OFF")
+    db.execute("CREATE TABLE lines (line TEXT NOT NULL)")
+    return db
 
 
 def flat_match(payload: dict[str, Any] | None, fields: dict[str, Any]) -> bool:
