@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from ..errors import AuditError, HygieneError
+from ..memory.embedder_check import embedder_of
 from ..progress import counted, report
 from ..report import AREAS, Finding, Report, Skipped
 from ..stores.embedder_record import configured_embedder
@@ -22,6 +23,15 @@ from .checks import REGISTRY, Context, skipped
 from .reading import load_vector_points
 from .scratch import NO_LEDGER, ScratchDB
 from .served import with_served
+
+
+def configured_embedder_of(target: Any) -> dict[str, Any]:
+    """The embedder the audited deployment's config names: its config's, or for a live Memory (which the target
+    holds without a config dict) the one its own config names. Read from the empty dict such a target carries,
+    it would be mem0's default (openai) and every store the drop-in recorded would be reported a mismatch."""
+    if target.memory is not None and not target.mem0_config:
+        return embedder_of(getattr(target.memory, "config", None))
+    return configured_embedder(target.mem0_config)
 
 
 def _order(f: Finding) -> tuple[int, int, str]:
@@ -58,7 +68,7 @@ def audit(
     started = time.perf_counter()
     tgt = resolve(target, description=description)
     moment = as_utc(now) if now is not None else tgt.now()
-    extra: dict[str, Any] = {"stats": {}, "embedder": configured_embedder(tgt.mem0_config)}
+    extra: dict[str, Any] = {"stats": {}, "embedder": configured_embedder_of(tgt)}
     with ScratchDB() as db:
         db.attach_histories(tgt.history_files)
         db.open_ledger(tgt.ledger_path, to_iso(moment))

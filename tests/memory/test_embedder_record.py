@@ -65,6 +65,22 @@ def test_the_same_embedder_at_the_next_start_says_nothing(tmp_path: Path, clock:
     assert "EMBEDDER_MISMATCH" not in {f.code for f in audit(config_with_model(tmp_path, clock, "offline-v1")).findings}
 
 
+def test_the_audit_of_a_live_memory_compares_the_embedder_its_own_config_names(tmp_path: Path, clock: Any) -> None:
+    # the MCP server's audit resource audits its open Memory: no config dict, so mem0's default (openai) was compared
+    m = Memory.from_config(config_with_model(tmp_path, clock, "offline-v1"))
+    try:
+        m.add("Dana deploys with Kubernetes", user_id="dana", infer=False)
+        assert "EMBEDDER_MISMATCH" not in {f.code for f in audit(m).findings}
+    finally:
+        m.close()
+    m = Memory.from_config(config_with_model(tmp_path, clock, "offline-v2"))
+    try:
+        found = [f for f in audit(m).findings if f.code == "EMBEDDER_MISMATCH"]
+    finally:
+        m.close()
+    assert len(found) == 1 and "model offline-v1 -> offline-v2" in found[0].title
+
+
 def test_a_store_plain_mem0_filled_is_not_claimed_for_the_configured_embedder(
     tmp_path: Path, clock: Any, plain_mem0: Any, close_plain: Any
 ) -> None:
