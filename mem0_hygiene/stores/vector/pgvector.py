@@ -36,6 +36,10 @@ def connection_string(conf: dict[str, Any]) -> str:
     return url + (f"?sslmode={conf['sslmode']}" if conf.get("sslmode") else "")
 
 
+def commit_point() -> None:
+    """Called right before a restore's transaction on the table commits (a crash test's kill point); does nothing."""
+
+
 class PgvectorStore(VectorStore):
     """The table ``collection`` of mem0's pgvector store at ``url``."""
 
@@ -127,6 +131,8 @@ class PgvectorStore(VectorStore):
         import psycopg
 
         new_snapshot_folder(dest)
+        if not self.exists():  # no table yet (mem0 creates it on its first add): an empty snapshot
+            return write_rows(dest, self.provider, self.collection, [])
         with psycopg.connect(self.url) as conn:
             conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
             with conn.transaction():
@@ -139,6 +145,8 @@ class PgvectorStore(VectorStore):
 
         pages = list(read_rows(snapshot))
         dims = next((len(_vector(p["vector"])) for page in pages for p in page if p.get("vector")), None)
+        if dims is None and snapshot.count == 0 and not self.exists():
+            return Snapshot(self.provider, self.collection, 0, snapshot.checksum, snapshot.path)  # no table: empty
         with psycopg.connect(self.url) as conn, conn.transaction():
             if dims is not None:
                 conn.execute(
@@ -161,6 +169,7 @@ class PgvectorStore(VectorStore):
                     f"the pgvector table {self.collection} on {self.where} would hold {now[0]} points after the "
                     f"restore, the snapshot {snapshot.count}; nothing was changed"
                 )
+            commit_point()
         return Snapshot(self.provider, self.collection, now[0], now[1], snapshot.path)
 
     def close(self) -> None:
