@@ -24,9 +24,11 @@ from .memory.core import Memory
 from .memory.decision import normalize_text
 from .memory.prompt import format_for_prompt
 from .memory.provenance import kind_from_source
+from .memory.ranking import cosine_relevance
 from .memory.scope import SCOPE_KEYS, scope_of
 from .scan import redact_secrets
 from .stores.ledger import LedgerRow
+from .stores.scores import INVERSE_ONE_MINUS, INVERSE_SQUARED_L2, ScoreScale
 from .stores.states import live_sql
 from .timeutil import to_iso
 
@@ -39,6 +41,10 @@ MAX_LIMIT = 100
 TOOL_SOURCE = re.compile(r"^\s*(tools?(\b|_)|function(\b|_)|web\b|https?:)", re.IGNORECASE)
 """A source the client labels as tool output, a function result or web content ("tool:web_fetch ...", "tool
 output", "function result", "https://..."): never stored unless ``hygiene.trust_tool_output``."""
+
+RECALL_MIN_COSINE = 0.1
+"""The least cosine similarity to the query a recalled memory has, on every store (mem0's default threshold, which
+is the cosine on local Qdrant and pgvector)."""
 
 T = TypeVar("T")
 
@@ -93,6 +99,38 @@ def _memory_data(item: dict[str, Any]) -> dict[str, Any]:
     if item.get("score") is not None:
         out["score"] = round(float(item["score"]), 4)
     return out
+
+
+def _cosine_scale(m: Memory) -> ScoreScale | None:
+    """How ``m``'s store scores a hit, when that is not the cosine already and can be read back as one (Chroma's
+    and FAISS's distances, turned into ``1 / (1 + d)`` by mem0); None for a store that scores by the cosine
+    (local Qdrant, pgvector) or whose scale cannot be known (its scores are then used as mem0 gives them)."""
+    try:
+        scale = m.score_scale()
+    except ConfigError:
+        return None
+    if scale.formula in (INVERSE_SQUARED_L2, INVERSE_ONE_MINUS):
+        return scale
+    return None
+
+
+def _search(m: Memory, query: str, top_k: int, scope: dict[str, Any]) -> list[dict[str, Any]]:
+    """The live memories of ``scope`` nearest to ``query``, at least :data:`RECALL_MIN_COSINE` similar to it and
+    scored on one scale on every store: mem0's threshold and scores are its store's own (on Chroma and FAISS every
+    memory passes a threshold of 0.1, unrelated ones included), so there the threshold is the store's score of
+    that cosine and each hit's score is read back as mem0's score of its cosine."""
+    scale = _cosine_scale(m)
+    threshold = scale.from_cosine(RECALL_MIN_COSINE) if scale is not None else None
+    if scale is None or threshold is None:
+        return list(m.search(query, top_k=top_k, filters=scope).get("results") or [])
+    res = m.search(query, top_k=top_k, filters=scope, threshold=threshold, explain=True)
+    items = list(res.get("results") or [])
+    for item in items:
+        score = cosine_relevance(item, scale.cosine)
+        if score is not None:
+            item["score"] = score
+        item.pop("score_details", None)
+    return items
 
 
 def _said_redacted(kinds: list[str], what: str = "") -> str:
@@ -325,7 +363,7 @@ class AgentTools:
         top_k = _limit(limit, "limit", 10)
 
         def run(m: Memory) -> ToolResult:
-            items = m.search(question, top_k=top_k, filters=dict(self.scope)).get("results") or []
+            items = _search(m, question, top_k, dict(self.scope))
             data = {"count": len(items), "memories": [_memory_data(i) for i in items], "as_of": to_iso(m.now())}
             if not items:
                 return ToolResult("No live memory matches.", data)

@@ -69,6 +69,18 @@ class ScoreScale:
             return 1.0 - s * s / 2.0
         raise ConfigError(f"unknown score formula {self.formula!r} for {self.provider}")  # pragma: no cover
 
+    def from_cosine(self, cosine: float) -> float | None:
+        """The store's score of a hit at cosine similarity ``cosine``: the inverse of :meth:`cosine` for the
+        scales that grow with the cosine (None for a distance, which shrinks as the cosine grows)."""
+        c = float(cosine)
+        if self.formula in (EXACT, INNER):
+            return c
+        if self.formula == INVERSE_SQUARED_L2:
+            return 1.0 / (1.0 + 2.0 * (1.0 - c))
+        if self.formula == INVERSE_ONE_MINUS:
+            return 1.0 / (2.0 - c)
+        return None
+
     def check_unit(self, vector: Sequence[float]) -> None:
         """Raise a :class:`ConfigError` when ``vector`` is not unit length (this scale needs unit vectors)."""
         norm = math.sqrt(sum(float(x) * float(x) for x in vector))

@@ -61,6 +61,15 @@ def test_each_distance_converts_back_to_the_cosine() -> None:
     assert ScoreScale("chroma", "cosine", INVERSE_ONE_MINUS, False).cosine(1 / (1 + (1 - cos))) == pytest.approx(cos)
 
 
+def test_a_cosine_converts_to_the_score_the_store_gives_it_and_back() -> None:
+    for formula in (INVERSE_SQUARED_L2, INVERSE_ONE_MINUS):
+        scale = ScoreScale("chroma", "distance", formula, False)
+        for cos in (-0.5, 0.0, 0.1, 0.22, 0.9, 1.0):
+            assert scale.cosine(scale.from_cosine(cos)) == pytest.approx(cos)
+    assert ScoreScale("chroma", "l2", INVERSE_SQUARED_L2, True).from_cosine(0.1) == pytest.approx(1 / 2.8)
+    assert ScoreScale("qdrant", "L2 distance", "l2", True).from_cosine(0.1) is None  # a distance: not a threshold
+
+
 def test_a_scale_needing_unit_vectors_refuses_other_vectors_naming_the_setting() -> None:
     scale = ScoreScale("faiss", "L2 distance", INVERSE_SQUARED_L2, True, "set vector_store.config.normalize_L2")
     with pytest.raises(ConfigError, match=r"faiss .*not \(norm 5\).*normalize_L2"):
