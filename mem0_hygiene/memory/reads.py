@@ -59,15 +59,18 @@ class LiveReadsMixin:
         def last_uses(self) -> dict[str, datetime]: ...
 
     @staticmethod
-    def hygiene_facts(row: LedgerRow, now: datetime, now_iso: str | None = None) -> dict[str, Any]:
-        """The ``"hygiene"`` dict a result item carries (``now_iso``: ``to_iso(now)`` when the caller has it)."""
+    def hygiene_facts(
+        row: LedgerRow, now: datetime, now_iso: str | None = None, state: str | None = None
+    ) -> dict[str, Any]:
+        """The ``"hygiene"`` dict a result item carries (``now_iso``: ``to_iso(now)``, ``state``: the row's state
+        at ``now``, when the caller has them)."""
         confirmed = row.confirmed_at or row.created_at
         if confirmed == now_iso:
             age: float | None = 0.0  # just written or confirmed: no need to parse the time back
         else:
             age = age_days(parse_time(confirmed), now) if confirmed else None
         return {
-            "state": state_of(row, now_iso) if now_iso is not None else row.state(now),
+            "state": state or (state_of(row, now_iso) if now_iso is not None else row.state(now)),
             "source": row.source,
             "source_kind": row.source_kind,
             "created_at": row.created_at,
@@ -202,7 +205,7 @@ class LiveReadsMixin:
             elif not include_stale and state != "live" and not (show_expired and state == "expired"):
                 hidden[state] = hidden.get(state, 0) + 1
                 continue
-            item["hygiene"] = self.hygiene_facts(row, now, now_iso)
+            item["hygiene"] = self.hygiene_facts(row, now, now_iso, state)
             if seen is not None:
                 seen[row.memory_id] = row
             kept.append(item)
