@@ -142,7 +142,21 @@ def parts_of(copy: StoreCopy) -> list[Part]:
             provider = str(vs.get("provider") or "") if vs.get("kind") == SEAM_KIND else ""
             parts.append(Part("vector_store", os.path.join(copy.path, vs["folder"]), True, provider))
         return parts
-    return [Part(role, copy.path, os.path.isdir(copy.path)) for role in copy.roles[:1]]
+    return [Part(role, copy.path, os.path.isdir(copy.path), _snapshot_provider(copy.path)) for role in copy.roles[:1]]
+
+
+def _snapshot_provider(path: str) -> str:
+    """The provider of a snapshot the seam took, kept as a copy of its own (the pgvector rows a restore replaced:
+    ``rows.jsonl`` beside ``vector-manifest.json``); "" for anything else."""
+    from ..stores.vector import Snapshot
+    from ..stores.vector.base import MANIFEST as SNAPSHOT_MANIFEST
+
+    if not os.path.isfile(os.path.join(path, SNAPSHOT_MANIFEST)):
+        return ""
+    try:
+        return Snapshot.read(path).provider
+    except BackupError:
+        return ""
 
 
 def copy_texts(copy: StoreCopy, ids: Sequence[str]) -> set[str]:

@@ -84,16 +84,17 @@ class _Step:
     role: str
     target: str
     source: str | None  # absolute path in the backup
-    kind: str  # "folder" | "sqlite" | "postgres" (target: the ledger's URL, redacted)
+    kind: str  # "folder" | "sqlite" | "postgres" (target: the ledger's URL, redacted) | "pgvector" (the table's)
     counts: dict[str, int]
     journal_mode: str = "delete"
-    local: str | None = None  # postgres: the file the staged copy and the dump of the replaced rows are named after
+    local: str | None = None  # postgres, pgvector: what the staged copy and the replaced rows' copy are named after
     staged: str | None = None
     aside: str | None = None
     placed: bool = False
     register_note: str = ""  # why the aside copy could not be listed
     done: bool = False  # never set: a restore's source is the backup set, which keeps its data
     provider: str = "qdrant"  # a "folder" step: whose folder it is (Qdrant, or Chroma/FAISS through the seam)
+    collection: str | None = None  # a "pgvector" step: the table
 
     def entry(self) -> dict[str, Any]:
         return {
@@ -107,6 +108,7 @@ class _Step:
             "aside": self.aside,
             "local": self.local,
             "provider": self.provider,
+            "collection": self.collection,
         }
 
     @classmethod
@@ -122,6 +124,7 @@ class _Step:
             aside=d.get("aside"),
             local=d.get("local"),
             provider=str(d.get("provider") or "qdrant"),
+            collection=d.get("collection"),
         )
 
     @property
@@ -175,8 +178,12 @@ def restore(
     was. A restore killed midway (the journal is there) is finished by running it again with the same set,
     or rolled back first by a restore of another set. Backups of a Qdrant server (a server-side snapshot)
     cannot be restored from here. A Chroma or FAISS folder in the set (``vector/``) is one more folder step
-    of the journal, its restored points counted through the provider seam; a pgvector table is loaded back in
-    one transaction (verified by count and checksum before it commits) before the files are swapped.
+    of the journal, its restored points counted through the provider seam. A pgvector table is a step of the
+    journal too (its target the database without credentials, named by ``--config`` in the finishing command):
+    after the journal is written its current rows are saved to ``pgvector-TABLE.rows.replaced-STAMP`` beside it
+    (the seam's rows snapshot, registered as a copy first, kept like the other replaced stores), then the set's
+    rows are loaded in one transaction verified by count and checksum before it commits; undone, the saved rows
+    are loaded back the same way (then removed), finished, the set's rows are loaded again.
     ``dry_run`` checks the set and returns the plan.
 
     A ledger on PostgreSQL (``hygiene.ledger_url``) gets the set's ledger rows (its ``hygiene.db``, dumped by a
@@ -214,7 +221,7 @@ def restore(
         if pending is None or dry_run or jpath is None:
             raise
         _refuse_locked(tgt)
-        _roll_back(pending, jpath, registry, ledger_url)
+        _roll_back(pending, jpath, registry, ledger_url, tgt)
         raise BackupError(
             f"{exc}. The interrupted restore of {pending['src']} was rolled back: the stores are the "
             "ones it had replaced, as they were"
@@ -270,7 +277,7 @@ def restore(
         elif resume:
             return _roll_forward(pending, jpath, src_s, doc, tgt, moment, registry, notes)
         else:
-            _roll_back(pending, jpath, registry, ledger_url)
+            _roll_back(pending, jpath, registry, ledger_url, tgt)
             notes.append(
                 f"the interrupted restore of {pending['src']} was rolled back first (the stores it had "
                 "replaced were put back)"
@@ -280,7 +287,7 @@ def restore(
     assert jpath is not None  # the vector store is a local folder
     steps = _plan(tgt, src_s, doc, vs, notes, jpath)
     for step in steps:
-        if step.kind == "postgres" or os.path.lexists(step.target) or sidecars(step.target):
+        if step.kind in ("postgres", "pgvector") or os.path.lexists(step.target) or sidecars(step.target):
             step.aside = _aside_name(step.path, stamp)
 
     if dry_run:
@@ -313,24 +320,27 @@ def restore(
             tgt.ledger_path,
             config=config_source,
             reapply=bool(to_reapply),
+            server_vector=seam and vs.get("provider") == "pgvector",
         ),
         "steps": [],
     }
     if to_reapply:
         journal["reapply"] = to_reapply
-    if seam and vs.get("provider") == "pgvector" and vs.get("folder"):
-        with progress_step("loading the pgvector table"):  # one transaction, checked before it commits
-            _restore_rows(tgt, src_s, vs)
     run = Swap(steps, _journal(jpath, journal))
-    with contextlib.ExitStack() as held, run.attempt(_unstage, _failing(journal, jpath, registry, stamp, ledger_url)):
+    with (
+        contextlib.ExitStack() as held,
+        run.attempt(_unstage, _failing(journal, jpath, registry, stamp, ledger_url, tgt)),
+    ):
         with progress_step("copying the set beside the stores"):
             run.stage(lambda step: _stage_one(step, src_s, doc, stamp, held))
         _refuse_locked(tgt)
         run.record()  # from here on a crash is finished or undone by the next run
         with progress_step("swapping the stores"):
-            run.swap(_swapper(src_s, doc, registry, to_iso(moment), held=held, stamp=stamp, ledger_url=ledger_url))
+            run.swap(
+                _swapper(src_s, doc, registry, to_iso(moment), held=held, stamp=stamp, ledger_url=ledger_url, tgt=tgt)
+            )
         with progress_step("verifying the restored stores"):
-            verified = _verify_restored(steps, ledger_url)
+            verified = _verify_restored(steps, ledger_url, tgt)
     return _finish(src_s, doc, tgt, moment, steps, verified, jpath, registry, notes, tuple(leftovers), journal=journal)
 
 
@@ -345,10 +355,10 @@ def _journal(jpath: str, journal: dict[str, Any]) -> SwapJournal:
 
 
 def _failing(
-    journal: dict[str, Any], jpath: str, registry: str | None, stamp: str, ledger_url: str | None
+    journal: dict[str, Any], jpath: str, registry: str | None, stamp: str, ledger_url: str | None, tgt: Target
 ) -> Callable[[BaseException], None]:
     """The engine's roll back: :func:`_fail` (undo everything from the journal, then raise)."""
-    return lambda exc: _fail(exc, journal, jpath, registry, stamp, ledger_url)
+    return lambda exc: _fail(exc, journal, jpath, registry, stamp, ledger_url, tgt)
 
 
 def _refuse_locked(tgt: Target) -> None:
@@ -404,11 +414,8 @@ def _plan(tgt: Target, src: str, doc: dict[str, Any], vs: dict[str, Any], notes:
                 provider=str(vs.get("provider") or "qdrant"),
             )
         )
-    elif vs.get("kind") == SEAM_KIND and vs.get("provider") == "pgvector":
-        notes.append(
-            "pgvector: the table is loaded back in one transaction before the files are swapped; a restore "
-            "that fails after it leaves the table restored (run the restore again)"
-        )
+    elif vs.get("kind") == SEAM_KIND and vs.get("provider") == "pgvector" and vs.get("folder"):
+        steps.append(_pgvector_step(tgt, src, vs, jpath))
     if str(tgt.collection) not in (vs.get("counts") or {}) and vs.get("counts"):
         notes.append(f"the backup has collections {sorted(vs['counts'])}, the config uses {tgt.collection!r}")
     for role, path in (("history_db", tgt.history_path), ("ledger", tgt.ledger_path)):
@@ -562,13 +569,19 @@ def _finish(
 
 
 def _fail(
-    exc: BaseException, journal: dict[str, Any], jpath: str, registry: str | None, stamp: str, ledger_url: str | None
+    exc: BaseException,
+    journal: dict[str, Any],
+    jpath: str,
+    registry: str | None,
+    stamp: str,
+    ledger_url: str | None,
+    tgt: Target,
 ) -> None:
     """A step failed after the journal was written: undo everything (journaled as ``undoing``), then raise."""
     try:
         journal["state"] = "undoing"
         write_journal(jpath, journal)
-        _roll_back(journal, jpath, registry, ledger_url)
+        _roll_back(journal, jpath, registry, ledger_url, tgt)
     except Exception as undo_exc:
         raise BackupError(
             f"the restore failed ({exc}) and putting the replaced stores back also failed ({undo_exc}). The "
@@ -596,9 +609,12 @@ def _roll_forward(
     notes.append(f"finished the restore of {src} started {started}, which was interrupted")
     ledger_url = tgt.ledger_path if is_postgres_url(tgt.ledger_path) else None
     run = Swap.resumed(steps, _journal(jpath, pending))
-    with contextlib.ExitStack() as held, run.attempt(_unstage, _failing(pending, jpath, registry, stamp, ledger_url)):
-        run.swap(_swapper(src, doc, registry, started, held=held, stamp=stamp, ledger_url=ledger_url))
-        verified = _verify_restored(steps, ledger_url)
+    with (
+        contextlib.ExitStack() as held,
+        run.attempt(_unstage, _failing(pending, jpath, registry, stamp, ledger_url, tgt)),
+    ):
+        run.swap(_swapper(src, doc, registry, started, held=held, stamp=stamp, ledger_url=ledger_url, tgt=tgt))
+        verified = _verify_restored(steps, ledger_url, tgt)
     removed: list[str] = []
     for step in steps:  # staging copies of other interrupted runs
         removed += _leftovers(step.path, remove=True, notes=notes)
@@ -655,7 +671,7 @@ def _finish_erasing(
     return _finish(src, doc, tgt, started, steps, counts, jpath, registry, notes, (), "finished", journal=pending)
 
 
-def _roll_back(pending: dict[str, Any], jpath: str, registry: str | None, ledger_url: str | None) -> None:
+def _roll_back(pending: dict[str, Any], jpath: str, registry: str | None, ledger_url: str | None, tgt: Target) -> None:
     """Undo an interrupted (or failed) restore from its journal: the staged copies and the restored stores are
     removed, the stores moved aside go back; then the journal is removed. Works from any point a crash left."""
     if pending.get("state") != "undoing":
@@ -665,6 +681,9 @@ def _roll_back(pending: dict[str, Any], jpath: str, registry: str | None, ledger
     for step in reversed(steps):
         if step.kind == "postgres":
             _roll_back_postgres(step, ledger_url, _mark(str(pending["src"]), str(pending.get("stamp"))))
+            continue
+        if step.kind == "pgvector":
+            _roll_back_pgvector(step, tgt)
             continue
         if step.staged and os.path.lexists(step.staged):
             remove_path(step.staged)
@@ -810,6 +829,11 @@ def _stage_one(step: _Step, src: str, doc: dict[str, Any], stamp: str, held: con
     copy; False when the set has none for it."""
     if step.source is None:
         return False
+    if step.kind == "pgvector":  # loaded from the set's own rows (checked with the set); nothing to copy
+        from ..stores.vector import Snapshot
+
+        Snapshot.read(step.source)
+        return False
     parent = os.path.dirname(step.path)
     os.makedirs(parent, exist_ok=True)
     step.staged = os.path.join(
@@ -838,9 +862,10 @@ def _swapper(
     held: contextlib.ExitStack,
     stamp: str,
     ledger_url: str | None,
+    tgt: Target,
 ) -> Callable[[_Step], None]:
     """The restore's swap of one step, for the engine."""
-    return lambda step: _swap_one(step, src, doc, registry, at, held=held, stamp=stamp, ledger_url=ledger_url)
+    return lambda step: _swap_one(step, src, doc, registry, at, held=held, stamp=stamp, ledger_url=ledger_url, tgt=tgt)
 
 
 def _swap_one(
@@ -853,12 +878,17 @@ def _swap_one(
     held: contextlib.ExitStack,
     stamp: str,
     ledger_url: str | None,
+    tgt: Target,
 ) -> None:
     """Move the current store aside (registered as a copy first; SQLite sidecars before their database) and the
     staged copy in. Done from the state on disk, so it also finishes a swap a crash interrupted (a staged copy
     that went missing is made again from the set)."""
     if step.kind == "postgres":
         _swap_postgres(step, ledger_url, src, doc, registry, at, _mark(src, stamp), held, stamp)
+        step.placed = True
+        return
+    if step.kind == "pgvector":
+        _swap_pgvector(step, tgt, src, registry, at)
         step.placed = True
         return
     if step.aside is not None and not os.path.lexists(step.aside):
@@ -916,7 +946,9 @@ def _set_wal(path: str) -> None:
         conn.close()
 
 
-def _verify_restored(steps: list[_Step], ledger_url: str | None = None) -> dict[str, dict[str, int]]:
+def _verify_restored(
+    steps: list[_Step], ledger_url: str | None = None, tgt: Target | None = None
+) -> dict[str, dict[str, int]]:
     """Open every restored store and compare its counts with the manifest's."""
     got: dict[str, dict[str, int]] = {}
     for step in steps:
@@ -933,6 +965,10 @@ def _verify_restored(steps: list[_Step], ledger_url: str | None = None) -> dict[
             finally:
                 ledger.close()
             counts = {t: n for t, n in counts.items() if n or t in step.counts}
+        elif step.kind == "pgvector":
+            assert tgt is not None
+            with _table(tgt, step) as store:
+                counts = {next(iter(step.counts), str(step.collection)): store.count()}
         elif step.kind == "folder" and step.provider != "qdrant":
             counts = _seam_counts(step)
         elif step.kind == "folder":
@@ -973,10 +1009,82 @@ def _seam_counts(step: _Step) -> dict[str, int]:
     return out
 
 
-def _restore_rows(tgt: Target, src: str, vs: dict[str, Any]) -> None:
-    """Load a pgvector snapshot of the set back into the table (the seam's one-transaction restore, verified by
-    count and checksum before it commits)."""
-    from ..stores.vector import Snapshot, for_target
+PGVECTOR_NAME = "pgvector-{collection}.rows"
+"""Beside the restore journal: what the copy of the pgvector table's rows a restore replaces is named after
+(``pgvector-TABLE.rows.replaced-STAMP``: the seam's rows snapshot, a folder; made under
+``.pgvector-TABLE.rows.restoring-*`` first)."""
 
-    with for_target(tgt, action="restore") as store:
-        store.restore(Snapshot.read(os.path.join(src, vs["folder"])))
+
+def _pgvector_step(tgt: Target, src: str, vs: dict[str, Any], jpath: str) -> _Step:
+    """The step that loads the set's rows (its ``vector/`` snapshot) into the pgvector table."""
+    with _table(tgt) as store:
+        where = store.where
+    return _Step(
+        "vector_store",
+        where,
+        os.path.join(src, vs["folder"]),
+        "pgvector",
+        dict(vs.get("counts") or {}),
+        local=os.path.join(os.path.dirname(jpath), PGVECTOR_NAME.format(collection=tgt.collection)),
+        provider="pgvector",
+        collection=str(tgt.collection),
+    )
+
+
+def _table(tgt: Target, step: _Step | None = None) -> Any:
+    """The pgvector table of ``tgt`` through the seam (a context manager); with ``step``, refused unless it is the
+    table the journal's step names (the connection string is never written down: the config gives it)."""
+    from ..stores.vector import for_target
+
+    store = for_target(tgt, action="restore")
+    if step is not None and (store.where != step.target or store.collection != step.collection):
+        store.close()
+        raise BackupError(
+            f"the interrupted restore loaded the pgvector table {step.collection} on {step.target}, and this "
+            f"config's is {store.collection} on {store.where}; run the restore with the config it was started with"
+        )
+    return store
+
+
+def _swap_pgvector(step: _Step, tgt: Target, src: str, registry: str | None, at: str) -> None:
+    """The pgvector step: unless a run already did (its copy is there), save the table's rows beside the journal
+    (the seam's snapshot, made under a temporary name, registered as a copy before it gets its name), then load the
+    set's rows in one transaction, verified by count and checksum before it commits. Loading again is harmless: a
+    rerun of the same set does it from the start."""
+    from ..stores.vector import Snapshot
+
+    assert step.aside is not None and step.source is not None
+    with _table(tgt, step) as store:
+        if not os.path.lexists(step.aside):
+            parent = os.path.dirname(step.aside)
+            tmp = os.path.join(
+                parent, free_name(parent, temporary_name(os.path.basename(step.path), "restore") + "rows")
+            )
+            try:
+                store.snapshot(tmp)
+                step.register_note = register_copy(
+                    registry,
+                    "replaced_aside",
+                    step.aside,
+                    roles=[step.role],
+                    created_at=at,
+                    note=f"the pgvector rows replaced by the restore of {src}",
+                    size_bytes=size_of(tmp),
+                )
+                os.rename(tmp, step.aside)
+            finally:
+                if os.path.lexists(tmp):
+                    remove_path(tmp)
+        with progress_step("loading the pgvector table"):  # one transaction, checked before it commits
+            store.restore(Snapshot.read(step.source))
+
+
+def _roll_back_pgvector(step: _Step, tgt: Target) -> None:
+    """Undo the pgvector step: when the rows it replaced were saved (the load comes after), load them back (in one
+    verified transaction; harmless when the set's rows were never loaded), then remove their copy."""
+    from ..stores.vector import Snapshot
+
+    if step.aside and os.path.lexists(step.aside):
+        with _table(tgt, step) as store:
+            store.restore(Snapshot.read(step.aside))
+        remove_path(step.aside)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from ..display.tables import Line, counts_text
@@ -26,7 +27,7 @@ def restore_lines(result: RestoreResult) -> list[Line]:
     ]
     for s in result.stores:
         line = f"  {s.role}: {s.source or '(none in the backup)'} -> {s.target} ({counts_text(s.counts)})"
-        if s.replaced_to and is_postgres_url(s.target):
+        if s.replaced_to and (is_postgres_url(s.target) or not os.path.isabs(s.target)):  # a table, not a file
             line += (
                 f"; {'its rows would be' if result.dry_run else 'its rows were'} replaced in one verified "
                 f"transaction, the replaced rows {'kept' if result.dry_run else 'are kept'} in {s.replaced_to}"

@@ -11,7 +11,10 @@ It names the backup set, the exact command that finishes the restore, and per st
 that goes in and the ``<store>.replaced-STAMP`` path the current one goes to. A ledger on PostgreSQL is one step
 too (its target the URL without credentials, which the command names through ``--config``): the rows it replaces
 are dumped to ``ledger-postgresql.db.replaced-STAMP`` and the set's rows loaded in one transaction that also sets
-a mark in the ledger's ``hygiene_meta``, so a rerun knows whether that transaction committed.
+a mark in the ledger's ``hygiene_meta``, so a rerun knows whether that transaction committed. A pgvector table is
+one step the same way (its current rows saved to ``pgvector-TABLE.rows.replaced-STAMP`` beside the journal before
+the set's rows are loaded in one transaction; loading either again is harmless), and the command names
+``--config`` for it too.
 
 Its ``state`` is ``swapping`` (the next ``restore`` of the same set rolls it forward; another set, or a set that no
 longer checks out, rolls it back first), ``undoing`` (a failed restore was putting everything back: the next run
@@ -63,13 +66,17 @@ def finish_command(
     ledger_path: str | None,
     config: str | None = None,
     reapply: bool = False,
+    server_vector: bool = False,
 ) -> str:
     """The CLI command that finishes (rolls forward) an interrupted restore of ``src`` into these stores. A
-    ledger on PostgreSQL is named through ``--config`` (``config``, else :data:`CONFIG_PLACEHOLDER`), never by
-    its URL. ``reapply``: the restore re-applies erasures (``--reapply-erasures``)."""
+    ledger on PostgreSQL, or a vector store on a server (``server_vector``: a pgvector table), is named through
+    ``--config`` (``config``, else :data:`CONFIG_PLACEHOLDER`), never by its URL. ``reapply``: the restore
+    re-applies erasures (``--reapply-erasures``)."""
     parts = ["mem0-hygiene", "restore", src]
-    if ledger_path and "://" in ledger_path:
+    on_postgres = bool(ledger_path and "://" in ledger_path)
+    if on_postgres or server_vector:
         parts += ["--config", config or CONFIG_PLACEHOLDER]
+    if on_postgres:
         ledger_path = None
     if vector_path:
         parts += ["--qdrant-path", vector_path]
@@ -122,7 +129,7 @@ def unfinished_message(path: str, doc: dict[str, Any], action: str = "open the s
     """One line: which restore is unfinished, why nothing opens the stores, and the command that finishes it."""
     command = doc.get("command") or f"mem0-hygiene restore {shlex.quote(str(doc['src']))} --yes"
     config = (
-        f" ({CONFIG_PLACEHOLDER}: the app's config file, which names hygiene.ledger_url)"
+        f" ({CONFIG_PLACEHOLDER}: the app's config file, which names the database the stores are on)"
         if f"--config {CONFIG_PLACEHOLDER}" in command
         else ""
     )
