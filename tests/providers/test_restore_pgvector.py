@@ -3,8 +3,9 @@ the journal, then the set's rows loaded in one verified transaction), so a resto
 too, and one killed (SIGKILL, tests/faults.py) before any of its file operations or right before the table's load
 commits is finished by the rerun with the same set or rolled back first by another set. Nothing added after the
 backup is lost when the restore is undone: the memory added since is still served, from the table, history.db and
-the ledger. The kill test runs the first and last kill points, every 4th and the table's commit; every one with
-MEM0_HYGIENE_FULL_SWEEP=1."""
+the ledger. The command the journal names (``--config``: the table's connection is never written down) finishes an
+interrupted restore, and a deployment whose table mem0 has not created yet is undone to an empty one. The kill test
+runs the first and last kill points, every 4th and the table's commit; every one with MEM0_HYGIENE_FULL_SWEEP=1."""
 
 from __future__ import annotations
 
@@ -194,6 +195,51 @@ def test_a_restore_keeps_the_replaced_rows_as_a_registered_copy_that_forget_scru
     forget_scope(config, user_id="dana")
     rows = (aside / "rows.jsonl").read_text()
     assert OLD not in rows and KEPT not in rows  # erased from the copy of the replaced rows too
+
+
+def test_the_command_an_interrupted_pgvector_restore_names_finishes_it(
+    server: PgvectorServer, persistent_dir: Path, pg_crash_runner: Any
+) -> None:
+    import shlex
+
+    from click.testing import CliRunner
+
+    from mem0_hygiene.cli import cli
+
+    config, made, _ = deploy(persistent_dir / "d", server)
+    config_path = str(persistent_dir / "d" / "mem0.json")
+    # killed before the 4th file operation: history.db and the ledger staged, the journal written, the table not yet
+    killed = pg_crash_runner.run(RESTORE, config_path, str(made), kill_at=4)
+    assert killed["status"] == "killed"
+    with pytest.raises(BackupError, match="was interrupted") as refused:
+        Memory.from_config(config)
+    command = json.loads(Path(journal(config)).read_text())["command"]
+    assert f"--config {config_path}" in command and command in str(refused.value)
+    done = CliRunner().invoke(cli, shlex.split(command)[1:], catch_exceptions=False)
+    assert done.exit_code == 0, done.output
+    assert table(config) == SET and served(config) == SET
+    assert not os.path.exists(journal(config))
+
+
+def test_a_restore_into_a_deployment_without_its_table_yet_is_undone_to_no_rows(
+    server: PgvectorServer, persistent_dir: Path
+) -> None:
+    import psycopg
+
+    config, made, _ = deploy(persistent_dir / "d", server)
+    conf = config["vector_store"]["config"]
+    with psycopg.connect(conf["connection_string"], autocommit=True) as conn:
+        conn.execute(f'DROP TABLE "{conf["collection_name"]}"')
+    copy = persistent_dir / "copy"
+    shutil.copytree(made, copy)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["stores"]["history_db"]["counts"] = {"history": 99}
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(BackupError, match="restored history_db holds"):
+        restore(config, copy)
+    assert table(config) == [] and not asides(persistent_dir / "d")
+    restore(config, made)
+    assert table(config) == SET and served(config) == SET
 
 
 def sampled(n: int, commit: list[int]) -> list[int]:
