@@ -968,7 +968,8 @@ def _verify_restored(
         elif step.kind == "pgvector":
             assert tgt is not None
             with _table(tgt, step) as store:
-                counts = {next(iter(step.counts), str(step.collection)): store.count()}
+                points = store.count()
+            counts = {next(iter(step.counts), str(step.collection)): points} if points or step.counts else {}
         elif step.kind == "folder" and step.provider != "qdrant":
             counts = _seam_counts(step)
         elif step.kind == "folder":
