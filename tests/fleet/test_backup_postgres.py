@@ -207,7 +207,7 @@ def test_a_restore_that_fails_after_the_ledger_step_puts_the_replaced_rows_back(
     replaced = sorted(rows(fleet["url"], "SELECT * FROM memories"))
     real = restore_mod._verify_restored
 
-    def fail_after_the_swap(steps: Any, ledger_url: Any = None) -> Any:
+    def fail_after_the_swap(steps: Any, *args: Any) -> Any:
         assert sorted(rows(fleet["url"], "SELECT * FROM memories")) != replaced  # the set's rows went in
         raise BackupError("the restored vector store cannot be opened: simulated")
 
