@@ -16,6 +16,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from ..display.tables import Line, LinesView
 from ..errors import ConfigError, LedgerError
 from ..stores.database_url import is_database_url as is_postgres_url
+from ..stores.embedder_record import TABLE as EMBEDDER_TABLE
 from ..stores.ledger import open_ledger, scratch_copy
 from ..stores.ledger.postgres import PostgresLedger
 from ..stores.ledger.postgres_copy import held_for_load, load_rows
@@ -112,7 +113,7 @@ def migrate_ledger(target: Any, to_url: str) -> LedgerMigration:
                     "database or schema (options=-csearch_path%3DNAME in the URL)"
                 )
             with held_for_load(dest) as conn:  # verified inside the transaction: a mismatch commits nothing
-                copies = load_rows(dest, conn, source, replace=False)
+                copies = load_rows(dest, conn, source, replace=False, records=(EMBEDDER_TABLE,))
             shown = dest.shown
         finally:
             dest.close()

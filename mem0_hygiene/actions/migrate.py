@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -603,7 +604,9 @@ def _mem0_store(tgt: Target) -> Iterator[Any]:
     borrowed = holding.live_client() if isinstance(holding, QdrantLocalStore) else None
     if borrowed is not None:  # the folder the migration keeps open: through its client, left open after
         built.vector_store.config.client = borrowed
-    store = VectorStoreFactory.create(built.vector_store.provider, built.vector_store.config)
+    with warnings.catch_warnings():  # over a borrowed local client mem0 asks for payload indexes, which do nothing
+        warnings.filterwarnings("ignore", message="Payload indexes have no effect in the local Qdrant")
+        store = VectorStoreFactory.create(built.vector_store.provider, built.vector_store.config)
     try:
         yield store
     finally:

@@ -35,6 +35,7 @@ def test_migrate_copies_every_row_verifies_it_and_prints_the_config_change(
         "consolidation": 0,
         "write_decisions": 0,
         "reads": 0,
+        "embedder": 3,  # provider, dims, recorded_at: the drop-in recorded them on the store it opened empty
     }
     assert result["verified"] and result["config_change"]["hygiene"]["ledger_url"].startswith(
         "postgresql://mem0_hygiene:PASSWORD@127.0.0.1:5432/"
@@ -82,6 +83,7 @@ def test_migrate_copies_every_table_of_the_file_not_a_fixed_list(tmp_path: Path,
         "consolidation": 0,
         "write_decisions": 0,
         "reads": 0,
+        "embedder": 3,  # provider, dims, recorded_at: the drop-in recorded them on the store it opened empty
     }
     with psycopg.connect(pg_url, autocommit=True) as pg:
         assert pg.execute("SELECT id, note, score FROM side_notes ORDER BY id").fetchall() == [

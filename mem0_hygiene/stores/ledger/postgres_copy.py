@@ -7,7 +7,7 @@ count and sha256 of every table before it commits."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -162,9 +162,13 @@ def set_restore_mark(conn: Any, value: str | None) -> None:
         conn.execute("INSERT INTO hygiene_meta (key, value) VALUES (?, ?)", (RESTORE_MARK, value))
 
 
-def load_rows(ledger: PostgresLedger, conn: Any, source: Ledger, *, replace: bool) -> list[Any]:
+def load_rows(
+    ledger: PostgresLedger, conn: Any, source: Ledger, *, replace: bool, records: Sequence[str] = ()
+) -> list[Any]:
     """Inside :func:`held_for_load`: every table of the SQLite ledger ``source`` loaded into ``ledger`` (with
-    ``replace``, every ledger table of the database is emptied first, tables the file lacks too); a table the
+    ``replace``, every ledger table of the database is emptied first, tables the file lacks too; ``records``:
+    tables holding one record about the store, such as which embedder made its vectors, emptied first when the
+    file has them, the file's record replacing one a drop-in wrote on opening the database); a table the
     database lacks is created; numbering sequences are moved past the loaded keys; then every table's count and
     sha256 are compared on both sides before anything commits (:class:`LedgerError` otherwise). Returns the
     :class:`~mem0_hygiene.stores.ledger.tables.TableCopy` of each table."""
@@ -176,6 +180,9 @@ def load_rows(ledger: PostgresLedger, conn: Any, source: Ledger, *, replace: boo
     present = {s.name: s for s in postgres_tables(ledger.pg)}
     if replace:
         for name in present:
+            conn.execute(f"DELETE FROM {quote(name)}")
+    else:
+        for name in {shape.name for shape in shapes} & set(records) & set(present):
             conn.execute(f"DELETE FROM {quote(name)}")
     common: dict[str, tuple[str, ...]] = {}
     for shape in shapes:
