@@ -421,6 +421,8 @@ def forget(
                 ) from exc
             if raw is not None and hasattr(raw, "scrub_log"):  # Chroma keeps deleted payloads in its own log
                 raw.scrub_log(affected)
+            if raw is not None and hasattr(raw, "zero_unused_capacity"):  # and stale memory in its HNSW files
+                raw.zero_unused_capacity()
             for path in counted(
                 "compacting the vector store's files",
                 files_under(qdrant_path) if qdrant_path is not None else _sqlite_files_of(raw),

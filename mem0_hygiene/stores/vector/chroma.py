@@ -51,8 +51,9 @@ def collection_names(path: str) -> list[str]:
 
 
 def clear_unused_capacity(path: str) -> int:
-    """Zero the unused tail of every HNSW segment's ``data_level0.bin`` in the Chroma folder ``path`` (a copy no
-    client has open: call after :func:`forget_cached_clients`). hnswlib allocates room for ``max_elements`` and
+    """Zero the unused tail of every HNSW segment's ``data_level0.bin`` and ``length.bin`` in the Chroma folder
+    ``path`` (a copy: call after :func:`forget_cached_clients`; a live store: see
+    :meth:`ChromaStore.zero_unused_capacity`). hnswlib allocates room for ``max_elements`` and
     persists all of it, but clears a slot only when a point is added to it, so the slots past ``cur_element_count``
     hold whatever the writing process's memory held there: texts of memories included. The header (``header.bin``,
     format version 1: ``offsetLevel0``, ``max_elements``, ``cur_element_count``, ``size_data_per_element`` ...) says
@@ -72,20 +73,31 @@ def clear_unused_capacity(path: str) -> int:
             continue
         if version != 1 or offset != 0 or size <= 0 or not 0 <= used <= capacity or length != capacity * size:
             continue
-        start = used * size
-        if start >= length:
-            continue
-        with open(data, "r+b") as fh:
-            fh.seek(start)
-            remaining = length - start
-            while remaining:
-                block = min(remaining, 1 << 20)
-                fh.write(b"\0" * block)
-                remaining -= block
-            fh.flush()
-            os.fsync(fh.fileno())
-        zeroed += length - start
+        zeroed += _zero_tail(data, used * size)
+        levels = os.path.join(os.path.dirname(header), "length.bin")  # one 4-byte level size per slot, as long
+        try:
+            if os.path.getsize(levels) == capacity * 4:
+                zeroed += _zero_tail(levels, used * 4)
+        except OSError:
+            pass
     return zeroed
+
+
+def _zero_tail(path: str, start: int) -> int:
+    """Zero ``path`` from byte ``start`` to its end, in place, fsynced; the bytes zeroed."""
+    length = os.path.getsize(path)
+    if start >= length:
+        return 0
+    with open(path, "r+b") as fh:
+        fh.seek(start)
+        remaining = length - start
+        while remaining:
+            block = min(remaining, 1 << 20)
+            fh.write(b"\0" * block)
+            remaining -= block
+        fh.flush()
+        os.fsync(fh.fileno())
+    return length - start
 
 
 class ChromaStore(VectorStore):
@@ -174,6 +186,13 @@ class ChromaStore(VectorStore):
             return 0
         finally:
             conn.close()
+
+    def zero_unused_capacity(self) -> int:
+        """Zero the unused tail of this folder's HNSW files (:func:`clear_unused_capacity`) while the store is in
+        use: the process that wrote a file left its own memory there (texts of memories included), and Chroma's
+        index afterwards writes only the slots that change (``persist_dirty``), so the zeros stay. Returns the
+        bytes zeroed."""
+        return clear_unused_capacity(self.path)
 
     def erase(self, ids: Iterable[str]) -> int:
         """Delete these ids from the collection through Chroma's own client (for a copy's folder: the app's own store
