@@ -79,7 +79,10 @@ def test_backup_dumps_a_postgres_ledger_into_the_set_without_its_password(
     cfg, _ids = fleet_config
     out = run("backup", tmp_path / "sets", "--config", cfg)
     assert out.exit_code == 0, out.output
-    assert "hygiene.db ok" in out.output and "ledger rows: confirmations=0, consolidation=0, embedder=3, memories=3" in out.output
+    assert (
+        "hygiene.db ok" in out.output
+        and "ledger rows: confirmations=0, consolidation=0, embedder=3, memories=3" in out.output
+    )
     assert (
         "ledger: postgresql://127.0.0.1:5432/mem0_hygiene_test dumped into hygiene.db from one REPEATABLE READ"
         in out.output
