@@ -8,8 +8,8 @@ back, holds neither the text nor the memory:
   ``messages`` rows holding the text removed, and the DELETE event mem0 writes on delete added (without
   text), so the copy's history agrees with its vector store; then ``VACUUM`` with ``secure_delete``;
 - a copy of the ledger: text fields holding it blanked, the memories tombstoned; ``VACUUM``;
-- a copy of a local Qdrant folder: the points deleted through a Qdrant client opened on the copy (the
-  deployment's collection only), then every ``storage.sqlite`` in it vacuumed;
+- a copy of a local Qdrant folder: the points deleted through a Qdrant client opened on the copy (from every
+  collection in it: a migration may have renamed the deployment's), then every ``storage.sqlite`` in it vacuumed;
 - a copy of a Chroma folder (a backup set's ``vector/chroma``, or a folder a relocation or migration left): the
   points deleted through a Chroma client opened on the copy (every collection in it: the copy may be of another
   collection name), what Chroma's own log keeps of them blanked, the unused slots of its HNSW files zeroed (they
@@ -188,20 +188,23 @@ def _uuid_ids(ids: Sequence[str]) -> list[str]:
     return out
 
 
-def _scrub_qdrant(part: Part, ids: Sequence[str], collection: str, work: _Work) -> None:
+def _scrub_qdrant(part: Part, ids: Sequence[str], work: _Work) -> None:
     lock = qdrant_local.lock_file(part.path)
     had_lock = os.path.exists(lock)
     try:
         with qdrant_local.opened(part.path, "erase the text in") as client:
             names = {c.name for c in client.get_collections().collections}
             wanted = _uuid_ids(ids)
-            if collection in names and wanted:
-                present = client.retrieve(collection, ids=wanted, with_payload=False, with_vectors=False)
+            # every collection of the copy, not only the deployment's: a migration may have renamed it, and a
+            # memory id (a UUID) is that memory wherever it is
+            for name in sorted(n for n in names if not n.endswith("_entities")):
+                present = client.retrieve(name, ids=wanted, with_payload=False, with_vectors=False) if wanted else []
                 if present:
-                    client.delete(collection, points_selector=[p.id for p in present])
+                    client.delete(name, points_selector=[p.id for p in present])
                     work.points_deleted += len(present)
-            if f"{collection}_entities" in names and ids:
-                work.points_deleted += _scrub_entities(client, f"{collection}_entities", set(ids))
+            for name in sorted(n for n in names if n.endswith("_entities")):
+                if ids:
+                    work.points_deleted += _scrub_entities(client, name, set(ids))
             work.points = qdrant_local.client_counts(client)
     except StoreLocked:
         work.problems.append(f"another Qdrant client holds {part.path}; stop it and forget again")
@@ -393,7 +396,7 @@ def scrub_copy(
             if part.provider:
                 _scrub_snapshot(part, ids, work)
             elif qdrant_local.is_qdrant_folder(part.path):
-                _scrub_qdrant(part, ids, collection, work)
+                _scrub_qdrant(part, ids, work)
             elif folder_provider(part.path):
                 _scrub_data_folder(folder_provider(part.path), part.path, ids, work)
         else:

@@ -340,12 +340,6 @@ def plan_migration(target: Any, to: Any, *, reembed: bool = False, scan: bool = 
                 "would not match it; pass --reembed to embed every text with the destination's embedder"
             )
     route = ledger_route(src, dst)
-    if src.provider == "qdrant" and src.vector_path and src.collection != dst.collection:
-        notes.append(
-            f"the old store's collection ({src.collection}) is not the new one's ({dst.collection}): forget --scrub "
-            "looks for the text in the new name in the old copy and reports such an erasure unverified; remove the "
-            "old store with `migrate --remove-source` once the app runs on the new one"
-        )
     if is_database_url(src.ledger_path) or is_database_url(dst.ledger_path):
         notes.append(
             "a ledger on PostgreSQL is shared by replicas: stop every replica (or switch them all to the new "

@@ -101,9 +101,25 @@ def test_forget_scrub_on_the_new_store_erases_the_text_from_the_old_local_qdrant
     assert not [p for p in old.rglob("*") if p.is_file() and b"zebra-77-omega" in p.read_bytes()]
 
 
-def test_the_plan_says_when_forget_cannot_scrub_the_old_copy(tmp_path: Path, clock: Any) -> None:
-    source = offline_config(tmp_path / "a", hygiene={"clock": clock})
-    fill(source)
+def test_forget_scrub_erases_the_text_from_an_old_copy_whose_collection_was_renamed(tmp_path: Path, clock: Any) -> None:
+    source = offline_config(tmp_path / "a", hygiene={"clock": clock})  # collection "mem0"
+    m = Memory.from_config(source)
+    secret = m.add("the vault code is zebra-77-omega", user_id="dana", infer=False)["results"][0]["id"]
+    m.add("Dana likes tea", user_id="dana", infer=False)
+    m.close()
     renamed = offline_config(tmp_path / "b", collection="memories", hygiene={"clock": clock})
-    notes = migrate(source, renamed, dry_run=True).notes
-    assert [n for n in notes if "the old store's collection (mem0) is not the new one's (memories)" in n]
+    assert not [n for n in migrate(source, renamed, dry_run=True).notes if "forget --scrub" in n]
+    migrate(source, renamed)
+
+    m = Memory.from_config(renamed)
+    try:
+        result = m.forget([secret], scrub=True)
+    finally:
+        m.close()
+    assert result.to_dict()["verified"] is True, [f for f in result.to_dict()["files"] if not f.get("clean", True)]
+    assert not [p for p in (tmp_path / "a").rglob("*") if p.is_file() and b"zebra-77-omega" in p.read_bytes()]
+    m = Memory.from_config(source)  # the old store still opens, the other memory in it
+    try:
+        assert [r["memory"] for r in m.get_all(filters={"user_id": "dana"})["results"]] == ["Dana likes tea"]
+    finally:
+        m.close()
