@@ -16,8 +16,16 @@ from ..report import Finding
 from ..stores.ledger import open_ledger
 from ..stores.ledger.reads import served_counts
 
-SERVED_CODES = ("TOOL_SOURCED", "SECRET_IN_MEMORY", "INSTRUCTION_MEMORY")
-"""The findings about single memories whose examples start with the memory's id."""
+SERVED_CODES = (
+    "TOOL_SOURCED",
+    "SECRET_IN_MEMORY",
+    "INSTRUCTION_MEMORY",
+    "CHAIN_BROKEN",
+    "TOMBSTONED_PRESENT",
+    "MEMORIES_RESURRECTED",
+)
+"""The findings about single memories whose examples start with the memory's id: tool-sourced, credentials,
+standing orders, superseded memories whose replacement is gone, deleted memories back in the store."""
 
 
 def _example_id(example: str) -> str:

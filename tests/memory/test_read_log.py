@@ -81,3 +81,26 @@ def test_the_audit_says_how_often_an_injected_tool_memory_was_served_since_writt
 
     assert tool.details["served_since_written"] == {bad: 3}
     assert tool.examples[0].startswith(bad) and tool.examples[0].endswith("(served 3 time(s) since written)")
+
+
+def test_the_audit_says_how_often_a_superseded_memory_whose_replacement_is_gone_was_served(make_memory):
+    import sqlite3
+
+    from mem0_hygiene.auditing.runner import audit
+
+    m = make_memory(read_log=True)
+    old = m.add("The API is Laravel", user_id="dana", infer=False, source="chat")["results"][0]["id"]
+    for _ in range(2):
+        m.search("which framework is the API", filters={"user_id": "dana"})
+    new = m.supersede(old, "The API is Go", source="chat")
+    m.flush()
+    conn = sqlite3.connect(m.ledger_path)  # a script with foreign keys off removes the replacement's row
+    conn.execute("PRAGMA foreign_keys = OFF")
+    conn.execute("DELETE FROM memories WHERE memory_id = ?", (new,))
+    conn.commit()
+    conn.close()
+
+    broken = {f.code: f for f in audit(m).findings}["CHAIN_BROKEN"]
+
+    assert broken.details["served_since_written"] == {old: 2}
+    assert broken.examples[0] == f"{old} -> {new} (missing) (served 2 time(s) since written)"
