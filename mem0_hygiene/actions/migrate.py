@@ -40,6 +40,7 @@ from ..errors import CollectionNotFound, ConfigError, LedgerError
 from ..progress import report, step
 from ..stores.copies import copies_path_for, register_copy
 from ..stores.database_url import is_database_url
+from ..stores.paths import overlaps
 from ..stores.vector import VectorStore, for_target, held
 from ..target import Target, resolve
 from ..timeutil import to_iso
@@ -613,6 +614,14 @@ def _mem0_store(tgt: Target) -> Iterator[Any]:
                 pool.close()
 
 
+def live_paths(tgt: Target) -> list[str]:
+    """The deployment's own local store paths: its vector-store folder(s), history.db and a SQLite ledger."""
+    out = [os.path.expanduser(tgt.vector_path) if tgt.vector_path else "", tgt.history_path]
+    if not is_database_url(tgt.ledger_path):
+        out.append(tgt.ledger_path)
+    return [p for p in out if p and p != ":memory:"]
+
+
 def register_source(src: Target, dst: Target, plan: MigrationPlan) -> tuple[str, ...]:
     """The source's local files registered as a copy in the destination's registry (idempotent)."""
     registry = copies_path_for(dst.ledger_path, dst.history_path)
@@ -624,8 +633,11 @@ def register_source(src: Target, dst: Target, plan: MigrationPlan) -> tuple[str,
         ("history_db", src.history_path),
         ("ledger", None if is_database_url(src.ledger_path) else src.ledger_path),
     ]
+    live = live_paths(dst)
     for role, path in candidates:
         if path and path != ":memory:" and os.path.exists(path):
+            if any(overlaps(path, own) for own in live):  # the old collection shares the new store's folder
+                continue  # never a copy: removing it would remove the live store
             problem = register_copy(registry, "migration_source", path, roles=(role,), created_at=when, note=note)
             if not problem:
                 out.append(os.path.abspath(path))

@@ -12,9 +12,12 @@ from typing import Any
 
 from ..display.tables import Line, LinesView
 from ..display.text import human_size
+from ..errors import ConfigError
 from ..stores.copies import copies_path_for, list_copies, unregister_copy
+from ..stores.paths import overlaps
 from ..stores.sqlite import SIDECARS
 from ..target import resolve
+from .migrate import live_paths
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,14 @@ def remove_migration_source(target: Any, *, dry_run: bool = False) -> SourceRemo
     """Delete (or, ``dry_run``, list) the files of the store ``target`` was migrated from."""
     tgt = resolve(target)
     copies = [c for c in list_copies(tgt.ledger_path, tgt.history_path) if c.kind == "migration_source"]
+    live = live_paths(tgt)
+    clash = [(c.path, own) for c in copies for own in live if overlaps(c.path, own)]
+    if clash:
+        raise ConfigError(
+            f"the registered source {clash[0][0]} is (or holds, or is inside) this deployment's own store "
+            f"{clash[0][1]}: removing it would remove the live store. Nothing was deleted; delete the old "
+            "collection with the store's own tools"
+        )
     paths = tuple((c.path, ",".join(c.roles), int(c.size_bytes or 0)) for c in copies)
     if not dry_run:
         for c in copies:

@@ -127,3 +127,10 @@ def deployment_paths(
         ("ledger", ledger_path),
     ]
     return out + list(side_files(ledger_path, history_path, vector_path).items())
+
+
+def overlaps(a: str, b: str) -> bool:
+    """Whether the paths ``a`` and ``b`` are the same, or one is inside the other (links resolved): removing one
+    would remove (part of) the other."""
+    ra, rb = os.path.realpath(a), os.path.realpath(b)
+    return ra == rb or ra.startswith(rb.rstrip(os.sep) + os.sep) or rb.startswith(ra.rstrip(os.sep) + os.sep)

@@ -123,3 +123,47 @@ def test_forget_scrub_erases_the_text_from_an_old_copy_whose_collection_was_rena
         assert [r["memory"] for r in m.get_all(filters={"user_id": "dana"})["results"]] == ["Dana likes tea"]
     finally:
         m.close()
+
+
+def test_a_new_collection_in_the_same_faiss_folder_is_never_removed_as_the_old_store(
+    tmp_path: Path, clock: Any
+) -> None:
+    pytest.importorskip("faiss", reason="FAISS is the store here: pip install -e '.[stores]'")
+    from .stores import store_config
+
+    source = store_config("faiss", tmp_path / "a", hygiene={"clock": clock})
+    m = Memory.from_config(source)
+    m.add("Dana deploys with Kubernetes", user_id="dana", infer=False)
+    m.close()
+    beside = store_config("faiss", tmp_path / "b", hygiene={"clock": clock})
+    beside["vector_store"]["config"]["path"] = source["vector_store"]["config"]["path"]  # one folder, two collections
+    beside["vector_store"]["config"]["collection_name"] = "mem0_v2"
+    result = migrate(source, beside)
+
+    folder = source["vector_store"]["config"]["path"]
+    assert folder not in result.copies  # the shared folder is the live store, not a copy of the old one
+    removal = remove_migration_source(beside)
+    assert folder not in [p for p, _role, _size in removal.paths]
+    m = Memory.from_config(beside)
+    try:
+        assert [r["memory"] for r in m.get_all(filters={"user_id": "dana"})["results"]] == [
+            "Dana deploys with Kubernetes"
+        ]
+    finally:
+        m.close()
+
+
+def test_remove_source_refuses_a_registered_source_that_holds_the_live_store(tmp_path: Path, clock: Any) -> None:
+    from mem0_hygiene.stores.copies import copies_path_for, register_copy
+
+    config = offline_config(tmp_path / "app", hygiene={"clock": clock})
+    m = Memory.from_config(config)
+    m.add("Dana deploys with Kubernetes", user_id="dana", infer=False)
+    m.close()
+    tgt = resolve(config)
+    registry = copies_path_for(tgt.ledger_path, tgt.history_path)
+    register_copy(registry, "migration_source", str(tmp_path / "app"), roles=("vector_store",), created_at="t")
+
+    with pytest.raises(ConfigError, match="removing it would remove the live store. Nothing was deleted"):
+        remove_migration_source(config)
+    assert (tmp_path / "app" / "qdrant").is_dir() and (tmp_path / "app" / "history.db").is_file()
