@@ -260,6 +260,21 @@ def _ledger_rows(location: str) -> int:
         ledger.close()
 
 
+def _replicas_open(url: str) -> bool:
+    """Whether a replica (a drop-in Memory) has the PostgreSQL ledger at ``url`` open (False when it cannot be
+    asked: a ledger not created yet has no replica)."""
+    from ..stores.ledger.postgres import PostgresLedger
+
+    try:
+        ledger = PostgresLedger(url, readonly=True)
+    except LedgerError:
+        return False
+    try:
+        return ledger.replicas_open()
+    finally:
+        ledger.close()
+
+
 def ledger_route(src: Target, dst: Target) -> str:
     if src.ledger_path == ":memory:" or not (is_database_url(src.ledger_path) or os.path.isfile(src.ledger_path)):
         return "none"
@@ -345,6 +360,12 @@ def plan_migration(target: Any, to: Any, *, reembed: bool = False, scan: bool = 
         notes.append(
             "a ledger on PostgreSQL is shared by replicas: stop every replica (or switch them all to the new "
             "config at once) before migrating; what they write to the old store meanwhile is not copied"
+        )
+    if is_database_url(src.ledger_path) and _replicas_open(src.ledger_path):
+        problems.append(
+            "a replica has the source's PostgreSQL ledger open (a drop-in Memory of a running app, or of this "
+            "process): what it writes during the copy would be lost. Stop every replica (or close this process's "
+            "Memory), then migrate; nothing was changed"
         )
     if is_database_url(src.ledger_path) and not is_database_url(dst.ledger_path):
         notes.append(
@@ -547,7 +568,7 @@ def _sample_vectors(store: VectorStore, sample: int) -> list[list[float]]:
     if sample <= 0 or not store.exists():
         return out
     for page in store.pages(max(sample, 1), with_vectors=True):
-        out += [list(p["vector"]) for p in page if p.get("vector") is not None]
+        out += [[float(x) for x in p["vector"]] for p in page if p.get("vector") is not None]  # pgvector: ints too
         break
     return out[:sample]
 

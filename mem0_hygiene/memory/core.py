@@ -162,6 +162,11 @@ class Memory(
                 self.finish_deletes_once()
             except Exception as exc:  # never keep the app from starting; the next delete or prune retries
                 logger.warning("could not finish the deletes a previous process left under way: %s", exc)
+            if callable(getattr(self.ledger, "announce_replica", None)):  # a ledger on PostgreSQL: say it is open
+                try:
+                    self.ledger.announce_replica()  # type: ignore[attr-defined]
+                except Exception as exc:  # never keep the app from starting
+                    logger.debug("could not announce this replica on the ledger: %s", exc)
             try:  # which embedder makes the vectors: recorded on an empty store, compared on every start
                 mismatch = check_embedder(self.ledger, self.config, self.vector_store, self.now())
             except Exception as exc:  # a read-only ledger, a store that cannot list: nothing recorded, nothing lost

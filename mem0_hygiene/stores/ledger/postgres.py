@@ -418,6 +418,29 @@ class PostgresLedger(Ledger):
         return datetime.now(timezone.utc) + self._offset
 
     # -- one replica at a time -----------------------------------------------------------------
+    def _replica_key(self) -> int:
+        """The advisory-lock key of this ledger's replicas: one per schema (a database may hold several ledgers)."""
+        schema = self._conn.execute("SELECT current_schema()").fetchone()[0]
+        return advisory_key(f"replicas:{schema}")
+
+    def announce_replica(self) -> None:
+        """Hold, for as long as this ledger stays open, the lock every replica of it holds shared (on its main
+        connection: a killed replica's lock goes with its connection), so that an operation that must run alone
+        sees it (:meth:`replicas_open`). Never waits."""
+        self._conn.execute("SELECT pg_try_advisory_lock_shared(?)", (self._replica_key(),))
+
+    def replicas_open(self) -> bool:
+        """Whether a replica (a drop-in Memory of another process, or of this one) has this ledger open now."""
+        key = self._replica_key()
+        with self._lock_guard:
+            if self._lock_conn is None:
+                self._lock_conn = PgConnection(self.path)
+            conn = self._lock_conn
+            alone = bool(conn.execute("SELECT pg_try_advisory_lock(?)", (key,)).fetchone()[0])
+            if alone:
+                conn.execute("SELECT pg_advisory_unlock(?)", (key,))
+        return not alone
+
     @contextlib.contextmanager
     def exclusive(self, purpose: str, *, wait: bool = True) -> Iterator[bool]:
         """``with ledger.exclusive("prune") as held:`` a session advisory lock across every replica on this

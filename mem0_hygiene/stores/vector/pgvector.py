@@ -182,7 +182,8 @@ def _point(row: Any, with_vectors: bool) -> Point:
     payload = row[1] if isinstance(row[1], dict) else json.loads(row[1] or "{}")
     point: Point = {"id": str(row[0]), "payload": payload}
     if with_vectors:
-        point["vector"] = json.loads(row[2]) if isinstance(row[2], str) else row[2]  # pgvector's text: "[1,2]"
+        raw = json.loads(row[2]) if isinstance(row[2], str) else row[2]  # pgvector's text: "[1,2]"
+        point["vector"] = [float(x) for x in raw] if raw is not None else None  # "0" reads as an int
     return point
 
 
