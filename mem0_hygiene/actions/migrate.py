@@ -404,7 +404,7 @@ def migrate(
     # mem0 opens that one to write it)
     holding = held(src, action="migrate") if not _same_folder(src, dst) else contextlib.nullcontext()
     with holding:
-        return _migrate(target, to, dry_run=dry_run, reembed=reembed, sample=sample)
+        return _migrate(src, dst, dry_run=dry_run, reembed=reembed, sample=sample)
 
 
 def resolve_destination(to: Any) -> Target:
@@ -434,13 +434,12 @@ copies their vectors from the source store, by id, instead of through the export
 time of a migration at 10k points)."""
 
 
-def _migrate(target: Any, to: Any, *, dry_run: bool, reembed: bool, sample: int) -> MigrationPlan | MigrationResult:
-    plan = plan_migration(target, to, reembed=reembed, scan=dry_run)
+def _migrate(src: Target, dst: Target, *, dry_run: bool, reembed: bool, sample: int) -> MigrationPlan | MigrationResult:
+    plan = plan_migration(src, dst, reembed=reembed, scan=dry_run)  # resolved once, by migrate()
     if dry_run:
         return plan
     if plan.problems:
         raise ConfigError("cannot migrate: " + "; ".join(plan.problems))
-    src, dst = resolve(target), resolve_destination(to)
     folder = work_folder(dst.history_path)
     doc = read_journal(folder)
     if plan.resuming == "complete":  # finished before: verified again, nothing written but the registry

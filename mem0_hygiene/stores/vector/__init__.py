@@ -113,8 +113,9 @@ def held(target: Any, *, action: str = "read") -> Iterator[VectorStore | None]:
     opened (about 1.5 s at 10k points), and an operation such as a migration reads its source several times (the
     plan, the copy, the verification). For a server store nothing is held (None)."""
     key = _held_key(target)
-    if key is None or held_store(target) is not None:  # a server store; or held already, by an enclosing block
-        yield held_store(target) if key is not None else None
+    already = held_store(target) if key is not None else None
+    if key is None or already is not None:  # a server store; or held already, by an enclosing block
+        yield already
         return
     store = for_target(target, action=action)
     store.held = True
