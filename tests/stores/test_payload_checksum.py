@@ -4,7 +4,6 @@ keeps memory flat past its spill point (a million memories' lines would otherwis
 from __future__ import annotations
 
 import math
-import tempfile
 import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,7 +30,7 @@ def test_sorting_on_disk_gives_the_same_checksum_as_in_memory_whatever_the_page_
 
 
 def test_a_large_collection_is_checksummed_in_flat_memory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the spill file, where the test can see it is gone
+    monkeypatch.setenv("SQLITE_TMPDIR", str(tmp_path))  # SQLite's temporary files, where the test can see none stays
 
     def peak(n: int, spill_at: int) -> tuple[int, tuple[int, str]]:
         tracemalloc.start()

@@ -15,7 +15,6 @@ import hashlib
 import json
 import os
 import sqlite3
-import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
@@ -100,11 +99,10 @@ def payload_checksum(points: Iterable[Point], *, spill_at: int = SPILL_AT) -> tu
 
 
 def _spill_file(stack: contextlib.ExitStack) -> sqlite3.Connection:
-    """A temporary SQLite file for a checksum's lines, removed when ``stack`` closes."""
-    fd, path = tempfile.mkstemp(prefix="mem0-hygiene-checksum-", suffix=".db")
-    os.close(fd)
-    stack.callback(os.unlink, path)
-    db = sqlite3.connect(path)
+    """A temporary SQLite database for a checksum's lines, closed when ``stack`` closes. SQLite's own temporary
+    database (an empty name): its file is unlinked as it is created, so the lines (memories' texts) leave no copy
+    behind even when the process is killed."""
+    db = sqlite3.connect("")
     stack.callback(db.close)
     db.execute("PRAGMA journal_mode = OFF")
     db.execute("PRAGMA synchronous = OFF")
