@@ -195,12 +195,13 @@ class Page:
             if ev.get("method") == "Network.requestWillBeSent" and ev.get("sessionId") == self.session
         ]
 
-    def screenshot(self, path: Path) -> Path:
-        """The whole page (its full height at the current width) as a PNG."""
-        width = int(self.eval("window.innerWidth"))
-        height = int(self.eval("Math.ceil(document.documentElement.scrollHeight)"))
-        self.resize(width, max(height, 1))
-        data = self.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})["data"]
+    def screenshot(self, path: Path, full_page: bool = True) -> Path:
+        """The whole page (its full height at the current width) as a PNG; ``full_page=False``: the viewport."""
+        if full_page:
+            width = int(self.eval("window.innerWidth"))
+            height = int(self.eval("Math.ceil(document.documentElement.scrollHeight)"))
+            self.resize(width, max(height, 1))
+        data = self.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": full_page})["data"]
         path.write_bytes(base64.b64decode(data))
         return path
 

@@ -9,8 +9,11 @@ Skipped, with the reason, when no Chromium can be run (Debian: ``apt-get install
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -332,3 +335,57 @@ def test_the_inspection_summary_fits_a_notebook_too(page: Page, demo: Any, tmp_p
     page.screenshot(shots / f"inspection-{width}.png")
     assert_fits(facts, width)
     assert "Review due" in page.eval("document.body.innerText")
+
+
+# ------------------------------------------------------------------------------------------- the docs' picture
+
+DOCS_SHOT = Path(__file__).resolve().parents[2] / "docs" / "_static" / "audit-report.png"
+UPDATE_DOCS = "MEM0_HYGIENE_UPDATE_DOCS_IMAGES"
+SHOT_SIZE = (1100, 820)
+DIFFERENT = 1.0
+"""Mean difference of the grey levels (0-255) of two pictures shrunk tenfold above which they show different
+pages: measured, a rerun differs by 0.02 (its run time's digits), the same report without its errors by 3.3."""
+
+
+def docs_page(report: Report, demo: Any, path: Path) -> Path:
+    """The report as the docs show it: what ``mem0-hygiene audit --config demo/config.json --html`` writes in the
+    folder holding ``demo``, with this machine's folders written as a reader's (no path of this machine)."""
+    html = format_html(report).replace(str(demo.folder), "demo").replace(str(Path.home()), "~")
+    path.write_text(re.sub(r"mem0-hygiene-demo-[0-9a-f]+", "mem0-hygiene-demo", html), encoding="utf-8")
+    return path
+
+
+def shrunk_difference(a: Path, b: Path) -> float:
+    image = pytest.importorskip("PIL.Image")
+    first, second = (image.open(p).convert("L") for p in (a, b))
+    assert first.size == second.size, (first.size, second.size)
+    size = (first.size[0] // 10, first.size[1] // 10)
+    x, y = (im.resize(size, image.Resampling.BOX).tobytes() for im in (first, second))
+    return sum(abs(p - q) for p, q in zip(x, y)) / (size[0] * size[1])
+
+
+def test_the_docs_screenshot_is_the_demo_audit_as_the_browser_shows_it(
+    page: Page, demo: Any, tmp_path: Path, shots: Path
+):
+    """docs/_static/audit-report.png (the auditing guide's picture) is made here: with $MEM0_HYGIENE_UPDATE_DOCS_IMAGES
+    set this test writes it; otherwise it fails when the report no longer looks like the picture."""
+    from mem0_hygiene import audit
+
+    hint = " --config demo/config.json"
+    report = audit(demo.config, description="demo/config.json", config_hint=hint)
+    page.load(docs_page(report, demo, tmp_path / "docs.html"), *SHOT_SIZE)
+    fresh = page.screenshot(shots / "docs-audit-report.png", full_page=False)
+    text = page.eval("document.body.textContent")
+    assert [p for p in (str(demo.folder), str(Path.home()), "pytest-of") if p in text] == []  # no folder of ours
+    if os.environ.get(UPDATE_DOCS):
+        shutil.copyfile(fresh, DOCS_SHOT)
+    assert DOCS_SHOT.exists(), f"no {DOCS_SHOT.name}: run this test with {UPDATE_DOCS}=1 and commit the picture"
+    assert shrunk_difference(fresh, DOCS_SHOT) < DIFFERENT, (
+        f"docs/_static/{DOCS_SHOT.name} no longer shows the report as it looks ({fresh}): run this test with "
+        f"{UPDATE_DOCS}=1 and commit the picture"
+    )
+    # the comparison tells another page apart: the same deployment's report without its errors
+    calmer = replace(report, findings=tuple(f for f in report.findings if f.severity is not Severity.ERROR))
+    page.load(docs_page(calmer, demo, tmp_path / "calmer.html"), *SHOT_SIZE)
+    other = page.screenshot(tmp_path / "calmer.png", full_page=False)
+    assert shrunk_difference(other, DOCS_SHOT) > DIFFERENT
