@@ -57,6 +57,7 @@ from .birth import adoption_row, birth_facts, birth_metadata, point_item, replac
 from .buffer import LedgerBufferMixin
 from .embedder_check import check_embedder
 from .fact_guard import FactGuardMixin, collecting_redactions, with_redactions
+from .faiss_search import hook_faiss
 from .guard import CLEAN, Screened, facts_of, screen_messages, screen_text
 from .live_query import hook_for
 from .mem0_rules import expiration_end, mem0_rejects
@@ -152,6 +153,7 @@ class Memory(
             self.ledger.close()
             raise
         self.live_query = hook_for(self.vector_store)  # searches leave stale points out of the query
+        self.faiss_search = hook_faiss(self.vector_store)  # searches build mem0's results for the scope's points only
         watch(self)  # its live/stale shares in the metrics (memory/metrics.py)
         try:  # a supersede a crashed process left half done: link its new memory, or forget the attempt
             self.recover_replacements()

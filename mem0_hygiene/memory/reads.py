@@ -13,6 +13,7 @@ most rows are stale (a fact updated weekly keeps ~26 superseded versions for tim
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ..stores.ledger import LedgerRow
 from ..stores.states import live_sql, state_of
 from ..timeutil import age_days, parse_time, to_iso
+from .faiss_search import fast_search
 from .live_query import Hooked, LiveOnly, fetch_for, live_only
 from .metrics import record_hidden
 from .ranking import rank as rank_items
@@ -38,6 +40,13 @@ SHARE_TTL = 5.0
 _SCOPES = ("user_id", "agent_id", "run_id")
 
 
+@functools.lru_cache(maxsize=8192)
+def _parsed(stamp: str) -> datetime:
+    """:func:`parse_time` of a ledger time string, remembered: a read parses each item's confirmation time, and the
+    same memories come back read after read."""
+    return parse_time(stamp)
+
+
 class LiveReadsMixin:
     """Mixin: filtering and paging of mem0's ``search``/``get_all`` results by ledger state.
 
@@ -49,6 +58,9 @@ class LiveReadsMixin:
     live_query: Hooked | None = None
     """The Qdrant collection whose vector queries a search may answer with live points only (see
     :mod:`.live_query`); None when the store is not mem0's Qdrant store."""
+    faiss_search: bool = False
+    """The store is mem0's FAISS store, hooked so that a search builds results for the scope's points only (see
+    :mod:`.faiss_search`)."""
     _shares: dict[tuple[tuple[str, str], ...], tuple[float, float]]
     _shares_lock: threading.Lock
 
@@ -68,7 +80,7 @@ class LiveReadsMixin:
         if confirmed == now_iso:
             age: float | None = 0.0  # just written or confirmed: no need to parse the time back
         else:
-            age = age_days(parse_time(confirmed), now) if confirmed else None
+            age = age_days(_parsed(confirmed), now) if confirmed else None
         return {
             "state": state or (state_of(row, now_iso) if now_iso is not None else row.state(now)),
             "source": row.source,
@@ -145,10 +157,13 @@ class LiveReadsMixin:
         while True:
             if spec is not None and lean:
                 spec = replace(spec, pool=fetch)
-            with live_only(spec) if spec is not None else contextlib.nullcontext():
+            with (
+                live_only(spec) if spec is not None else contextlib.nullcontext(),
+                fast_search() if vector_query and self.faiss_search else contextlib.nullcontext(),
+            ):
                 res = run(fetch)
             raw = res.get("results", [])
-            kept = self._keep(raw, now, include_stale, show_expired, window, seen, known)
+            kept = self._keep(raw, now, include_stale, show_expired, window, seen, known, top_k)
             if len(kept) >= top_k or len(raw) < fetch or top_k == 0:
                 break
             fetch = max(fetch * 2, len(raw) + fetch_for(top_k - len(kept), max(len(kept), 1) / max(len(raw), 1)))
@@ -184,13 +199,17 @@ class LiveReadsMixin:
         window: TimeWindow | None = None,
         seen: dict[str, LedgerRow] | None = None,
         known: dict[str, LedgerRow] | None = None,
+        limit: int | None = None,
     ) -> list[dict[str, Any]]:
+        """The items a read serves, in order, each with its ``"hygiene"`` facts; only the first ``limit`` get them
+        (and go into ``seen``): the caller cuts the page there. Every item is still judged (its row adopted when
+        the ledger has none, the states that hid items counted)."""
         ids = [str(i["id"]) for i in items]
         missing = [mid for mid in ids if mid not in known] if known else ids
         rows = self.ledger.get_many(missing) if missing else {}
         if known:
             rows.update((mid, known[mid]) for mid in ids if mid in known)
-        kept = []
+        kept: list[dict[str, Any]] = []
         hidden: dict[str, int] = {}
         now_iso = to_iso(now)  # once per page, not per item
         for item in items:
@@ -205,9 +224,10 @@ class LiveReadsMixin:
             elif not include_stale and state != "live" and not (show_expired and state == "expired"):
                 hidden[state] = hidden.get(state, 0) + 1
                 continue
-            item["hygiene"] = self.hygiene_facts(row, now, now_iso, state)
-            if seen is not None:
-                seen[row.memory_id] = row
+            if limit is None or len(kept) < limit:
+                item["hygiene"] = self.hygiene_facts(row, now, now_iso, state)
+                if seen is not None:
+                    seen[row.memory_id] = row
             kept.append(item)
         if hidden:
             record_hidden(hidden)

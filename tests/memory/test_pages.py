@@ -64,3 +64,23 @@ def test_reads_record_last_use_in_batches(make_memory, clock):
     row = mem.ledger.get(a)
     assert row.use_count == 3
     assert row.last_used_at == clock().isoformat(timespec="microseconds")
+
+
+def test_a_read_builds_the_hygiene_facts_of_the_page_it_serves_only(make_memory, monkeypatch):
+    mem = make_memory(use_flush_every=1000)
+    for i in range(30):
+        mid = mem.add(f"Dana note {i} about the deploy", **SCOPE, infer=False)["results"][0]["id"]
+        if i % 3 == 0:
+            mem.invalidate(mid, reason="outdated")
+    mem.flush()
+    built = []
+    facts = type(mem).hygiene_facts
+
+    def counted(*args, **kwargs):
+        built.append(args[0].memory_id)
+        return facts(*args, **kwargs)
+
+    monkeypatch.setattr(type(mem), "hygiene_facts", staticmethod(counted))
+    got = mem.get_all(filters=SCOPE, top_k=5)["results"]  # over-fetched: a third of the scope is stale
+    assert len(got) == 5
+    assert built == [r["id"] for r in got]  # not one for the live items mem0 returned past the page

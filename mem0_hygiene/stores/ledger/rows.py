@@ -110,7 +110,7 @@ def row_from(r: Sequence[Any]) -> LedgerRow:
     values = dict(zip(COLUMNS, tuple(r)))
     values["quarantined"] = bool(values["quarantined"])
     values["adopted"] = bool(values["adopted"])
-    return LedgerRow(**values)
+    return _row_of(values)  # every field is there: no per-field ``object.__setattr__`` (a read builds one per item)
 
 
 def parse_stamp(value: str | None) -> datetime | None:
