@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import gc
 import os
+import queue
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 from ..errors import HygieneError
@@ -23,7 +26,7 @@ from ..stores.vector import UnsupportedVectorStore, for_target
 from ..stores.vector.qdrant_local import QdrantLocalStore
 from ..stores.vector.qdrant_server import QdrantClientStore
 from ..target import Target
-from .scratch import ScratchDB
+from .scratch import POINT_KEYS, ScratchDB
 
 
 def load_vector_points(db: ScratchDB, target: Target, extra: dict[str, Any], page_size: int) -> None:
@@ -57,7 +60,7 @@ def load_vector_points(db: ScratchDB, target: Target, extra: dict[str, Any], pag
             elif not store.exists():
                 db.sources.missing["points"] = f"no collection {store.collection!r} in the {store.describe()}"
                 return
-            db.load_points(_reported(store.pages(page_size)))
+            db.load_fields(_reported(read_ahead(store.field_pages(POINT_KEYS, page_size))))
         except HygieneError:
             raise
         except Exception as exc:  # a server that is down or refuses us: the other checks still run
@@ -96,3 +99,55 @@ def _reported(pages: Any) -> Any:
         yield page
         read += len(page)
         report("reading the vector store", read, None)
+
+
+_END = object()
+
+
+def read_ahead(pages: Iterator[Any]) -> Iterator[Any]:
+    """``pages``, the next one read by a thread while the caller works on this one: a client that waits for its
+    store without the GIL (pgvector's socket, Chroma's core, a Qdrant server's HTTP) reads on while the points
+    already read are scanned and inserted. One page is held ahead at most. An error reading is raised here, where
+    the page would have come; when the caller stops early the reader stops after the page it is reading, and
+    ``pages`` is closed (a server-side cursor's transaction ends) before this returns."""
+    ahead: queue.Queue[tuple[Any, BaseException | None]] = queue.Queue(maxsize=1)
+    stop = threading.Event()
+
+    def hand(item: tuple[Any, BaseException | None]) -> bool:
+        while not stop.is_set():
+            try:
+                ahead.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def read() -> None:
+        error: BaseException | None = None
+        try:
+            for page in pages:
+                if not hand((page, None)):
+                    break
+        except BaseException as exc:  # handed to the caller's thread
+            error = exc
+        try:
+            close = getattr(pages, "close", None)
+            if close is not None:
+                close()
+        except BaseException as exc:
+            error = error or exc
+        hand((_END, error))
+
+    thread = threading.Thread(target=read, daemon=True, name="mem0-hygiene-read-ahead")
+    thread.start()
+    try:
+        while True:
+            page, error = ahead.get()
+            if page is _END:
+                if error is not None:
+                    raise error
+                return
+            yield page
+    finally:
+        stop.set()
+        thread.join()

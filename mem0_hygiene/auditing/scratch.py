@@ -385,33 +385,21 @@ class ScratchDB:
     def load_points(self, pages: Iterator[list[Any]]) -> None:
         """Stream points (``{"id", "payload"}`` dicts, as :func:`~mem0_hygiene.stores.vectors.qdrant_pages`
         yields them, or qdrant ``Record``s) into ``points`` and scan their text."""
+        self.load_fields(_point_fields(page) for page in pages)
+
+    def load_fields(self, pages: Iterator[list[tuple[Any, ...]]]) -> None:
+        """Stream points as ``(id, payload[key] for key in POINT_KEYS)`` tuples (what
+        :meth:`~mem0_hygiene.stores.vector.base.VectorStore.field_pages` yields for :data:`POINT_KEYS`) into
+        ``points`` and scan their text."""
         insert_points = "INSERT OR REPLACE INTO points VALUES (?,?,?,?,?,?,?,?,?)"
         insert_hits = "INSERT INTO hits VALUES (?,?,?)"
         count = 0
         for page in pages:
             rows, hits = [], []
-            for point in page:
-                if isinstance(point, dict):
-                    pid, payload = str(point["id"]), point.get("payload") or {}
-                else:
-                    pid, payload = str(point.id), point.payload or {}
-                get = payload.get
-                text = get("data")
+            for pid, text, user, agent, run, created, expires, role in page:
                 if not isinstance(text, str):
                     text = ""
-                rows.append(
-                    (
-                        pid,
-                        text,
-                        normalize_for_duplicates(text),
-                        get("user_id"),
-                        get("agent_id"),
-                        get("run_id"),
-                        get("created_at"),
-                        get("expiration_date"),
-                        get("role"),
-                    )
-                )
+                rows.append((pid, text, normalize_for_duplicates(text), user, agent, run, created, expires, role))
                 if text:
                     for secret in find_secrets(text):
                         hits.append((pid, "secret", f"{secret.kind}: {secret.redacted}"))
@@ -434,3 +422,21 @@ class ScratchDB:
 
     def rows(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[tuple[Any, ...]]:
         return self.conn.execute(sql, params).fetchall()
+
+
+POINT_KEYS = ("data", "user_id", "agent_id", "run_id", "created_at", "expiration_date", "role")
+"""The payload keys the audit reads (mem0's text, its scope, when it was made and expires, whose message it was),
+in the order of the ``points`` columns after ``id`` and ``norm``."""
+
+
+def _point_fields(page: list[Any]) -> list[tuple[Any, ...]]:
+    """A page of points (dicts or qdrant ``Record``s) as :meth:`ScratchDB.load_fields` tuples."""
+    out = []
+    for point in page:
+        if isinstance(point, dict):
+            pid, payload = str(point["id"]), point.get("payload") or {}
+        else:
+            pid, payload = str(point.id), point.payload or {}
+        get = payload.get
+        out.append((pid, *[get(k) for k in POINT_KEYS]))
+    return out

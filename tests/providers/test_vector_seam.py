@@ -108,3 +108,22 @@ def test_the_seam_reads_each_stores_search_score_as_the_cosine(provider_config: 
         stored = vs.get([str(top.id)], with_vectors=True)[str(top.id)]["vector"]
         expected = sum(a * b for a, b in zip(embed_text(query), stored))
         assert vs.cosine(top.score) == pytest.approx(expected, abs=1e-3)
+
+
+def test_field_pages_give_what_the_payloads_hold_for_those_keys_whatever_their_type(provider_config: Any) -> None:
+    """The audit reads seven payload keys through ``field_pages`` (pgvector: in SQL, ``payload->>key``); a value
+    that is not a string (a bool, a number: SQL would give 'true', '2.5') comes as the payload holds it."""
+    from mem0_hygiene.auditing.scratch import POINT_KEYS
+
+    odd = (
+        ("Dana keeps a spare key", {"metadata": {"expiration_date": True}}),
+        ("Dana keeps two spare keys", {"metadata": {"expiration_date": 2.5}}),
+    )
+    store = fill_plain(provider_config(), MEMORIES + odd)
+    with for_target(resolve(store.config)) as vs:
+        pages = list(vs.field_pages(POINT_KEYS, page_size=4))
+        expected = {p["id"]: (p["id"], *[p["payload"].get(k) for k in POINT_KEYS]) for page in vs.pages() for p in page}
+    assert [len(p) for p in pages] == [4, 3]
+    assert {row[0]: row for page in pages for row in page} == expected
+    when = POINT_KEYS.index("expiration_date") + 1
+    assert [expected[store.ids[text]][when] for text, _ in odd] == [True, 2.5]

@@ -110,6 +110,12 @@ def _spill_file(stack: contextlib.ExitStack) -> sqlite3.Connection:
     return db
 
 
+def payload_fields(pid: Any, payload: Any, keys: tuple[str, ...]) -> tuple[Any, ...]:
+    """``(str(pid), payload.get(key) for key in keys)`` (:meth:`VectorStore.field_pages`)."""
+    get = payload.get
+    return (str(pid), *[get(k) for k in keys])
+
+
 def flat_match(payload: dict[str, Any] | None, fields: dict[str, Any]) -> bool:
     """Every ``field: value`` is in the payload, compared as text (as SQL's ``payload->>field``)."""
     payload = payload or {}
@@ -135,6 +141,13 @@ class VectorStore(ABC):
     @abstractmethod
     def pages(self, page_size: int = PAGE_SIZE, *, with_vectors: bool = False) -> Iterator[list[Point]]:
         """Every point, in pages of at most ``page_size``; ``"vector"`` only ``with_vectors``."""
+
+    def field_pages(self, keys: tuple[str, ...], page_size: int = PAGE_SIZE) -> Iterator[list[tuple[Any, ...]]]:
+        """Every point as ``(id, payload.get(key) for key in keys)``, in pages of at most ``page_size``: what a
+        reader needs of the payloads without the rest (the audit reads seven keys). From :meth:`pages`; a provider
+        that can read only those keys (pgvector, in SQL) or skip building the points (Chroma, FAISS) does."""
+        for page in self.pages(page_size):
+            yield [payload_fields(p["id"], p.get("payload") or {}, keys) for p in page]
 
     def count(self) -> int:
         """How many points the collection holds (0 when it is not there)."""

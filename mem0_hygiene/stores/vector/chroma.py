@@ -14,7 +14,7 @@ from typing import Any
 
 from ...errors import BackupError
 from ..vectors import PAGE_SIZE
-from .base import Point, Snapshot, VectorStore, new_snapshot_folder
+from .base import Point, Snapshot, VectorStore, new_snapshot_folder, payload_fields
 from .files import copy_files_verified, folder_files, swap_folder_in
 
 FOLDER = "chroma"
@@ -142,6 +142,20 @@ class ChromaStore(VectorStore):
             got = self._col().get(include=include, offset=offset, limit=page_size)
             yield from ([_points(got, with_vectors)] if got["ids"] else [])
             if len(got["ids"]) < page_size:
+                return
+            offset += page_size
+
+    def field_pages(self, keys: tuple[str, ...], page_size: int = PAGE_SIZE) -> Iterator[list[tuple[Any, ...]]]:
+        if not self.exists():
+            return
+        offset = 0
+        while True:
+            got = self._col().get(include=["metadatas"], offset=offset, limit=page_size)
+            ids = got["ids"]
+            if ids:
+                metas = got.get("metadatas") or [None] * len(ids)
+                yield [payload_fields(i, m or {}, keys) for i, m in zip(ids, metas)]
+            if len(ids) < page_size:
                 return
             offset += page_size
 

@@ -18,7 +18,7 @@ from typing import Any
 from ...errors import BackupError
 from ..durable import sync_folder
 from ..vectors import PAGE_SIZE
-from .base import Point, Snapshot, VectorStore, new_snapshot_folder
+from .base import Point, Snapshot, VectorStore, new_snapshot_folder, payload_fields
 from .files import copy_files_verified
 
 SUFFIXES = (".faiss", ".json", ".pkl")
@@ -84,6 +84,14 @@ class FaissStore(VectorStore):
                     point["vector"] = vectors.get(vid)
                 page.append(point)
             yield page
+
+    def field_pages(self, keys: tuple[str, ...], page_size: int = PAGE_SIZE) -> Iterator[list[tuple[Any, ...]]]:
+        if not self.exists():
+            return
+        docstore = self._docstore()[0]
+        ids = list(docstore)
+        for start in range(0, len(ids), page_size):
+            yield [payload_fields(vid, docstore[vid] or {}, keys) for vid in ids[start : start + page_size]]
 
     def count(self) -> int:
         return len(self._docstore()[0]) if self.exists() else 0

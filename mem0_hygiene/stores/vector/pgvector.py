@@ -16,7 +16,7 @@ from typing import Any
 from ...errors import BackupError, ConfigError
 from ..locations import redact_url
 from ..vectors import PAGE_SIZE
-from .base import Point, Snapshot, VectorStore, new_snapshot_folder, payload_checksum
+from .base import Point, Snapshot, VectorStore, new_snapshot_folder, payload_checksum, payload_fields
 from .rows import read_rows, write_rows
 
 
@@ -90,6 +90,33 @@ class PgvectorStore(VectorStore):
             last = rows[-1][0]
             if len(rows) < page_size:
                 return
+
+    def field_pages(self, keys: tuple[str, ...], page_size: int = PAGE_SIZE) -> Iterator[list[tuple[Any, ...]]]:
+        """The keys read in SQL (``payload->>key``), in one query through a server-side cursor (one snapshot of the
+        table, no sort): nothing else of the payloads is sent or decoded. A row whose payload is not an object or
+        holds one of the keys as something other than a string (a number, a list ...) comes with its whole payload,
+        decoded as :meth:`pages` decodes it, so every value is what ``payload.get(key)`` gives."""
+        from psycopg import sql
+
+        if not self.exists():
+            return
+        texts = sql.SQL(", ").join(sql.SQL("payload->>{}").format(sql.Literal(k)) for k in keys)
+        odd = sql.SQL(" OR ").join(
+            sql.SQL("jsonb_typeof(payload->{}) NOT IN ('string', 'null')").format(sql.Literal(k)) for k in keys
+        )
+        query = sql.SQL(
+            "SELECT id::text, {}, CASE WHEN jsonb_typeof(payload) <> 'object' OR {} THEN payload END FROM {}"
+        ).format(texts, odd, self._table())
+        conn = self._connect()
+        with conn.transaction(), conn.cursor(name="mem0_hygiene_field_pages") as cur:
+            cur.execute(query)
+            while rows := cur.fetchmany(page_size):
+                yield [
+                    row[:-1]
+                    if row[-1] is None
+                    else payload_fields(row[0], _point((row[0], row[-1]), False)["payload"], keys)
+                    for row in rows
+                ]
 
     def count(self) -> int:
         from psycopg import sql
