@@ -51,6 +51,7 @@ from ..stores.paths import check_store_paths, deployment_paths
 from ..stores.restore_journal import refuse_while_restoring
 from ..stores.scores import EXACT, INNER
 from ..stores.state_changes import confirm_rows, invalidate_row
+from ..stores.vector.release import release
 from ..stores.vectors import iter_points
 from ..timeutil import Clock, as_utc, parse_duration, parse_time, shift_time, system_clock, to_iso
 from .birth import adoption_row, birth_facts, birth_metadata, point_item, replaces_facts, strip_birth, upgraded
@@ -923,16 +924,16 @@ class Memory(
         return getattr(self.db, "_lock", None) or contextlib.nullcontext()
 
     def close(self) -> None:
-        """Flush the ledger, close it, mem0's history db and the vector-store client (releases a local
-        Qdrant folder's lock)."""
+        """Flush the ledger, close it, mem0's history db and the vector stores' clients and connection pools
+        (releases a local Qdrant folder's lock and a pgvector server's connections at once)."""
         self.stop_deferred_flushes()
         try:
             self.flush()
         finally:
             self.ledger.close()
             super().close()
-            # mem0 keeps a second local Qdrant store for telemetry when MEM0_TELEMETRY is on; release both locks
-            for store in (getattr(self, "vector_store", None), getattr(self, "_telemetry_vector_store", None)):
-                client = getattr(store, "client", None)
-                if client is not None and hasattr(client, "close"):
-                    client.close()
+            # mem0's memory store, its entity store (mem0 2.2) and, with MEM0_TELEMETRY on, a second local Qdrant
+            # store for telemetry; a pool the app handed in (vector_store.config.connection_pool) is the app's
+            own_pool = getattr(self.config.vector_store.config, "connection_pool", None) is None
+            for name in ("vector_store", "_entity_store", "_telemetry_vector_store"):
+                release(getattr(self, name, None), own_pool=own_pool)
