@@ -53,15 +53,23 @@ WEIGHTS = Path(__file__).resolve().parent.parent / "mem0_hygiene" / "memory" / "
 # SICK pairs together (0.003, 0.01, 0.03, 0.1, 0.3; 0.1 before the costs were fitted).
 L2 = 0.01
 # The costs of the decision's mistakes, a plain one costing 1 (decision_model): a paraphrase taken for an update
-# only swaps the wording, fixed here; hiding a true fact and leaving a stale one live are picked from the grids
-# by an inner cross-validation over the pairs being fitted on (:func:`choose_costs`): the most accurate setting
-# that hides at most HIDDEN_LIMIT of the true facts (the goal), so a cross-validated figure never saw its own
-# fold's costs. Stale costs below 1 are left out on purpose: keeping an update's old fact live is never cheaper
-# than a plain mistake, and costs more than a reworded duplicate.
+# only swaps the wording, fixed here; hiding a true fact and leaving a stale one live are picked from the grids,
+# with the margin below which a duplicate, update or contradiction is held back (added and queued instead), by an
+# inner cross-validation over the pairs being fitted on (:func:`choose_costs`): the most accurate setting that
+# hides at most HIDDEN_LIMIT of the true facts, so a cross-validated figure never saw its own fold's costs or
+# margin. Stale costs below 1 are left out on purpose: keeping an update's old fact live is never cheaper than a
+# plain mistake, and costs more than a reworded duplicate. MARGINS' None holds nothing back; 0.0 holds back a
+# label the costs chose over a more probable one.
+# HIDDEN_LIMIT is the one number chosen on the headline (each training file decided by a model of the others,
+# guards on; never on the held-out file): the inner folds share the wording of the pairs they are fitted on, so
+# they see fewer true facts lost than a new file does. Measured (lost of 594, accuracy): 0.5% -> 2, 83.8%; 1% ->
+# 4, 84.8%; 1.5% -> 5, 87.2%; 2% -> 7, 87.5%. 1.5% is the loosest that keeps issue #33's target there (at most 1%
+# lost, at least 85% accurate).
 SWAP_COST = 0.75
 HIDE_COSTS = (1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0)
 STALE_COSTS = (1.0, 1.5, 2.0)
-HIDDEN_LIMIT = 0.02
+MARGINS: tuple[float | None, ...] = (None, 0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6)
+HIDDEN_LIMIT = 0.015
 FOLDS = 5
 SEED = 0
 SHIPPED = (MINILM_FAMILY,)
@@ -108,15 +116,17 @@ def fit_shipped(pairs: Sequence[dict[str, Any]], sims: np.ndarray, family: str) 
 def fit_with_costs(x: np.ndarray, labels: Sequence[str], src: np.ndarray, name: str, **kw: Any) -> DecisionModel:
     """The model fitted on all the rows, with the costs :func:`choose_costs` picks by an inner cross-validation
     over them (``src``: each row's original pair; a pair and its reversal stay in one inner fold)."""
-    costs = choose_costs(x, labels, src, **kw)
-    return fit(x, labels, name, costs=costs, **kw)
+    costs, margin = choose_costs(x, labels, src, **kw)
+    return fit(x, labels, name, costs=costs, margin=margin, **kw)
 
 
-def choose_costs(x: np.ndarray, labels: Sequence[str], src: np.ndarray, **kw: Any) -> tuple[float, float, float]:
-    """(hide, stale, swap cost): each original pair (not its reversal) decided by a model fitted on the other
-    inner folds, then of :data:`HIDE_COSTS` x :data:`STALE_COSTS` (with :data:`SWAP_COST`) the most accurate
-    setting that hides at most :data:`HIDDEN_LIMIT` of the true facts; when none does, the one hiding least.
-    Ties go to the lower costs."""
+def choose_costs(
+    x: np.ndarray, labels: Sequence[str], src: np.ndarray, **kw: Any
+) -> tuple[tuple[float, float, float], float | None]:
+    """((hide, stale, swap cost), margin): each original pair (not its reversal) decided by a model fitted on the
+    other inner folds, then of :data:`HIDE_COSTS` x :data:`STALE_COSTS` (with :data:`SWAP_COST`) x :data:`MARGINS`
+    the most accurate setting that hides at most :data:`HIDDEN_LIMIT` of the true facts; when none does, the one
+    hiding least. Ties go to the lower costs, then to the smaller margin (fewer pairs held back)."""
     originals = np.unique(src)
     inner = np.empty(int(src.max()) + 1, dtype=int)
     inner[originals] = folds_of(len(originals), seed=SEED + 1)
@@ -130,16 +140,20 @@ def choose_costs(x: np.ndarray, labels: Sequence[str], src: np.ndarray, **kw: An
         probs[held] = probabilities(model, x[held])
     truth = [labels[i] for i in np.flatnonzero(first)]
     by_rule = apart_rows(x[first])
-    best: tuple[tuple[bool, float, float, float], tuple[float, float, float]] | None = None
+    best: tuple[tuple[bool, float, float, float, float], tuple[tuple[float, float, float], float | None]] | None
+    best = None
     for hide in HIDE_COSTS:
         for stale in STALE_COSTS:
             costs = (hide, stale, SWAP_COST)
-            decided = ["unrelated" if r else d for r, d in zip(by_rule, decide(costs, probs[first]))]
-            acc, hidden = ev.accuracy(truth, decided), ev.hidden_rate(truth, decided)
-            ok = hidden <= HIDDEN_LIMIT + 1e-12
-            key = (ok, acc if ok else -hidden, -hide, -stale)
-            if best is None or key > best[0]:
-                best = (key, costs)
+            chosen = decide(costs, probs[first])
+            for margin in MARGINS:
+                held = hold_back(probs[first], chosen, margin)
+                decided = ["unrelated" if r else d for r, d in zip(by_rule, held)]
+                acc, hidden = ev.accuracy(truth, decided), ev.hidden_rate(truth, decided)
+                ok = hidden <= HIDDEN_LIMIT + 1e-12
+                key = (ok, acc if ok else -hidden, -hide, -stale, -(-1.0 if margin is None else margin))
+                if best is None or key > best[0]:
+                    best = (key, (costs, margin))
     assert best is not None
     return best[1]
 
@@ -152,6 +166,18 @@ def cost_matrix(costs: tuple[float, float, float]) -> np.ndarray:
 def decide(costs: tuple[float, float, float], probs: np.ndarray) -> list[str]:
     """The class of least expected cost for each row of probabilities (what :meth:`DecisionModel.choose` does)."""
     return [CLASSES[k] for k in np.argmin(probs @ cost_matrix(costs), axis=1)]
+
+
+def hold_back(probs: np.ndarray, chosen: Sequence[str], margin: float | None) -> list[str]:
+    """Each chosen label, or unrelated where it is held back (:meth:`DecisionModel.held_back` with ``margin``)."""
+    if margin is None:
+        return list(chosen)
+    out = []
+    for row, label in zip(probs, chosen):
+        k = CLASSES.index(label)
+        lead = row[k] - max(row[j] for j in range(len(CLASSES)) if j != k)
+        out.append("unrelated" if label != "unrelated" and lead < margin else label)
+    return out
 
 
 def probabilities(model: DecisionModel, x: np.ndarray) -> np.ndarray:
@@ -168,11 +194,12 @@ def fit(
     name: str,
     l2: float = L2,
     costs: tuple[float, float, float] = (HIDE_COSTS[0], STALE_COSTS[0], SWAP_COST),
+    margin: float | None = None,
     iters: int = 4000,
     rate: float = 0.5,
 ) -> DecisionModel:
     """Multinomial logistic regression by gradient descent on standardised inputs (deterministic), deciding with
-    the given (hide, stale, swap) costs."""
+    the given (hide, stale, swap) costs and holding back below ``margin``."""
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
     scale[scale < 1e-9] = 1.0
@@ -201,6 +228,7 @@ def fit(
         hide_cost=costs[0],
         stale_cost=costs[1],
         swap_cost=costs[2],
+        margin=margin,
     )
 
 
@@ -213,8 +241,8 @@ def apart_rows(x: np.ndarray) -> list[bool]:
 
 
 def predict(model: DecisionModel, x: np.ndarray) -> list[str]:
-    """What :meth:`DecisionModel.decide` chooses for each row of inputs."""
-    return ["unrelated" if r else model.choose(model.probabilities(row)) for r, row in zip(apart_rows(x), x)]
+    """What :meth:`DecisionModel.decide` decides for each row of inputs (held back: unrelated)."""
+    return ["unrelated" if r else model.pick(model.probabilities(row)) for r, row in zip(apart_rows(x), x)]
 
 
 def folds_of(n: int, seed: int = SEED) -> np.ndarray:
@@ -303,6 +331,7 @@ def render(models: dict[str, DecisionModel]) -> str:
         lines.append(f"        hide_cost={m.hide_cost!r},")
         lines.append(f"        stale_cost={m.stale_cost!r},")
         lines.append(f"        swap_cost={m.swap_cost!r},")
+        lines.append(f"        margin={m.margin!r},")
         lines.append("    ),")
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -354,6 +354,20 @@ def _edges(group: list[Candidate], thresholds: Thresholds, k: int) -> tuple[list
                 label, decision = guarded.label, f"{decision}; {guarded.changed}"
         action = _ACTION_OF.get(label)
         if action is None:
+            if verdict.held_back is not None and not keyed_update:  # the model was unsure: listed, not applied
+                unsure.append(
+                    UnsurePair(
+                        verdict.held_back,
+                        verdict.confidence if verdict.confidence is not None else 0.0,
+                        older.memory_id,
+                        older.text,
+                        newer.memory_id,
+                        newer.text,
+                        sim,
+                        f"possible conflict: {verdict.reason}",
+                        dict(older.scope),
+                    )
+                )
             continue
         if not keyed_update and verdict.confidence is not None and verdict.confidence < CONFIDENT:
             unsure.append(

@@ -7,7 +7,9 @@ measures them on labelled sets). The same text after normalisation is always a d
 embedder with a fitted model (all-MiniLM-L6-v2, :data:`EMBEDDER_DEFAULTS`), the model decides: a logistic
 regression over the similarity and text features that compare the *frame* of the two facts apart from
 their *values*, negation and change cues (:mod:`.decision_model`, :mod:`.decision_features`); two facts that
-share no word, state no opposite predicates and score below 0.3 are unrelated before it is asked. Otherwise
+share no word, state no opposite predicates and score below 0.3 are unrelated before it is asked; a label the
+model is too unsure of (its margin, :meth:`DecisionModel.held_back`) is held back: unrelated, the pair queued
+for review (``Verdict.held_back``). Otherwise
 (the offline embedder, an unmeasured one, or thresholds set by hand) the threshold rules, in order:
 
 1. the same text after normalisation (case, punctuation, spacing): **duplicate**;
@@ -33,7 +35,7 @@ embedder (``python benchmarks/eval_staleness.py`` re-runs the measurement and th
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..config import WriteDecisionSettings
@@ -160,6 +162,9 @@ class Verdict:
     """The model's probability of ``label`` (None: decided by a rule, or by the thresholds)."""
     ambiguous: bool = field(default=False, compare=False)
     """Whether the pair is one an LLM judge should look at (see :func:`ambiguous`)."""
+    held_back: str | None = field(default=None, compare=False)
+    """The label the model leaned to but was too unsure of (:meth:`DecisionModel.held_back`): the pair is decided
+    unrelated (the new memory added) and is a possible conflict to review. None: not held back."""
 
 
 # The model is sure enough below this much doubt; the threshold rules are sure outside the band.
@@ -169,10 +174,13 @@ BAND_ABOVE_DUPLICATE = 0.05  # ... to duplicate + this
 
 
 def ambiguous(verdict: Verdict, thresholds: Thresholds) -> bool:
-    """Whether a verdict is unsure: the model's probability below :data:`CONFIDENT`, or (threshold rules) a
-    similarity within ``update - 0.10`` .. ``duplicate + 0.05``. The same text is never ambiguous."""
+    """Whether a verdict is unsure: a label held back, the model's probability below :data:`CONFIDENT`, or
+    (threshold rules) a similarity within ``update - 0.10`` .. ``duplicate + 0.05``. The same text is never
+    ambiguous."""
     if verdict.reason == "same text":
         return False
+    if verdict.held_back is not None:
+        return True
     if verdict.confidence is not None:
         return verdict.confidence < CONFIDENT
     low, high = thresholds.update - BAND_BELOW_UPDATE, thresholds.duplicate + BAND_ABOVE_DUPLICATE
@@ -204,14 +212,19 @@ def classify(similarity: float, new_text: str, old_text: str, thresholds: Thresh
     if normalize_text(new_text) == normalize_text(old_text):
         return Verdict(DUPLICATE, similarity, "same text")
     if thresholds.model is not None:
-        label, probs, features = thresholds.model.decide(similarity, new_text, old_text)
-        reason = APART_REASON if apart(similarity, features.word_overlap, features.opposite) else model_reason(features)
-        verdict = Verdict(label, similarity, reason, confidence=round(probs[label], 4))
+        model = thresholds.model
+        label, probs, features = model.decide(similarity, new_text, old_text)
+        if apart(similarity, features.word_overlap, features.opposite):
+            verdict = Verdict(label, similarity, APART_REASON, confidence=round(probs[label], 4))
+        else:
+            held = model.held_back(probs)
+            reason = model_reason(features)
+            if held is not None:
+                reason += f"; {held} held back: probability {probs[held]:.2f}, not {model.margin} above the next label"
+            verdict = Verdict(label, similarity, reason, confidence=round(probs[label], 4), held_back=held)
     else:
         verdict = _by_thresholds(similarity, new_text, old_text, thresholds)
-    return Verdict(
-        verdict.label, verdict.similarity, verdict.reason, verdict.confidence, ambiguous(verdict, thresholds)
-    )
+    return replace(verdict, ambiguous=ambiguous(verdict, thresholds))
 
 
 def _by_thresholds(similarity: float, new_text: str, old_text: str, thresholds: Thresholds) -> Verdict:

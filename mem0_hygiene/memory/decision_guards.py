@@ -5,10 +5,13 @@
   opposite (then it is judged as a contradiction), the values
   (numbers, quantities with their units, times, days, dates, versions, ordinal and spelled numbers, names and
   places, each normalised first: :func:`values`) and the subject words (:func:`subject_contrast`: "daughter" /
-  "son", "front" / "back", "staging" / "production"). A changed value makes it an update; another subject, an add.
+  "son", "front" / "back", "staging" / "production"; :func:`other_subject`: a possessor or a person only one text
+  names, "Their brother's bank is ING" / "Their bank is ING", "Their sister lives in Valencia" / "Is based in
+  Valencia"). A changed value makes it an update; another subject, an add.
 - **A contradiction** hides the old memory, so it needs explicit evidence (:func:`evidence`: a negation, a
   retraction, an event that ends a fact, an opposite predicate said of the same subject) about the same frame (no
-  other subject, no value swapped for another).
+  other subject, no value swapped for another, no opposite said beside a word each text has and the other lacks:
+  "The shared calendar is required" / "The main repository is optional").
 - **An update** is never made across subjects, nor from one value to another in another frame without a verb of
   change ("Grew up in Glasgow" does not update "Lives in Manchester").
 
@@ -31,6 +34,7 @@ from .decision_features import (
     negated,
     negates,
     opposite_words,
+    pair_features,
     tokens,
 )
 from .decision_lexicon import synonym_key, word_key
@@ -349,7 +353,8 @@ _CONTRASTS = (
 daughter | son | child kid | baby | twin | mother mom mum mommy mummy | father dad daddy | parent | sister | \
 brother | sibling | wife | husband | partner spouse | girlfriend | boyfriend | fiance fiancee | grandmother grandma \
 granny | grandfather grandpa | grandson | granddaughter | grandchild | aunt | uncle | niece | nephew | cousin | \
-stepson | stepdaughter | stepmother | stepfather | friend | neighbour neighbor | roommate flatmate
+stepson | stepdaughter | stepmother | stepfather | friend | neighbour neighbor | roommate flatmate | colleague \
+coworker | teammate
 front | back rear | side
 left | right
 top upper | bottom lower
@@ -429,6 +434,56 @@ def subject_contrast(
     if not wordnet.senses(a) or not wordnet.senses(b) or wordnet.synonyms(a, b, hypernyms=1):
         return None
     return (a, b) if wordnet.broader(a, 2) & wordnet.broader(b, 2) else None
+
+
+_PEOPLE = 0
+"""The contrast set of people (:data:`_CONTRASTS`' first line: kin, partners, friends, colleagues)."""
+
+
+def other_subject(new_text: str, old_text: str) -> str | None:
+    """Why one text is about another subject than the other, however alike the rest: a possessor one text puts
+    before a word both texts have, and names more often than the other ("Their brother's bank" / "Their bank",
+    "Their manager's manager" / "Their manager"), or a person one text names and the other names none of
+    (:data:`_PEOPLE`: "Their sister lives in Valencia" / "Is based in Valencia", "My colleague speaks Portuguese" /
+    "I speak Portuguese"; a synonym, or a word of the other text in another form, "partner" / "partnered", is the
+    same person). None when both are about the same subject."""
+    for one, other in ((new_text, old_text), (old_text, new_text)):
+        mine, theirs = _key_counts(one), _key_counts(other)
+        for owner in sorted(_possessors(one, frozenset(theirs))):
+            if mine.get(owner, 0) > theirs.get(owner, 0):
+                return f"{owner}'s"
+        if any(_person(k) for k in theirs):
+            continue
+        for word in sorted(mine):
+            if _person(word) and not any(k[:4] == word[:4] or synonym_key(k) == synonym_key(word) for k in theirs):
+                return word
+    return None
+
+
+def _person(key: str) -> bool:
+    return _GROUP.get(key, _GROUP.get(synonym_key(key), (-1, -1)))[0] == _PEOPLE
+
+
+def _key_counts(text: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for w, _ in content(text):
+        key = word_key(_base(w))
+        out[key] = out.get(key, 0) + 1
+    return out
+
+
+def _possessors(text: str, owned: frozenset[str]) -> frozenset[str]:
+    """The keys of a text's possessive words ("brother's", "neighbours'") put before a word whose key is in
+    ``owned`` ("brother's bank"; not "a master's in statistics")."""
+    words = [w for w, _ in tokens(text)]
+    out = set()
+    for i, w in enumerate(words[:-1]):
+        if w.endswith("'s") and w not in _COMMON and word_key(words[i + 1]) in owned:
+            out.add(word_key(w[:-2]))
+    for m in re.finditer(r"\b(\w+s)['’]\s+(\w+)", text):
+        if word_key(m.group(2)) in owned:
+            out.add(word_key(m.group(1)))
+    return frozenset(out)
 
 
 # -- evidence -----------------------------------------------------------------------------------------------
@@ -513,15 +568,22 @@ def guard(label: str, new_text: str, old_text: str) -> Guarded:
     if label == CONTRADICTION:
         return _contradiction(new_text, old_text)
     if label == UPDATE:
-        contrast = subject_contrast(new_text, old_text)
+        contrast = _contrast(new_text, old_text)
         if contrast is not None:
-            why = f"another subject ({contrast[0]} / {contrast[1]})"
+            why = f"another subject ({contrast})"
             return Guarded(UNRELATED, f"update not applied: {why}", f"update across subjects: {why}")
         added, dropped = swapped_values(new_text, old_text)
         if added and dropped and not _shared_frame(new_text, old_text) and not _changes(new_text, old_text):
             why = "other values in another frame, no verb of change"
             return Guarded(UNRELATED, f"update not applied: {why}", f"may update, {why}")
     return Guarded(label)
+
+
+def _contrast(new_text: str, old_text: str) -> str | None:
+    """Another subject by a contrast set (:func:`subject_contrast`, "daughter / son") or by a possessor or a person
+    only one text names (:func:`other_subject`), said as "daughter / son" or "brother's"; None when neither."""
+    pair = subject_contrast(new_text, old_text)
+    return f"{pair[0]} / {pair[1]}" if pair is not None else other_subject(new_text, old_text)
 
 
 def _shared_frame(new_text: str, old_text: str) -> bool:
@@ -543,9 +605,9 @@ def _changes(new_text: str, old_text: str) -> bool:
 def _duplicate(new_text: str, old_text: str) -> Guarded:
     if _same_text(new_text, old_text):
         return Guarded(DUPLICATE)
-    contrast = subject_contrast(new_text, old_text)  # "front" / "back": other subjects, even when opposites
+    contrast = _contrast(new_text, old_text)  # "front" / "back": other subjects, even when opposites
     if contrast is not None:
-        why = f"another subject ({contrast[0]} / {contrast[1]})"
+        why = f"another subject ({contrast})"
         return Guarded(UNRELATED, f"duplicate not applied: {why}", f"alike, about another subject: {why}")
     said = evidence(new_text, old_text)
     if said is not None:  # a negation or an opposite carries meaning: judged as a contradiction would be
@@ -555,9 +617,9 @@ def _duplicate(new_text: str, old_text: str) -> Guarded:
             f"duplicate not applied: {said}" + (f"; {decided.changed}" if decided.changed else ""),
             decided.conflict,
         )
-    contrast = subject_contrast(new_text, old_text, wide=True)
-    if contrast is not None:
-        why = f"another subject ({contrast[0]} / {contrast[1]})"
+    wide = subject_contrast(new_text, old_text, wide=True)
+    if wide is not None:
+        why = f"another subject ({wide[0]} / {wide[1]})"
         return Guarded(UNRELATED, f"duplicate not applied: {why}", f"alike, about another subject: {why}")
     added, dropped = swapped_values(new_text, old_text)
     if added or dropped:
@@ -581,9 +643,13 @@ def _contradiction(new_text: str, old_text: str) -> Guarded:
             "may contradict, without explicit evidence",
         )
     opposed = frozenset(word_key(w) for w in opposite_words(new_text, old_text))
-    contrast = subject_contrast(new_text, old_text) or subject_contrast(new_text, old_text, wide=True, leave=opposed)
-    if contrast is not None:
-        said = f"another subject ({contrast[0]} / {contrast[1]})"
+    if why.startswith("opposite ") and pair_features(new_text, old_text).opposite_beside:
+        said = "said of another subject or object (a word beside it differs in each text)"
+        return Guarded(UNRELATED, f"contradiction not applied: {why} {said}", f"{why}, {said}")
+    contrast = _contrast(new_text, old_text)
+    wide = None if contrast is not None else subject_contrast(new_text, old_text, wide=True, leave=opposed)
+    if contrast is not None or wide is not None:
+        said = f"another subject ({contrast or ' / '.join(wide or ())})"
         return Guarded(UNRELATED, f"contradiction not applied: {said}", f"{why}, of {said}")
     added, dropped = swapped_values(new_text, old_text)
     if added and dropped:

@@ -218,8 +218,9 @@ MODELS: dict[str, DecisionModel] = {
             ),
         ),
         bias=(-0.2547, -1.0455, 0.5453, 0.7548),
-        hide_cost=2.5,
-        stale_cost=2.0,
+        hide_cost=3.0,
+        stale_cost=1.5,
         swap_cost=0.75,
+        margin=None,
     ),
 }

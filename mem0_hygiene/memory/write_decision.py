@@ -3,7 +3,8 @@ memory is compared with the live memory of the same identity key, or else the ne
 exactly the same scope (one vector search), and stored, reinforced (duplicate), or stored superseding
 or invalidating the old one. The rules themselves are in :mod:`mem0_hygiene.memory.decision`; the guards of
 :mod:`mem0_hygiene.memory.decision_guards` check every decision by likeness after it (a guarded pair is stored
-as an add and kept as a possible conflict, :mod:`mem0_hygiene.memory.conflicts`).
+as an add and kept as a possible conflict, :mod:`mem0_hygiene.memory.conflicts`); so is a pair the model was
+too unsure of to drop or hide a fact (``Verdict.held_back``).
 
 With ``infer=False`` the decision is taken before mem0 stores the memory, so a supersede or invalidation
 is journaled in the ledger first and the new memory carries what it replaces in its birth facts; its
@@ -441,6 +442,8 @@ class WriteDecisionMixin:
             old_text = str(payload.get("data") or "")
             verdict = classify(similarity[hid], text, old_text, thresholds)
             found = _Found(verdict.label, verdict.similarity, verdict.reason, hid, old_text, row)
+            if verdict.held_back is not None:  # too unsure to drop or hide a fact: added, and queued for review
+                found.conflict = f"may be {verdict.held_back}: the model was unsure ({verdict.reason})"
             if settings.judge in JUDGES and verdict.ambiguous:
                 if defer:
                     return replace(found, unsure=True)  # judged in the add's batch, then guarded (_settle)
@@ -460,8 +463,16 @@ class WriteDecisionMixin:
         if judged.label is None:
             reason = f"{found.reason}; {judged.reason}"
             return replace(found, judged=judged, deterministic=found.label, reason=reason, batch=batch)
-        reason = f"llm: {judged.reason}"
-        return replace(found, label=judged.label, reason=reason, judged=judged, deterministic=found.label, batch=batch)
+        reason = f"llm: {judged.reason}"  # judged: no longer a conflict for a person (the guards may make it one)
+        return replace(
+            found,
+            label=judged.label,
+            reason=reason,
+            judged=judged,
+            deterministic=found.label,
+            batch=batch,
+            conflict=None,
+        )
 
     def _keep_judgement(self, memory_id: str, found: _Found, now: datetime) -> None:
         if found.judged is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -228,3 +229,76 @@ def test_an_update_needs_the_same_frame_or_a_verb_of_change(places: list[str]) -
     assert guard(UPDATE, new, old).label == UNRELATED and guard(UPDATE, new, old).conflict is not None
     assert guard(UPDATE, f"Moved to {places[1]}", old).label == UPDATE
     assert guard(UPDATE, f"Lives in {places[1]}", old).label == UPDATE
+
+
+PEOPLE = ["sister", "brother", "colleague", "daughter", "neighbour", "coworker", "grandmother", "teammate"]
+STATEMENTS = [
+    ("{p}lives in {v}", "Lives in {v}"),
+    ("{p}speaks {v} fluently", "Speaks {v} fluently"),
+    ("{p}bank is {v}", "Their bank is {v}"),
+    ("{p}car is a {v}", "Has a {v}"),
+]
+OBJECTS = ["Valencia", "Portuguese", "ING", "Honda Civic", "Lisbon", "Monzo"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(PEOPLE), st.sampled_from(STATEMENTS), st.sampled_from(OBJECTS), st.booleans())
+def test_a_person_only_one_text_names_is_another_subject(
+    person: str, statement: tuple[str, str], value: str, flip: bool
+) -> None:
+    """'Their sister lives in Valencia' is not 'Lives in Valencia' again, nor an update of it, either way round:
+    never dropped as a duplicate, never supersedes it; an add and a possible conflict."""
+    said_of, said = statement
+    who = f"Their {person}'s " if "bank" in said_of or "car" in said_of else f"Their {person} "
+    new, old = said_of.format(p=who, v=value), said.format(v=value)
+    if flip:
+        new, old = old, new
+    for label in (DUPLICATE, UPDATE):
+        result = guard(label, new, old)
+        assert result.label == UNRELATED and result.conflict is not None
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.sampled_from(["manager", "bank", "doctor", "landlord", "team"]),
+    st.sampled_from(["brother", "manager", "partner", "friend", "company"]),
+    st.sampled_from(["Yuki", "ING", "Dr. Okafor", "Omar"]),
+)
+def test_a_possessor_before_the_same_word_is_another_subject(thing: str, owner: str, value: str) -> None:
+    """'Their brother's bank is ING' / 'Their bank is ING', 'Their manager's manager is Yuki' / 'Their manager is
+    Yuki': the same word, another owner."""
+    old, new = f"Their {thing} is {value}", f"Their {owner}'s {thing} is {value}"
+    for label in (DUPLICATE, UPDATE):
+        assert guard(label, new, old).label == UNRELATED and guard(label, new, old).conflict is not None
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Their partner's name is Jonas", "They are partnered with Jonas"),
+        ("Priya's manager is Tom", "Tom manages Priya"),
+        ("The payments team's tech lead is Alice", "Alice is the tech lead of the payments team"),
+        ("Their sister lives in Valencia", "Their sister is based in Valencia"),
+        ("Is studying for a master's in statistics", "Studies for a master's degree in statistics"),
+        ("They have four kids", "They have four children"),
+    ],
+)
+def test_the_same_person_said_two_ways_is_still_a_duplicate(old: str, new: str) -> None:
+    assert guard(DUPLICATE, new, old).label == DUPLICATE
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.permutations(["shared calendar", "main repository", "staging database", "team wiki", "VPN client"]),
+    st.sampled_from([("required", "optional"), ("enabled", "disabled"), ("public", "private")]),
+    st.sampled_from(["for new hires", "on weekends", "for contractors"]),
+)
+def test_an_opposite_said_of_another_subject_does_not_invalidate(
+    things: list[str], opposites: tuple[str, str], rest: str
+) -> None:
+    """'The shared calendar is required for new hires' / 'The main repository is optional for new hires': the
+    opposite is said of another thing; said of the same thing it invalidates."""
+    old = f"The {things[0]} is {opposites[0]} {rest}"
+    result = guard(CONTRADICTION, f"The {things[1]} is {opposites[1]} {rest}", old)
+    assert result.label == UNRELATED and result.conflict is not None
+    assert guard(CONTRADICTION, f"The {things[0]} is {opposites[1]} {rest}", old).label == CONTRADICTION

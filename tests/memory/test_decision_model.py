@@ -269,10 +269,11 @@ def test_the_shipped_numbers_are_the_fit_of_the_labelled_files(monkeypatch):
         sys.modules.pop("eval_staleness", None)
     shipped = MODELS[MINILM_FAMILY]
     assert fitted.name == shipped.name
-    assert (fitted.hide_cost, fitted.stale_cost, fitted.swap_cost) == (
+    assert (fitted.hide_cost, fitted.stale_cost, fitted.swap_cost, fitted.margin) == (
         shipped.hide_cost,
         shipped.stale_cost,
         shipped.swap_cost,
+        shipped.margin,
     )
     for got, want in (
         (fitted.mean, shipped.mean),
@@ -313,3 +314,48 @@ def test_a_model_whose_numbers_do_not_fit_together_or_its_features_is_refused():
     with pytest.raises(ValueError, match=f"has {len(shipped.mean)} features, given {len(shipped.mean) - 1}"):
         shipped.probabilities([0.0] * (len(shipped.mean) - 1))
     assert abs(sum(shipped.probabilities([0.0] * len(shipped.mean)).values()) - 1.0) < 1e-9
+
+
+def test_an_unsure_duplicate_update_or_contradiction_is_held_back_added_and_queued():
+    """When unsure, add and queue: a label that does not clear the next one by the model's margin is held back
+    (the pair decided unrelated); the verdict says which label, and is one a judge should look at."""
+    m = MINILM.model
+    assert m is not None
+    strict = replace(m, hide_cost=1.0, stale_cost=1.0, margin=0.4)  # costs that choose the most probable label
+    close = {DUPLICATE: 0.5, UPDATE: 0.0, CONTRADICTION: 0.0, UNRELATED: 0.5}
+    leaning = {DUPLICATE: 0.62, UPDATE: 0.03, CONTRADICTION: 0.05, UNRELATED: 0.3}
+    sure = {DUPLICATE: 0.9, UPDATE: 0.0, CONTRADICTION: 0.05, UNRELATED: 0.05}
+    for probs in (leaning, sure):
+        assert strict.choose(probs) == DUPLICATE
+    assert strict.held_back(leaning) == DUPLICATE and strict.pick(leaning) == UNRELATED
+    assert strict.held_back(sure) is None and strict.pick(sure) == DUPLICATE
+    assert replace(m, margin=None).held_back(leaning) is None  # no margin: always decided
+    assert strict.held_back({**close, DUPLICATE: 0.1, UNRELATED: 0.9}) is None  # unrelated is never held back
+    # a label the costs chose over a more probable one is held back at any margin from 0
+    costs_over = {DUPLICATE: 0.56, UPDATE: 0.26, CONTRADICTION: 0.1, UNRELATED: 0.08}
+    if m.choose(costs_over) == UPDATE:
+        assert replace(m, margin=0.0).held_back(costs_over) == UPDATE
+    verdict = classify(
+        0.9, "Their bank is ING", "Their bank is ING now", replace(MINILM, model=replace(m, margin=1.01))
+    )
+    assert verdict.label == UNRELATED and verdict.held_back in (DUPLICATE, UPDATE, CONTRADICTION)
+    assert verdict.ambiguous and "held back" in verdict.reason
+
+
+def test_the_trainer_holds_back_as_the_model_does(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import train_decision
+
+    try:
+        m = MINILM.model
+        assert m is not None
+        rows = np.random.RandomState(5).normal(size=(200, len(FEATURE_NAMES))) * np.array(m.scale) + np.array(m.mean)
+        probs = train_decision.probabilities(m, rows)
+        costs = (m.hide_cost, m.stale_cost, m.swap_cost)
+        for margin in train_decision.MARGINS:
+            held = replace(m, margin=margin)
+            want = [held.pick(dict(zip(CLASSES, p))) for p in probs]
+            assert train_decision.hold_back(probs, train_decision.decide(costs, probs), margin) == want
+    finally:
+        sys.modules.pop("train_decision", None)
+        sys.modules.pop("eval_staleness", None)

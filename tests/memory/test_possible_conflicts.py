@@ -63,3 +63,26 @@ def test_a_confirmation_or_an_invalidation_settles_it(make_memory: Any, clock: A
     clock.advance(minutes=5)
     m.confirm(other)
     assert maintenance.review_queue(m).conflicts == ()
+
+
+def test_a_pair_the_model_is_too_unsure_of_is_added_and_queued(make_memory: Any, monkeypatch: Any) -> None:
+    """When unsure, add and queue: a label the model holds back (its margin not cleared) stores the new memory
+    beside the old one and lists the pair as a possible conflict, naming the label held back."""
+    from dataclasses import replace
+
+    from mem0_hygiene.memory import decision
+    from mem0_hygiene.memory.conflicts import open_conflicts
+
+    model = decision.EMBEDDER_DEFAULTS[decision.MINILM_FAMILY].model
+    assert model is not None
+    unsure = replace(decision.EMBEDDER_DEFAULTS[decision.OFFLINE_FAMILY], model=replace(model, margin=1.01))
+    monkeypatch.setitem(decision.EMBEDDER_DEFAULTS, decision.OFFLINE_FAMILY, unsure)
+    m = make_memory(write_decision=True)
+    old = m.add("The orders service runs on Postgres 15", **SCOPE, infer=False)["results"][0]["id"]
+    [res] = m.add("The orders service runs on Postgres 16", **SCOPE, infer=False)["results"]
+    assert res["event"] == "ADD" and res["hygiene"]["decision"]["label"] == "unrelated"
+    assert "held back" in res["hygiene"]["decision"]["reason"]
+    assert len(m.get_all(filters=SCOPE)["results"]) == 2
+    [conflict] = open_conflicts(m.ledger, m.now())
+    assert (conflict.memory_id, conflict.compared_id) == (res["id"], old)
+    assert conflict.reason.startswith("may be ")
